@@ -1,0 +1,16 @@
+# One queue/DLQ pair consumed by a Lambda function with a 30 s timeout.
+# Everything else takes the module's safe defaults: SSE-SQS, 4-day retention,
+# 14-day DLQ retention, maxReceiveCount 5, 20 s long polling, TLS-only policies.
+module "messaging" {
+  source = "../../"
+
+  account_id = var.account_id
+
+  queues = {
+    "${var.name_prefix}-orders" = {
+      consumer = { timeout_seconds = 30 }
+    }
+  }
+
+  tags = { example = "basic" }
+}
