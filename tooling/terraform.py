@@ -74,8 +74,9 @@ def extract_errors(text: str) -> list[str]:
     return errors
 
 
-def mirrored_providers(mirror: Path = MIRROR_DIR) -> list[str]:
+def mirrored_providers(mirror: Path | None = None) -> list[str]:
     """Provider source addresses (host/namespace/type) present in an unpacked filesystem mirror."""
+    mirror = Path(mirror) if mirror is not None else MIRROR_DIR
     if not mirror.is_dir():
         return []
     found = []
@@ -86,13 +87,15 @@ def mirrored_providers(mirror: Path = MIRROR_DIR) -> list[str]:
     return found
 
 
-def cli_config_file(mirror: Path = MIRROR_DIR, cache_dir: Path = CACHE_DIR) -> Path | None:
+def cli_config_file(mirror: Path | None = None, cache_dir: Path | None = None) -> Path | None:
     """Write (if needed) a Terraform CLI config that installs mirrored providers from the mirror.
 
     Providers found in the mirror come only from it (no registry access is
     attempted for them); anything else is installed directly as usual. Returns
     None when there is no mirror, so a normal registry install is left alone.
     """
+    mirror = Path(mirror) if mirror is not None else MIRROR_DIR
+    cache_dir = Path(cache_dir) if cache_dir is not None else CACHE_DIR
     providers = mirrored_providers(mirror)
     if not providers:
         return None

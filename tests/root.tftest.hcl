@@ -1,0 +1,110 @@
+# Root module: the queues map, shared defaults and per-queue overrides.
+
+provider "aws" {
+  region                      = "us-east-1"
+  access_key                  = "offline-plan"
+  secret_key                  = "offline-plan"
+  skip_credentials_validation = true
+  skip_requesting_account_id  = true
+  skip_metadata_api_check     = true
+}
+
+variables {
+  account_id = "123456789012"
+}
+
+run "defaults_then_overrides" {
+  command = plan
+
+  variables {
+    queue_defaults = {
+      max_receive_count         = 3
+      message_retention_seconds = 172800
+    }
+    queues = {
+      orders = {
+        consumer = { timeout_seconds = 20 }
+      }
+      emails = {
+        max_receive_count = 4
+        tags              = { team = "mail" }
+      }
+    }
+    tags = { owner = "platform" }
+  }
+
+  assert {
+    condition     = output.queues["orders"].max_receive_count == 3 && output.queues["emails"].max_receive_count == 4
+    error_message = "a per-queue value should win over queue_defaults"
+  }
+  assert {
+    condition     = output.queues["orders"].message_retention_seconds == 172800 && output.queues["emails"].message_retention_seconds == 172800
+    error_message = "queue_defaults should apply to every queue"
+  }
+  assert {
+    condition     = output.queues["orders"].dlq_message_retention_seconds == 1209600
+    error_message = "unset attributes should take the module default"
+  }
+  assert {
+    condition     = output.queues["orders"].visibility_timeout_seconds == 120 && output.queues["emails"].visibility_timeout_seconds == 30
+    error_message = "visibility: derived from the consumer (6 x 20), else 30"
+  }
+  assert {
+    condition     = module.queue["emails"].queue_name == "emails" && module.queue["emails"].dlq_name == "emails-dlq"
+    error_message = "queue names come from the map keys"
+  }
+  assert {
+    condition     = output.queues["emails"].arn_static == "arn:aws:sqs:us-east-1:123456789012:emails"
+    error_message = "static ARNs are known at plan time"
+  }
+}
+
+run "fifo_from_defaults_and_name_override" {
+  command = plan
+
+  variables {
+    queue_defaults = { fifo = true }
+    queues = {
+      payments = { name = "payments-v2", content_based_deduplication = true }
+      standard = { fifo = false }
+    }
+  }
+
+  assert {
+    condition     = output.queues["payments"].name == "payments-v2.fifo" && output.queues["payments"].dlq_name == "payments-v2-dlq.fifo"
+    error_message = "name override and FIFO default should combine"
+  }
+  assert {
+    condition     = output.queues["standard"].fifo == false && output.queues["standard"].name == "standard"
+    error_message = "an explicit fifo = false should win over the default"
+  }
+}
+
+run "account_looked_up_when_not_given" {
+  command = plan
+
+  override_data {
+    target = data.aws_caller_identity.current[0]
+    values = { account_id = "210987654321" }
+  }
+
+  variables {
+    account_id = null
+    queues     = { orders = {} }
+  }
+
+  assert {
+    condition     = output.queues["orders"].arn_static == "arn:aws:sqs:us-east-1:210987654321:orders"
+    error_message = "without account_id the caller identity should be used"
+  }
+}
+
+run "refuses_bad_queue_key" {
+  command = plan
+
+  variables {
+    queues = { "orders v2" = {} }
+  }
+
+  expect_failures = [var.queues]
+}
