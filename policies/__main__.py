@@ -1,0 +1,3 @@
+from policies.cli import main
+
+raise SystemExit(main())

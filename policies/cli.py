@@ -1,0 +1,148 @@
+"""sqs-policy: check a Terraform plan against the resilient-messaging rule catalog.
+
+Exit codes: 0 clean, 1 violations, 2 input or usage error (one line on stderr).
+Imports are lazy: `check` of a large plan must start fast.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="sqs-policy", description="Check a Terraform plan (terraform show -json) against the "
+                "resilient-SQS rule catalog.")
+    sub = p.add_subparsers(dest="cmd", metavar="{check,list-rules,explain}")
+    sub.required = True
+    c = sub.add_parser("check", help="check a plan JSON file", description="Check PLAN (the output of "
+                       "`terraform show -json PLANFILE`, or - for standard input).")
+    c.add_argument("plan", metavar="PLAN.json")
+    c.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    c.add_argument("--config", metavar="FILE", help="YAML or TOML file: rule selection, thresholds, waivers")
+    c.add_argument("--strict", action="store_true", help="treat findings that cannot be decided before apply as failures")
+    c.add_argument("--fail-on", choices=("error", "warning"), default="error",
+                   help="lowest severity that makes the exit code 1 (default: error)")
+    c.add_argument("--show-pass", action="store_true", help="also list passing checks")
+    c.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
+    c.add_argument("--source-dir", metavar="DIR", default=".",
+                   help="root configuration directory, to point SARIF results at .tf lines (default: .)")
+    lr = sub.add_parser("list-rules", help="list the rule catalog")
+    lr.add_argument("--format", choices=("text", "json"), default="text")
+    e = sub.add_parser("explain", help="explain one rule")
+    e.add_argument("rule", metavar="RULE", help="rule ID or slug, e.g. SQS004 or dlq-retention-longer")
+    return p
+
+
+def _write(text: str, output: str | None):
+    if output:
+        from policies.errors import InputError
+
+        try:
+            with open(output, "w") as fh:
+                fh.write(text)
+        except OSError as e:
+            raise InputError(f"--output {output}: cannot write ({e.strerror or e})") from None
+    else:
+        sys.stdout.write(text)
+
+
+def _check(args) -> int:
+    import time
+
+    from policies import loader
+    from policies.config import load_config
+    from policies.engine import evaluate
+
+    cfg = load_config(args.config)
+    t0 = time.perf_counter()
+    doc = loader.load(args.plan)
+    t1 = time.perf_counter()
+    report = evaluate(doc, cfg, strict=args.strict)
+    from policies import report as rep
+
+    if args.format == "json":
+        out = rep.render_json(report, args.show_pass)
+    elif args.format == "sarif":
+        out = rep.render_sarif(report, doc, args.plan, args.source_dir)
+    else:
+        out = rep.render_text(report, args.show_pass)
+    _write(out, args.output)
+    t2 = time.perf_counter()
+    import os
+
+    if os.environ.get("SQS_POLICY_TIMINGS"):
+        sys.stderr.write(f"timings: load {t1 - t0:.4f} s, evaluate+render {t2 - t1:.4f} s\n")
+    return 1 if report.failed(args.fail_on) else 0
+
+
+def _list_rules(args) -> int:
+    from policies.rules import CONFIG_RULES, RULES
+
+    rules = list(RULES.values()) + list(CONFIG_RULES.values())
+    if args.format == "json":
+        import json
+
+        sys.stdout.write(json.dumps([{"id": r.id, "slug": r.slug, "severity": r.severity, "area": r.area,
+                                      "title": r.title, "options": {o.name: o.default for o in r.options}}
+                                     for r in rules], indent=2) + "\n")
+        return 0
+    for r in rules:
+        sev = r.severity + ("*" if r.severity_note else "")
+        sys.stdout.write(f"{r.id:<7} {sev:<8} {r.area:<12} {r.slug:<34} {r.title}\n")
+    sys.stdout.write("* see `explain RULE` for how the severity varies or why it is what it is\n")
+    return 0
+
+
+def _explain(args) -> int:
+    from policies.errors import InputError
+    from policies.rules import CONFIG_RULES, RULES
+
+    rules = list(RULES.values()) + list(CONFIG_RULES.values())
+    key = args.rule.strip()
+    r = next((x for x in rules if x.id.lower() == key.lower() or x.slug == key.lower()), None)
+    if r is None:
+        raise InputError(f"explain: unknown rule {key!r}; `sqs-policy list-rules` shows the IDs and slugs")
+    out = [f"{r.id} {r.slug} ({r.severity}, {r.area})", f"  {r.title}", ""]
+    out += ["  " + line for line in r.why.splitlines()]
+    out += ["", f"  Fix: {r.remediation}"]
+    if r.severity_note:
+        out.append(f"  Severity: {r.severity_note}")
+    if r.options:
+        out.append("  Options (config file, rules." + r.id + "):")
+        for o in r.options:
+            out.append(f"    {o.name} = {o.default!r}: {o.help}")
+    out.append(f"  Sources: {r.sources}")
+    sys.stdout.write("\n".join(out) + "\n")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    from policies.errors import InputError
+
+    try:
+        if args.cmd == "check":
+            return _check(args)
+        if args.cmd == "list-rules":
+            return _list_rules(args)
+        return _explain(args)
+    except InputError as e:
+        sys.stderr.write(f"sqs-policy: error: {' '.join(str(e).split())}\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("sqs-policy: interrupted\n")
+        return 2
+    except BrokenPipeError:
+        return 1
+    except RecursionError:
+        sys.stderr.write("sqs-policy: error: the plan nests too deeply to read; is it really `terraform show -json` output?\n")
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

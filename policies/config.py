@@ -1,0 +1,232 @@
+"""Configuration file: rule selection, thresholds, severities and waivers (YAML or TOML).
+
+Example (YAML)::
+
+    select: ["SQS*", "ESM*"]        # optional allow-list of rule IDs or slugs (* wildcards)
+    ignore: ["CW002"]               # optional deny-list
+    rules:
+      SQS003: {min: 3, max: 6}      # thresholds, by rule ID or slug
+      dlq-depth-alarm: {severity: error}
+      DDB003: {enabled: false}
+    waivers:
+      - address: module.legacy.aws_sqs_queue.jobs     # exact, or with * wildcards
+        rules: [SQS002]                               # optional: all rules when absent
+        reason: "consumer handles poison messages itself (TICKET-12)"
+        expires: 2026-06-30                           # optional; after this date the waiver fails
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from policies.errors import InputError
+from policies.rules import CONFIG_RULES, RULES, SEVERITIES
+
+TOP_KEYS = {"select", "ignore", "rules", "waivers"}
+COMMON_RULE_KEYS = {"enabled", "severity"}
+WAIVER_KEYS = {"address", "rules", "reason", "expires"}
+
+
+def glob_to_regex(pattern: str) -> re.Pattern:
+    """Only ``*`` is special (addresses contain [ ] and quotes)."""
+    return re.compile("^" + ".*".join(re.escape(p) for p in pattern.split("*")) + "$")
+
+
+@dataclass
+class Waiver:
+    address: str
+    rules: list[str] | None
+    reason: str
+    expires: _dt.date | None
+    index: int
+    _rx: re.Pattern = field(repr=False, default=None)
+    used: bool = False
+
+    def __post_init__(self):
+        self._rx = glob_to_regex(self.address)
+
+    def matches(self, rule_id: str, address: str) -> bool:
+        return (self.rules is None or rule_id in self.rules) and bool(self._rx.match(address))
+
+    def expired(self, today: _dt.date) -> bool:
+        return self.expires is not None and today > self.expires
+
+
+@dataclass
+class Config:
+    path: str | None = None
+    enabled: dict[str, bool] = field(default_factory=dict)
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    severity: dict[str, str] = field(default_factory=dict)
+    waivers: list[Waiver] = field(default_factory=list)
+
+    def rule_enabled(self, rid: str) -> bool:
+        return self.enabled.get(rid, True)
+
+    def rule_options(self, rid: str) -> dict[str, Any]:
+        opts = RULES[rid].defaults()
+        opts.update(self.options.get(rid, {}))
+        return opts
+
+
+def _rule_id(key: str, where: str) -> str:
+    if key in RULES or key in CONFIG_RULES:
+        return key
+    for r in list(RULES.values()) + list(CONFIG_RULES.values()):
+        if r.slug == key:
+            return r.id
+    raise InputError(f"{where}: unknown rule {key!r}; `list-rules` shows the IDs and slugs")
+
+
+def _select(patterns: Any, where: str) -> set[str]:
+    if isinstance(patterns, str):
+        patterns = [patterns]
+    if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+        raise InputError(f"{where}: must be a list of rule IDs or slugs (with * wildcards)")
+    out = set()
+    for p in patterns:
+        rx = glob_to_regex(p)
+        hits = {r.id for r in RULES.values() if rx.match(r.id) or rx.match(r.slug)}
+        if not hits:
+            raise InputError(f"{where}: {p!r} matches no rule; `list-rules` shows the IDs and slugs")
+        out |= hits
+    return out
+
+
+def _date(v: Any, where: str) -> _dt.date:
+    if isinstance(v, _dt.datetime):
+        return v.date()
+    if isinstance(v, _dt.date):
+        return v
+    if isinstance(v, str):
+        try:
+            return _dt.date.fromisoformat(v.strip())
+        except ValueError:
+            pass
+    raise InputError(f"{where}: {v!r} is not a date; write it as YYYY-MM-DD")
+
+
+def _read(path: str) -> dict:
+    p = Path(path)
+    try:
+        text = p.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"config {path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"config {path}: is a directory, not a configuration file") from None
+    except OSError as e:
+        raise InputError(f"config {path}: cannot read it ({e.strerror or e})") from None
+    suffix = p.suffix.lower()
+    if suffix == ".toml":
+        import tomllib
+
+        try:
+            data = tomllib.loads(text.decode("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+            raise InputError(f"config {path}: not valid TOML ({e})") from None
+    elif suffix in (".yaml", ".yml"):
+        import yaml
+
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as e:
+            msg = " ".join(str(e).split())
+            raise InputError(f"config {path}: not valid YAML ({msg})") from None
+    else:
+        raise InputError(f"config {path}: unknown format; name it *.yaml, *.yml or *.toml")
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise InputError(f"config {path}: the top level must be a mapping with keys {sorted(TOP_KEYS)}")
+    return data
+
+
+def _check_type(v: Any, kind, where: str):
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(v, bool) and bool not in kinds:
+        ok = False
+    elif float in kinds and isinstance(v, int):
+        ok = True
+    else:
+        ok = isinstance(v, kinds)
+    if not ok:
+        names = " or ".join({int: "an integer", float: "a number", str: "a string", list: "a list", bool: "true/false"}[k] for k in kinds)
+        raise InputError(f"{where}: {v!r} must be {names}")
+
+
+def load_config(path: str | None) -> Config:
+    cfg = Config(path=path)
+    if path is None:
+        return cfg
+    data = _read(path)
+    where = f"config {path}"
+    unknown_keys = set(data) - TOP_KEYS
+    if unknown_keys:
+        raise InputError(f"{where}: unknown key {sorted(unknown_keys)[0]!r} (known: {', '.join(sorted(TOP_KEYS))})")
+    if "select" in data:
+        chosen = _select(data["select"], f"{where}: select")
+        for rid in RULES:
+            cfg.enabled[rid] = rid in chosen
+    if "ignore" in data:
+        for rid in _select(data["ignore"], f"{where}: ignore"):
+            cfg.enabled[rid] = False
+    rules = data.get("rules") or {}
+    if not isinstance(rules, dict):
+        raise InputError(f"{where}: rules must be a mapping of rule ID or slug to options")
+    for key, opts in rules.items():
+        rid = _rule_id(str(key), f"{where}: rules")
+        w = f"{where}: rules.{key}"
+        if opts is None:
+            continue
+        if not isinstance(opts, dict):
+            raise InputError(f"{w}: must be a mapping of options")
+        r = RULES.get(rid) or CONFIG_RULES[rid]
+        known = {o.name: o for o in r.options}
+        for k, v in opts.items():
+            if k == "enabled":
+                _check_type(v, bool, f"{w}.enabled")
+                cfg.enabled[rid] = v
+            elif k == "severity":
+                if v not in SEVERITIES:
+                    raise InputError(f"{w}.severity: {v!r} must be one of {', '.join(SEVERITIES)}")
+                cfg.severity[rid] = v
+            elif k in known:
+                _check_type(v, known[k].kind, f"{w}.{k}")
+                if known[k].kind is str and k.endswith("pattern"):
+                    try:
+                        re.compile(v)
+                    except re.error as e:
+                        raise InputError(f"{w}.{k}: not a valid regular expression ({e})") from None
+                cfg.options.setdefault(rid, {})[k] = v
+            else:
+                allowed = sorted(COMMON_RULE_KEYS | set(known))
+                raise InputError(f"{w}: unknown option {k!r} (known: {', '.join(allowed)})")
+    waivers = data.get("waivers") or []
+    if not isinstance(waivers, list):
+        raise InputError(f"{where}: waivers must be a list")
+    for i, wv in enumerate(waivers):
+        w = f"{where}: waivers[{i}]"
+        if not isinstance(wv, dict):
+            raise InputError(f"{w}: must be a mapping with address, reason and optional rules, expires")
+        extra = set(wv) - WAIVER_KEYS
+        if extra:
+            raise InputError(f"{w}: unknown key {sorted(extra)[0]!r} (known: {', '.join(sorted(WAIVER_KEYS))})")
+        addr = wv.get("address")
+        if not isinstance(addr, str) or not addr.strip():
+            raise InputError(f"{w}: address is required (a resource address, * allowed)")
+        reason = wv.get("reason")
+        if not isinstance(reason, str) or not reason.strip():
+            raise InputError(f"{w}: reason is required: say why the exception is acceptable")
+        rids = wv.get("rules")
+        if rids is not None:
+            if isinstance(rids, str):
+                rids = [rids]
+            if not isinstance(rids, list) or not rids:
+                raise InputError(f"{w}: rules must be a list of rule IDs or slugs")
+            rids = [_rule_id(str(x), f"{w}: rules") for x in rids]
+        expires = _date(wv["expires"], f"{w}: expires") if wv.get("expires") is not None else None
+        cfg.waivers.append(Waiver(addr.strip(), rids, reason.strip(), expires, i))
+    return cfg

@@ -1,0 +1,112 @@
+"""Evaluate every enabled rule on a plan; apply severities, --strict and waivers."""
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from typing import Any
+
+from policies.config import Config
+from policies.graph import Plan
+from policies.model import Model
+from policies.rules import CONFIG_RULES, FAIL, PASS, RULES, UNDECIDED
+
+
+@dataclass
+class Finding:
+    rule_id: str
+    slug: str
+    severity: str
+    status: str
+    address: str
+    message: str
+    remediation: str
+    waiver: dict | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        d = {"rule_id": self.rule_id, "slug": self.slug, "severity": self.severity, "status": self.status,
+             "address": self.address, "message": self.message, "remediation": self.remediation}
+        if self.waiver is not None:
+            d["waiver"] = self.waiver
+        return d
+
+
+@dataclass
+class Report:
+    findings: list[Finding] = field(default_factory=list)  # fail and unknown (waived included)
+    passed: list[Finding] = field(default_factory=list)
+    rules_run: list[str] = field(default_factory=list)
+    resources: int = 0
+    strict: bool = False
+
+    def counts(self) -> dict[str, int]:
+        c = {"errors": 0, "warnings": 0, "unknown": 0, "waived": 0, "passed": len(self.passed)}
+        for f in self.findings:
+            if f.waiver is not None:
+                c["waived"] += 1
+            elif f.status == UNDECIDED:
+                c["unknown"] += 1
+            elif f.severity == "error":
+                c["errors"] += 1
+            else:
+                c["warnings"] += 1
+        return c
+
+    def failed(self, fail_on: str = "error") -> bool:
+        c = self.counts()
+        return c["errors"] > 0 or (fail_on == "warning" and c["warnings"] > 0)
+
+
+def evaluate(doc: dict, config: Config | None = None, *, strict: bool = False,
+             today: _dt.date | None = None) -> Report:
+    config = config or Config()
+    today = today or _dt.date.today()
+    plan = Plan(doc)
+    model = Model(plan)
+    report = Report(resources=len(plan.resources), strict=strict)
+    for rid, rule in RULES.items():
+        if not config.rule_enabled(rid):
+            continue
+        report.rules_run.append(rid)
+        opts = config.rule_options(rid)
+        base_sev = config.severity.get(rid, rule.severity)
+        for res in rule.check(model, opts):
+            sev = config.severity.get(rid) or res.severity or base_sev
+            status = res.status
+            if status == UNDECIDED and strict:
+                status = FAIL
+                msg = f"cannot be decided before apply (--strict): {res.message}"
+            else:
+                msg = res.message
+            f = Finding(rid, rule.slug, sev, status, res.address, msg, res.remediation or rule.remediation)
+            (report.passed if status == PASS else report.findings).append(f)
+    _apply_waivers(report, config, today)
+    return report
+
+
+def _apply_waivers(report: Report, config: Config, today: _dt.date):
+    live = []
+    for w in config.waivers:
+        if w.expired(today):
+            rule = CONFIG_RULES["CFG001"]
+            if config.rule_enabled("CFG001"):
+                report.findings.append(Finding(
+                    rule.id, rule.slug, config.severity.get("CFG001", rule.severity), FAIL, w.address,
+                    f"waiver #{w.index + 1} for {', '.join(w.rules) if w.rules else 'all rules'} expired on "
+                    f"{w.expires.isoformat()} (reason was: {w.reason})", rule.remediation))
+        else:
+            live.append(w)
+    for f in report.findings:
+        if f.rule_id in CONFIG_RULES:
+            continue
+        for w in live:
+            if w.matches(f.rule_id, f.address):
+                w.used = True
+                f.waiver = {"reason": w.reason, "expires": w.expires.isoformat() if w.expires else None}
+                break
+    rule = CONFIG_RULES["CFG002"]
+    if config.rule_enabled("CFG002"):
+        for w in live:
+            if not w.used:
+                report.findings.append(Finding(
+                    rule.id, rule.slug, config.severity.get("CFG002", rule.severity), FAIL, w.address,
+                    f"waiver #{w.index + 1} ({w.reason}) matches no failing or unknown finding", rule.remediation))

@@ -1,0 +1,585 @@
+"""The plan as a graph of resource instances, and links resolved from the configuration.
+
+Values come from ``planned_values`` (+ ``prior_state`` for data sources read at
+plan time), annotated with their ``resource_changes`` entry (actions, which
+attributes are unknown until apply). Links between resources come from the
+``configuration`` section's expression ``references``, followed through module
+calls, module input variables, module outputs and ``count``/``for_each``
+instances: at plan time the values that would carry them (a new queue's ARN,
+hence the whole redrive policy that embeds it) are unknown.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+
+class _Unknown:
+    """A value Terraform will only know after apply."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "(known after apply)"
+
+    def __bool__(self) -> bool:  # never silently truthy/falsy in a rule
+        raise TypeError("UNKNOWN has no truth value: test `is UNKNOWN` first")
+
+
+UNKNOWN = _Unknown()
+_MISSING = object()
+
+# module.NAME or module.NAME["key"] / module.NAME[0], one segment at a time
+_MODULE_SEG = re.compile(r'module\.([A-Za-z0-9_-]+)(?:\[("(?:[^"\\]|\\.)*"|[0-9]+)\])?(?:\.|$)')
+# one traversal step of a reference: .name  or  ["key"] / [0]
+_TRAV = re.compile(r'\.?([A-Za-z0-9_-]+)|\[("(?:[^"\\]|\\.)*"|[0-9]+)\]')
+
+
+def _decode_key(raw: str) -> str | int:
+    if raw.startswith('"'):
+        import json
+
+        return json.loads(raw)
+    return int(raw)
+
+
+class Index:
+    """A constant index in a reference traversal (``["a"]`` or ``[0]``)."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key):
+        self.key = key
+
+    def __eq__(self, other):
+        return isinstance(other, Index) and other.key == self.key
+
+    def __hash__(self):
+        return hash(("idx", self.key))
+
+    def __repr__(self):
+        return f"[{self.key!r}]"
+
+
+_trav_cache: dict[str, tuple] = {}
+
+
+def parse_traversal(ref: str) -> tuple:
+    """``aws_sqs_queue.dlq["a"].arn`` -> ('aws_sqs_queue', 'dlq', Index('a'), 'arn')."""
+    got = _trav_cache.get(ref)
+    if got is None:
+        parts: list[Any] = []
+        pos = 0
+        while pos < len(ref):
+            m = _TRAV.match(ref, pos)
+            if not m:
+                break
+            parts.append(m.group(1) if m.group(1) is not None else Index(_decode_key(m.group(2))))
+            pos = m.end()
+        got = _trav_cache[ref] = tuple(parts)
+    return got
+
+
+_mod_cache: dict[str, tuple] = {}
+
+
+def parse_module_address(addr: str) -> tuple:
+    """``module.a["x"].module.b`` -> (('a', 'x'), ('b', None)); '' (root) -> ()."""
+    got = _mod_cache.get(addr)
+    if got is None:
+        segs = []
+        pos = 0
+        while pos < len(addr):
+            m = _MODULE_SEG.match(addr, pos)
+            if not m:
+                raise ValueError(f"not a module address: {addr!r}")
+            segs.append((m.group(1), _decode_key(m.group(2)) if m.group(2) is not None else None))
+            pos = m.end()
+        got = _mod_cache[addr] = tuple(segs)
+    return got
+
+
+def module_parent(addr: str) -> str:
+    """Address of the calling module instance ('' for a root child)."""
+    i = addr.rfind(".module.")
+    return addr[:i] if i >= 0 else ""
+
+
+def collect_refs(expr: Any, out: list | None = None) -> list[str]:
+    """Every reference string anywhere in an expression (nested blocks included)."""
+    if out is None:
+        out = []
+    if isinstance(expr, dict):
+        refs = expr.get("references")
+        if refs:
+            out.extend(refs)
+        for k, v in expr.items():
+            if k != "references" and k != "constant_value" and isinstance(v, (dict, list)):
+                collect_refs(v, out)
+    elif isinstance(expr, list):
+        for v in expr:
+            collect_refs(v, out)
+    return out
+
+
+def reduce_refs(refs: Iterable[str]) -> list[str]:
+    """Drop references that are a prefix of a longer one in the same list
+    (Terraform lists ``a.b.c`` with ``a.b``) and the ones that carry no link."""
+    refs = sorted(set(refs))
+    out = []
+    for i, r in enumerate(refs):
+        if r.startswith(("path.", "terraform.", "count.", "self.")) or r == "each.key":
+            continue
+        nxt = refs[i + 1] if i + 1 < len(refs) else ""
+        if nxt.startswith(r) and nxt[len(r): len(r) + 1] in (".", "["):
+            continue
+        out.append(r)
+    return out
+
+
+class ResourceConfig:
+    __slots__ = ("local", "type", "mode", "expressions", "each_refs", "keyed")
+
+    def __init__(self, raw: dict):
+        self.local = raw["address"]
+        self.type = raw["type"]
+        self.mode = raw["mode"]
+        self.expressions = raw.get("expressions") or {}
+        fe = raw.get("for_each_expression") or raw.get("count_expression")
+        self.each_refs = reduce_refs(collect_refs(fe)) if fe else None
+        self.keyed = fe is not None
+
+
+class CallConfig:
+    __slots__ = ("name", "source", "expressions", "each_refs", "module")
+
+    def __init__(self, name: str, raw: dict, path: tuple):
+        self.name = name
+        self.source = raw.get("source")
+        self.expressions = raw.get("expressions") or {}
+        fe = raw.get("for_each_expression") or raw.get("count_expression")
+        self.each_refs = reduce_refs(collect_refs(fe)) if fe else None
+        self.module = ModuleConfig(raw.get("module") or {}, path + (name,))
+
+
+class ModuleConfig:
+    __slots__ = ("path", "resources", "calls", "outputs", "variables")
+
+    def __init__(self, raw: dict, path: tuple = ()):
+        self.path = path
+        self.resources = {r["address"]: ResourceConfig(r) for r in raw.get("resources") or ()}
+        self.calls = {n: CallConfig(n, c, path) for n, c in (raw.get("module_calls") or {}).items()}
+        self.outputs = {n: (o.get("expression") or {}) for n, o in (raw.get("outputs") or {}).items()}
+        self.variables = raw.get("variables") or {}
+
+
+class Resource:
+    """One resource instance as it will be after apply."""
+
+    __slots__ = ("address", "module", "type", "name", "mode", "index", "values", "unknown", "actions",
+                 "config", "local", "_keys")
+
+    def __init__(self, address, module, type_, name, mode, index, values, unknown, actions, config):
+        self.address = address
+        self.module = module
+        self.type = type_
+        self.name = name
+        self.mode = mode
+        self.index = index
+        self.values = values
+        self.unknown = unknown
+        self.actions = actions
+        self.config = config
+        self.local = f"data.{type_}.{name}" if mode == "data" else f"{type_}.{name}"
+        self._keys = None
+
+    def __repr__(self):
+        return f"<{self.address}>"
+
+    @property
+    def creating(self) -> bool:
+        return "create" in self.actions
+
+    def configured(self, attr: str) -> bool:
+        """Whether the configuration sets ``attr`` (True when the configuration is not known)."""
+        return self.config is None or attr in self.config.expressions
+
+    def attr(self, name: str, default: Any = None) -> Any:
+        """The planned value; UNKNOWN when set in configuration but known only after apply.
+
+        An attribute the configuration does not set, that the provider computes
+        (unknown in the plan of a new resource), is ``default``: AWS applies
+        its own default at creation.
+        """
+        v = self.values.get(name, _MISSING)
+        if v is _MISSING or v is None:
+            if self.unknown.get(name) is True:
+                return UNKNOWN if self.configured(name) else default
+            return default
+        return v
+
+    def path(self, *path: Any, default: Any = None) -> Any:
+        """A nested value, e.g. ``path('scaling_config', 0, 'maximum_concurrency')``."""
+        v: Any = self.values
+        u: Any = self.unknown
+        for p in path:
+            if isinstance(u, (dict, list)):
+                try:
+                    u = u[p]
+                except (KeyError, IndexError, TypeError):
+                    u = None
+            else:
+                u = None
+            try:
+                v = v[p] if v is not None else None
+            except (KeyError, IndexError, TypeError):
+                v = None
+            if u is True:
+                return UNKNOWN if self.configured(path[0]) else default
+        return default if v is None else v
+
+    def keys(self) -> frozenset:
+        """Every instance key on the address (own index and module instance keys)."""
+        if self._keys is None:
+            ks = {k for _, k in parse_module_address(self.module) if k is not None}
+            if self.index is not None:
+                ks.add(self.index)
+            self._keys = frozenset(ks)
+        return self._keys
+
+
+class Target:
+    """What a reference resolves to: a resource instance (+ the attribute path
+    after it), or a literal value (a root variable, a constant)."""
+
+    __slots__ = ("res", "rest", "value")
+
+    def __init__(self, res: Resource | None, rest: tuple = (), value: Any = _MISSING):
+        self.res = res
+        self.rest = rest
+        self.value = value
+
+    @property
+    def attr(self) -> str | None:
+        return self.rest[0] if self.rest and isinstance(self.rest[0], str) else None
+
+    @property
+    def is_literal(self) -> bool:
+        return self.res is None and self.value is not _MISSING
+
+    def __repr__(self):
+        return f"Target({self.res!r}, {self.rest!r})" if self.res else f"Literal({self.value!r})"
+
+
+OPAQUE = Target(None)  # a link went through something the plan does not describe (a local value)
+
+
+class Plan:
+    """Resource instances of a plan, indexed, with reference resolution."""
+
+    def __init__(self, doc: dict):
+        self.doc = doc
+        self.variables = {k: (v or {}).get("value") for k, v in (doc.get("variables") or {}).items()}
+        conf = doc.get("configuration") or {}
+        self.config = ModuleConfig(conf.get("root_module") or {})
+        self.provider_config = conf.get("provider_config") or {}
+        self.resources: list[Resource] = []
+        self.by_address: dict[str, Resource] = {}
+        self.by_type: dict[str, list[Resource]] = {}
+        # (module instance, local address) -> {key: Resource}
+        self.instances: dict[tuple[str, str], dict] = {}
+        # (module instance, call name) -> {key: child module instance}
+        self.children: dict[tuple[str, str], dict] = {}
+        self._cfg_by_path: dict[tuple, ModuleConfig | None] = {(): self.config}
+        self._memo_var: dict = {}
+        self._memo_out: dict = {}
+        self._build()
+
+    # -- construction -------------------------------------------------------------
+    def module_config(self, module_addr: str) -> ModuleConfig | None:
+        path = tuple(n for n, _ in parse_module_address(module_addr))
+        got = self._cfg_by_path.get(path, _MISSING)
+        if got is _MISSING:
+            parent = self.module_config_path(path[:-1])
+            call = parent.calls.get(path[-1]) if parent else None
+            got = call.module if call else None
+            self._cfg_by_path[path] = got
+        return got
+
+    def module_config_path(self, path: tuple) -> ModuleConfig | None:
+        got = self._cfg_by_path.get(path, _MISSING)
+        if got is _MISSING:
+            parent = self.module_config_path(path[:-1])
+            call = parent.calls.get(path[-1]) if parent else None
+            got = call.module if call else None
+            self._cfg_by_path[path] = got
+        return got
+
+    def _add(self, raw: dict, module: str, values: dict, unknown: dict, actions: list):
+        mcfg = self.module_config(module)
+        mode = raw["mode"]
+        local = f"data.{raw['type']}.{raw['name']}" if mode == "data" else f"{raw['type']}.{raw['name']}"
+        rcfg = mcfg.resources.get(local) if mcfg else None
+        r = Resource(raw["address"], module, raw["type"], raw["name"], mode, raw.get("index"),
+                     values, unknown, actions, rcfg)
+        self.resources.append(r)
+        self.by_address[r.address] = r
+        self.by_type.setdefault(r.type, []).append(r)
+        self.instances.setdefault((module, local), {})[r.index] = r
+        self._register_module(module)
+
+    def _register_module(self, module: str):
+        while module and (module_parent(module), module) not in self._seen_mods:
+            self._seen_mods.add((module_parent(module), module))
+            name, key = parse_module_address(module)[-1]
+            parent = module_parent(module)
+            self.children.setdefault((parent, name), {})[key] = module
+            module = parent
+
+    def _build(self):
+        self._seen_mods: set = set()
+        changes = {}
+        for rc in self.doc.get("resource_changes") or ():
+            changes[rc["address"]] = rc
+        seen = set()
+        pv = (self.doc.get("planned_values") or {}).get("root_module") or {}
+        stack = [pv]
+        while stack:
+            m = stack.pop()
+            maddr = m.get("address", "")
+            for raw in m.get("resources") or ():
+                rc = changes.get(raw["address"])
+                if rc is not None:
+                    ch = rc["change"]
+                    unknown = ch.get("after_unknown")
+                    actions = ch.get("actions") or ["no-op"]
+                else:
+                    unknown, actions = None, ["no-op"]
+                seen.add(raw["address"])
+                self._add(raw, maddr, raw.get("values") or {}, unknown if isinstance(unknown, dict) else {}, actions)
+            stack.extend(m.get("child_modules") or ())
+        # data sources read while planning live in prior_state only
+        ps = ((self.doc.get("prior_state") or {}).get("values") or {}).get("root_module") or {}
+        stack = [ps]
+        while stack:
+            m = stack.pop()
+            maddr = m.get("address", "")
+            for raw in m.get("resources") or ():
+                if raw.get("mode") == "data" and raw["address"] not in seen:
+                    seen.add(raw["address"])
+                    self._add(raw, maddr, raw.get("values") or {}, {}, ["read"])
+            stack.extend(m.get("child_modules") or ())
+        del self._seen_mods
+
+    def of_type(self, *types: str) -> list[Resource]:
+        out: list[Resource] = []
+        for t in types:
+            out.extend(self.by_type.get(t, ()))
+        return out
+
+    def region(self) -> str | None:
+        """The default AWS provider's region when the plan shows it."""
+        aws = self.provider_config.get("aws") or {}
+        expr = (aws.get("expressions") or {}).get("region") or {}
+        if isinstance(expr.get("constant_value"), str):
+            return expr["constant_value"]
+        for ref in expr.get("references") or ():
+            if ref.startswith("var.") and isinstance(self.variables.get(ref[4:]), str):
+                return self.variables[ref[4:]]
+        return None
+
+    # -- reference resolution -----------------------------------------------------
+    def expr_targets(self, res: Resource, attr: str) -> list[Target]:
+        """What the configuration expression of ``res.attr`` refers to."""
+        cfg = res.config
+        if cfg is None:
+            return [OPAQUE]
+        expr = cfg.expressions.get(attr)
+        if expr is None:
+            return []
+        refs = collect_refs(expr)
+        if not refs:
+            return []
+        return self.resolve(res.module, refs, res.index, cfg.each_refs)
+
+    def all_targets(self, res: Resource) -> list[Target]:
+        """Everything any expression of ``res`` refers to."""
+        cfg = res.config
+        if cfg is None:
+            return []
+        refs = collect_refs(cfg.expressions)
+        return self.resolve(res.module, refs, res.index, cfg.each_refs) if refs else []
+
+    def resolve(self, module: str, refs: list[str], key=None, each_refs=None, depth: int = 0) -> list[Target]:
+        if depth > 40:
+            return [OPAQUE]
+        keyed = key is not None and any(r.startswith(("each.", "count.index")) for r in refs)
+        out: list[Target] = []
+        for ref in reduce_refs(refs):
+            parts = parse_traversal(ref)
+            if not parts:
+                continue
+            head = parts[0]
+            if head == "var" and len(parts) > 1:
+                for t in self._var(module, parts[1], depth):
+                    out.append(_follow(t, parts[2:]))
+            elif head == "local":
+                out.append(OPAQUE)
+            elif head == "each":
+                if len(parts) > 1 and parts[1] == "value" and each_refs:
+                    for t in self.resolve(module, each_refs, None, None, depth + 1):
+                        out.extend(_each_value(t, key, parts[2:]))
+            elif head == "data" and len(parts) >= 3:
+                out.extend(self._res(module, f"data.{parts[1]}.{parts[2]}", parts[3:], key, keyed))
+            elif head == "module" and len(parts) >= 2:
+                out.extend(self._module(module, parts[1], parts[2:], key, keyed, depth))
+            elif head in ("path", "terraform", "count", "self"):
+                continue
+            elif len(parts) >= 2:
+                out.extend(self._res(module, f"{parts[0]}.{parts[1]}", parts[2:], key, keyed))
+        return out
+
+    def _res(self, module, local, rest, key, keyed) -> list[Target]:
+        insts = self.instances.get((module, local))
+        if not insts:
+            return []
+        if rest and isinstance(rest[0], Index):
+            r = insts.get(rest[0].key)
+            return [Target(r, tuple(rest[1:]))] if r else []
+        if keyed and key in insts:
+            return [Target(insts[key], tuple(rest))]
+        return [Target(r, tuple(rest)) for r in insts.values()]
+
+    def _var(self, module: str, name: str, depth: int) -> list[Target]:
+        k = (module, name)
+        got = self._memo_var.get(k)
+        if got is None:
+            got = self._memo_var[k] = self._var_uncached(module, name, depth)
+        return got
+
+    def _var_uncached(self, module: str, name: str, depth: int) -> list[Target]:
+        if not module:
+            if name in self.variables:
+                return [Target(None, (), self.variables[name])]
+            return []
+        parent = module_parent(module)
+        call_name, key = parse_module_address(module)[-1]
+        pcfg = self.module_config(parent)
+        call = pcfg.calls.get(call_name) if pcfg else None
+        if call is None:
+            return [OPAQUE]
+        expr = call.expressions.get(name)
+        if expr is None:
+            var = call.module.variables.get(name) or {}
+            return [Target(None, (), var["default"])] if "default" in var else []
+        if "constant_value" in expr:
+            return [Target(None, (), expr["constant_value"])]
+        refs = collect_refs(expr)
+        return self.resolve(parent, refs, key, call.each_refs, depth + 1) if refs else []
+
+    def _module(self, module, name, rest, key, keyed, depth) -> list[Target]:
+        kids = self.children.get((module, name))
+        if not kids:
+            return []
+        if rest and isinstance(rest[0], Index):
+            child = kids.get(rest[0].key)
+            chosen = [child] if child else []
+            rest = rest[1:]
+        elif keyed and key in kids:
+            chosen = [kids[key]]
+        else:
+            chosen = list(kids.values())
+        out = []
+        for child in chosen:
+            if rest and isinstance(rest[0], str):
+                for t in self._output(child, rest[0], depth):
+                    out.append(_follow(t, rest[1:]))
+            else:  # the whole module object (e.g. iterated in a for expression)
+                cfg = self.module_config(child)
+                for oname in (cfg.outputs if cfg else ()):
+                    out.extend(self._output(child, oname, depth))
+        return out
+
+    def _output(self, child: str, oname: str, depth: int) -> list[Target]:
+        k = (child, oname)
+        got = self._memo_out.get(k)
+        if got is None:
+            self._memo_out[k] = []  # cycle guard
+            got = self._memo_out[k] = self._output_uncached(child, oname, depth)
+        return got
+
+    def _output_uncached(self, child, oname, depth) -> list[Target]:
+        cfg = self.module_config(child)
+        expr = cfg.outputs.get(oname) if cfg else None
+        if expr is None:
+            return []
+        if "constant_value" in expr:
+            return [Target(None, (), expr["constant_value"])]
+        refs = collect_refs(expr)
+        whole = [r for r in reduce_refs(refs) if r.startswith("module.") and len(parse_traversal(r)) == 2]
+        if whole:
+            # `{for k, m in module.x : k => m.out}`: the plan keeps only "module.x".
+            # Prefer the child output named like this one (queue_arns -> queue_arn).
+            refs = [r for r in refs if r not in whole]
+            for w in whole:
+                sub = parse_traversal(w)[1]
+                kids = self.children.get((child, sub)) or {}
+                for gchild in kids.values():
+                    gcfg = self.module_config(gchild)
+                    names = list(gcfg.outputs) if gcfg else []
+                    pick = [n for n in names if n == oname or n == oname.rstrip("s") or n + "s" == oname]
+                    for n in pick or names:
+                        refs.append(f"module.{sub}[{_fmt_key(gchild)}].{n}")
+        return self.resolve(child, refs, None, None, depth + 1) if refs else []
+
+
+def _fmt_key(module_addr: str) -> str:
+    import json
+
+    key = parse_module_address(module_addr)[-1][1]
+    return json.dumps(key) if isinstance(key, str) else str(key)
+
+
+def _follow(t: Target, rest: tuple) -> Target:
+    if not rest:
+        return t
+    if t.res is not None:
+        return Target(t.res, t.rest + tuple(rest))
+    if t.is_literal:
+        v = t.value
+        for p in rest:
+            k = p.key if isinstance(p, Index) else p
+            try:
+                v = v[k]
+            except (KeyError, IndexError, TypeError):
+                return Target(None)
+        return Target(None, (), v)
+    return t
+
+
+def _each_value(t: Target, key, rest) -> list[Target]:
+    if t.res is not None:
+        if t.res.index == key or key is None:
+            return [Target(t.res, t.rest + tuple(rest))]
+        return []
+    if t.is_literal:
+        v = t.value
+        if isinstance(v, dict):
+            if key in v:
+                return [_follow(Target(None, (), v[key]), tuple(rest))]
+            return []
+        if isinstance(v, list) and isinstance(key, str) and key in v:  # for_each over a set
+            return [Target(None, (), key)]
+        return []
+    return [t]
+
+
+def narrow(cands: list[Resource], referrer: Resource) -> list[Resource]:
+    """Among several candidates, keep those sharing an instance key with the referrer."""
+    if len(cands) <= 1:
+        return cands
+    keys = referrer.keys()
+    if not keys:
+        return cands
+    picked = [c for c in cands if c.keys() & keys]
+    return picked or cands

@@ -1,0 +1,170 @@
+"""Output formats: text for people, JSON for tools, SARIF 2.1.0 for code scanning."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+
+from policies import __version__
+from policies.engine import Finding, Report
+from policies.rules import CONFIG_RULES, RULES, UNDECIDED
+
+
+def _order(f: Finding):
+    rank = 3 if f.waiver else (2 if f.status == UNDECIDED else (0 if f.severity == "error" else 1))
+    return (rank, f.rule_id, f.address)
+
+
+def summary(report: Report) -> dict:
+    c = report.counts()
+    return {**c, "rules": len(report.rules_run), "resources": report.resources, "strict": report.strict}
+
+
+def render_text(report: Report, show_pass: bool = False) -> str:
+    lines = []
+    for f in sorted(report.findings, key=_order):
+        if f.waiver:
+            label = "WAIVED"
+        elif f.status == UNDECIDED:
+            label = "UNKNOWN"
+        else:
+            label = f.severity.upper()
+        lines.append(f"{label:<8}{f.rule_id} {f.slug}  {f.address}")
+        lines.append(f"        {f.message}")
+        if f.waiver:
+            exp = f" until {f.waiver['expires']}" if f.waiver.get("expires") else ""
+            lines.append(f"        waived{exp}: {f.waiver['reason']}")
+        else:
+            lines.append(f"        fix: {f.remediation}")
+    if show_pass:
+        for f in sorted(report.passed, key=lambda x: (x.rule_id, x.address)):
+            lines.append(f"PASS    {f.rule_id} {f.slug}  {f.address}: {f.message}")
+    c = report.counts()
+    lines.append(
+        f"{c['errors']} error(s), {c['warnings']} warning(s), {c['unknown']} unknown, {c['waived']} waived, "
+        f"{c['passed']} passed ({len(report.rules_run)} rules, {report.resources} resources"
+        f"{', --strict' if report.strict else ''})")
+    return "\n".join(lines) + "\n"
+
+
+def render_json(report: Report, show_pass: bool = False) -> str:
+    findings = [f.as_dict() for f in sorted(report.findings, key=_order)]
+    if show_pass:
+        findings += [f.as_dict() for f in report.passed]
+    return json.dumps({"findings": findings, "summary": summary(report)}, indent=2) + "\n"
+
+
+# -- SARIF -------------------------------------------------------------------------------
+class SourceLocator:
+    """Best-effort map from a resource address to the file and line declaring it.
+
+    Module directories come from the plan's module_calls sources relative to
+    ``root`` (the directory of the root configuration); remote sources and
+    anything not found fall back to the plan file, line 1.
+    """
+
+    def __init__(self, doc: dict, root: str, plan_path: str):
+        self.root = Path(root)
+        self.plan_path = plan_path
+        self.cwd = Path.cwd()
+        self.calls = ((doc.get("configuration") or {}).get("root_module") or {})
+        self._dirs: dict[tuple, Path | None] = {(): self.root}
+        self._files: dict[Path, list[tuple[str, list[str]]]] = {}
+
+    def _dir(self, path: tuple) -> Path | None:
+        if path in self._dirs:
+            return self._dirs[path]
+        parent = self._dir(path[:-1])
+        mod = self.calls
+        for name in path[:-1]:
+            mod = ((mod.get("module_calls") or {}).get(name) or {}).get("module") or {}
+        src = ((mod.get("module_calls") or {}).get(path[-1]) or {}).get("source")
+        d = None
+        if parent is not None and isinstance(src, str) and src.startswith(("./", "../")):
+            d = Path(os.path.normpath(parent / src))
+        self._dirs[path] = d
+        return d
+
+    def locate(self, address: str) -> tuple[str, int]:
+        from policies.graph import parse_module_address
+
+        parts = re.split(r"\.(?=(?:data\.)?[a-z0-9_]+\.[A-Za-z0-9_-]+(?:\[[^\]]*\])?$)", address, maxsplit=1)
+        module, local = (parts[0], parts[1]) if len(parts) == 2 and parts[0].startswith("module.") else ("", address)
+        try:
+            path = tuple(n for n, _ in parse_module_address(module))
+        except ValueError:
+            path = None
+        d = self._dir(path) if path is not None else None
+        local = re.sub(r"\[[^\]]*\]$", "", local)
+        bits = local.split(".")
+        if d is not None and len(bits) >= 2:
+            kind, typ, name = ("data", bits[1], bits[2]) if bits[0] == "data" and len(bits) >= 3 else ("resource", bits[0], bits[1])
+            rx = re.compile(rf'^\s*{kind}\s+"{re.escape(typ)}"\s+"{re.escape(name)}"')
+            for f in sorted(d.glob("*.tf")) if d.is_dir() else ():
+                if f not in self._files:
+                    self._files[f] = f.read_text(errors="replace").splitlines()
+                for i, line in enumerate(self._files[f], 1):
+                    if rx.match(line):
+                        return self._rel(f), i
+        return self._rel(Path(self.plan_path)) if self.plan_path != "-" else "plan.json", 1
+
+    def _rel(self, p: Path) -> str:
+        try:
+            return Path(os.path.relpath(p.resolve(), self.cwd)).as_posix()
+        except ValueError:
+            return p.as_posix()
+
+
+def render_sarif(report: Report, doc: dict, plan_path: str, root: str) -> str:
+    all_rules = list(RULES.values()) + list(CONFIG_RULES.values())
+    index = {r.id: i for i, r in enumerate(all_rules)}
+    rules = []
+    for r in all_rules:
+        rules.append({
+            "id": r.id,
+            "name": r.slug,
+            "shortDescription": {"text": r.title},
+            "fullDescription": {"text": " ".join(r.why.split())},
+            "help": {"text": f"{' '.join(r.why.split())}\n\nFix: {r.remediation}",
+                     "markdown": f"{' '.join(r.why.split())}\n\n**Fix:** {r.remediation}"},
+            "defaultConfiguration": {"level": r.severity},
+            "properties": {"tags": [r.area, "terraform", "sqs"], "precision": "high"},
+        })
+    loc = SourceLocator(doc, root, plan_path)
+    results = []
+    for f in sorted(report.findings, key=_order):
+        uri, line = loc.locate(f.address)
+        level = "note" if f.status == UNDECIDED else f.severity
+        text = f"{f.address}: {f.message}" + ("" if f.status != UNDECIDED else " (cannot be decided before apply)")
+        res = {
+            "ruleId": f.rule_id,
+            "ruleIndex": index[f.rule_id],
+            "level": level,
+            "message": {"text": f"{text}. Fix: {f.remediation}"},
+            "locations": [{
+                "physicalLocation": {"artifactLocation": {"uri": uri}, "region": {"startLine": line}},
+                "logicalLocations": [{"fullyQualifiedName": f.address, "kind": "resource"}],
+            }],
+            "partialFingerprints": {
+                "policyFinding/v1": hashlib.sha256(f"{f.rule_id}|{f.address}|{f.status}".encode()).hexdigest()[:32],
+            },
+            "properties": {"status": f.status, "slug": f.slug},
+        }
+        if f.waiver:
+            res["suppressions"] = [{"kind": "external", "justification": f.waiver["reason"]}]
+        results.append(res)
+    sarif = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "sqs-policy", "version": __version__, "semanticVersion": __version__,
+                                "informationUri": "https://github.com/resilient-sqs/resilient-sqs#plan-policy-checks",
+                                "rules": rules}},
+            "automationDetails": {"id": "sqs-policy/"},
+            "results": results,
+            "properties": {"summary": summary(report)},
+        }],
+    }
+    return json.dumps(sarif, indent=2) + "\n"

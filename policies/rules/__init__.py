@@ -1,0 +1,107 @@
+"""The rule catalog: every rule with its stable ID, slug, severity, options and check."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+PASS, FAIL, UNDECIDED = "pass", "fail", "unknown"
+SEVERITIES = ("error", "warning")
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str
+    default: Any
+    kind: type | tuple
+    help: str
+
+
+@dataclass
+class Result:
+    """One outcome of a rule on one resource."""
+
+    status: str
+    address: str
+    message: str
+    remediation: str | None = None
+    severity: str | None = None  # overrides the rule's severity for this outcome
+
+
+@dataclass
+class Rule:
+    id: str
+    slug: str
+    severity: str
+    area: str
+    title: str
+    why: str
+    remediation: str
+    sources: str
+    options: tuple[Option, ...] = ()
+    check: Callable[..., Iterable[Result]] | None = field(default=None, repr=False)
+    severity_note: str | None = None
+
+    def defaults(self) -> dict[str, Any]:
+        return {o.name: o.default for o in self.options}
+
+
+RULES: dict[str, Rule] = {}
+
+
+def rule(id: str, slug: str, severity: str, area: str, title: str, *, why: str, fix: str, sources: str,
+         options: tuple[Option, ...] = (), severity_note: str | None = None):
+    def deco(fn):
+        assert id not in RULES, id
+        RULES[id] = Rule(id, slug, severity, area, title, why.strip(), fix.strip(), sources, options, fn, severity_note)
+        return fn
+
+    return deco
+
+
+def ok(address: str, message: str) -> Result:
+    return Result(PASS, address, message)
+
+
+def fail(address: str, message: str, fix: str | None = None, severity: str | None = None) -> Result:
+    return Result(FAIL, address, message, fix, severity)
+
+
+def unknown(address: str, message: str, fix: str | None = None) -> Result:
+    return Result(UNDECIDED, address, message, fix)
+
+
+def seconds(v: Any) -> str:
+    """600 -> '600 s (10 min)'."""
+    if not isinstance(v, (int, float)):
+        return str(v)
+    v = int(v) if float(v).is_integer() else v
+    if v >= 86400 and v % 3600 == 0:
+        days = v / 86400
+        return f"{v} s ({days:g} d)"
+    if v >= 3600 and v % 60 == 0:
+        return f"{v} s ({v / 3600:g} h)"
+    if v >= 120 and v % 60 == 0:
+        return f"{v} s ({v // 60} min)"
+    return f"{v} s"
+
+
+# importing the areas registers their rules, in catalog order
+from policies.rules import queue as _queue  # noqa: E402,F401
+from policies.rules import consumer as _consumer  # noqa: E402,F401
+from policies.rules import storage as _storage  # noqa: E402,F401
+from policies.rules import alarms as _alarms  # noqa: E402,F401
+from policies.rules import iam as _iam  # noqa: E402,F401
+
+# findings the engine itself raises about the configuration file
+CONFIG_RULES = {
+    "CFG001": Rule("CFG001", "waiver-expired", "error", "config", "A waiver has expired",
+                   "A waiver is a dated exception. Once its date has passed the exception is over: the "
+                   "finding it covered is reported again, and the stale waiver itself fails the check so "
+                   "that someone renews it with a new reason or fixes the resource.",
+                   "Fix the resource, or renew the waiver with a new expiry and a current reason.",
+                   "issue 6"),
+    "CFG002": Rule("CFG002", "waiver-unused", "warning", "config", "A waiver matches no finding",
+                   "A waiver that matches no failing or unknown finding is stale (the resource was fixed or "
+                   "renamed). Stale waivers hide future regressions on the same address.",
+                   "Remove the waiver from the configuration file.", "issue 6"),
+}

@@ -1,0 +1,130 @@
+"""Consumer rules: Lambda event source mappings on SQS queues."""
+from __future__ import annotations
+
+from policies.graph import UNKNOWN
+from policies.model import ESM, Model
+from policies.rules import Option, fail, ok, rule, unknown
+
+
+def _queue(e: ESM):
+    link = e.queue_link
+    if link.one is not None:
+        return link.one, None
+    if link.external:
+        return None, f"its queue {link.external} is not in this plan"
+    return None, f"its queue cannot be identified: {link.unknown_reason}"
+
+
+@rule("ESM001", "visibility-timeout-covers-consumer", "error", "consumer",
+      "Visibility timeout >= 6 x Lambda timeout + maximum batching window",
+      why="""
+Lambda's poller receives a batch (starting the visibility timeout), may wait up to the batching
+window while filling it, then invokes the function, which may be throttled and retried. If the
+visibility timeout expires before all that ends, the message becomes visible again and a second
+invocation processes it while the first still runs: duplicates, and receive counts that push good
+messages to the DLQ. AWS's guidance is visibility >= 6 x function timeout + batching window. The
+function timeout defaults to 3 s when unset. When the function is not in the plan (referenced by
+name or ARN) and no data source shows its timeout, the rule cannot decide and says so.""",
+      fix="Raise the queue's visibility_timeout_seconds to at least 6 x the function timeout + the batching window, "
+          "or lower the function timeout.",
+      sources="seed 001 §10.1.3, AWS Lambda docs",
+      options=(Option("multiplier", 6, (int, float), "factor applied to the function timeout"),))
+def visibility(model: Model, opts):
+    k = opts["multiplier"]
+    for e in model.esms:
+        q, why = _queue(e)
+        if q is None:
+            yield unknown(e.address, f"cannot compare the visibility timeout: {why}")
+            continue
+        link = e.function_link
+        f = link.one
+        if f is None:
+            what = (f"its function {link.external} is not in this plan, so its timeout is unknown"
+                    if link.external else f"its function cannot be identified: {link.unknown_reason}")
+            yield unknown(q.address, f"consumer {e.address}: {what}",
+                          f"Check that visibility_timeout_seconds >= {k:g} x the function timeout + the batching window.")
+            continue
+        t, w, vis = f.timeout(), e.batching_window(), q.visibility()
+        if t is UNKNOWN or w is UNKNOWN or vis is UNKNOWN:
+            which = [n for n, v in (("function timeout", t), ("batching window", w), ("visibility timeout", vis)) if v is UNKNOWN]
+            yield unknown(q.address, f"consumer {e.address}: {' and '.join(which)} only known after apply")
+            continue
+        need = k * t + w
+        detail = f"visibility {vis:g} s {'>=' if vis >= need else '<'} {k:g} × {t:g} s + {w:g} s = {need:g} s " \
+                 f"(function {f.address}, mapping {e.address})"
+        if vis >= need:
+            yield ok(q.address, detail)
+        else:
+            yield fail(q.address, detail + ": messages reappear while still being processed (duplicates)",
+                       f"Set visibility_timeout_seconds of {q.address} to at least {need:g}, or lower the timeout of {f.address}.")
+
+
+@rule("ESM002", "partial-batch-failures", "error", "consumer",
+      "Event source mapping reports partial batch failures (ReportBatchItemFailures)",
+      why="""
+Without ReportBatchItemFailures one failing message fails the whole batch: every message in it,
+including the ones already processed, becomes visible again and is processed again (duplicates),
+and each receive counts toward maxReceiveCount, so healthy messages can end up in the DLQ.""",
+      fix='Set function_response_types = ["ReportBatchItemFailures"] and return batchItemFailures from the handler '
+          "(Powertools BatchProcessor does this).",
+      sources="seeds 001 §10.2.2, 003")
+def partial_batch(model: Model, opts):
+    for e in model.esms:
+        v = e.res.attr("function_response_types")
+        if v is UNKNOWN:
+            yield unknown(e.address, "function_response_types is only known after apply")
+        elif v and "ReportBatchItemFailures" in v:
+            yield ok(e.address, "reports partial batch failures")
+        else:
+            yield fail(e.address, "function_response_types lacks ReportBatchItemFailures: one failure retries the whole batch")
+
+
+@rule("ESM003", "bounded-concurrency", "warning", "consumer",
+      "Event source mapping bounds concurrency (scaling_config.maximum_concurrency)",
+      why="""
+An SQS event source scales up to 1,000 concurrent invocations. Without maximum_concurrency a backlog
+can exhaust the account's Lambda concurrency or overwhelm a downstream database; reserved concurrency
+on the function instead makes the poller throttle, and throttled receives count toward
+maxReceiveCount. A warning: it protects neighbours and downstreams.""",
+      fix="Add scaling_config { maximum_concurrency = N } (2-1000) sized for the downstream.",
+      sources="seed 001 §10.1.2")
+def bounded_concurrency(model: Model, opts):
+    for e in model.esms:
+        v = e.res.path("scaling_config", 0, "maximum_concurrency")
+        if v is UNKNOWN:
+            yield unknown(e.address, "scaling_config.maximum_concurrency is only known after apply")
+        elif isinstance(v, (int, float)) and v > 0:
+            yield ok(e.address, f"maximum_concurrency {v:g}")
+        else:
+            yield fail(e.address, "no scaling_config.maximum_concurrency: the mapping may scale to 1,000 concurrent invocations")
+
+
+@rule("ESM004", "fifo-batching", "error", "consumer", "FIFO consumers: batch size <= 10 and no batching window",
+      why="""
+For FIFO queues Lambda accepts a batch size of at most 10 and no batching window; larger values are
+refused by the API at apply time (after the rest of the stack has changed), and a batching window
+would hold back a message group's next message. Batch size defaults to 10 when unset.""",
+      fix="Set batch_size <= 10 and remove maximum_batching_window_in_seconds (or set it to 0).",
+      sources="seed 003")
+def fifo_batching(model: Model, opts):
+    for e in model.esms:
+        q, why = _queue(e)
+        if q is None:
+            continue  # unknown queue: ESM001 already reports that it cannot decide
+        if q.fifo is UNKNOWN:
+            yield unknown(e.address, f"whether {q.address} is FIFO is only known after apply")
+            continue
+        if not q.fifo:
+            continue
+        b, w = e.batch_size(), e.batching_window()
+        if b is UNKNOWN or w is UNKNOWN:
+            yield unknown(e.address, "batch_size or maximum_batching_window_in_seconds only known after apply")
+        elif b <= 10 and w == 0:
+            yield ok(e.address, f"FIFO batch size {b:g}, no batching window")
+        else:
+            probs = []
+            if b > 10:
+                probs.append(f"batch_size {b:g} > 10")
+            if w:
+                probs.append(f"maximum_batching_window_in_seconds {w:g} > 0")
+            yield fail(e.address, f"FIFO queue {q.address}: {' and '.join(probs)}")

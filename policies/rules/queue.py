@@ -1,0 +1,339 @@
+"""Queue rules: encryption, dead-letter queues, retention, polling, queue policies."""
+from __future__ import annotations
+
+from policies import iamdoc
+from policies.graph import UNKNOWN
+from policies.model import Model, Queue, parse_sqs_arn
+from policies.rules import Option, fail, ok, rule, seconds, unknown
+
+TLS_STATEMENT = ('{"Sid": "DenyInsecureTransport", "Effect": "Deny", "Principal": "*", "Action": "sqs:*", '
+                 '"Resource": "<queue ARN>", "Condition": {"Bool": {"aws:SecureTransport": "false"}}}')
+
+
+def _sources(model: Model):
+    return [q for q in model.queues if not q.is_dlq]
+
+
+def _dlq_or_unknown(q: Queue, what: str):
+    """(dlq, None) or (None, Result) when the DLQ cannot be examined; (None, None) when there is none."""
+    link = q.dlq_link
+    if link is None:
+        return None, None
+    if link.one is not None:
+        return link.one, None
+    if link.external:
+        return None, unknown(q.address, f"its DLQ {link.external} is not in this plan, so its {what} cannot be compared")
+    return None, unknown(q.address, f"the DLQ cannot be identified: {link.unknown_reason}")
+
+
+@rule("SQS001", "queue-encryption", "error", "queue", "Every queue is encrypted at rest (SSE-SQS or SSE-KMS)",
+      why="""
+Messages often carry personal or business data. SQS encrypts at rest only when the queue says so:
+`sqs_managed_sse_enabled = true` (SSE-SQS, no key to manage) or `kms_master_key_id` (SSE-KMS). A queue
+that sets neither leaves encryption to the account default at creation time, which the plan cannot
+show and a reviewer cannot verify.""",
+      fix="Set sqs_managed_sse_enabled = true (SSE-SQS), or kms_master_key_id to a KMS key (SSE-KMS).",
+      sources="seeds 000, 002, 003")
+def queue_encryption(model: Model, opts):
+    for q in model.queues:
+        enc = q.encryption()
+        if enc is UNKNOWN:
+            kms_targets = model.plan.expr_targets(q.res, "kms_master_key_id")
+            keys = [t.res.address for t in kms_targets if t.res is not None and t.res.type in ("aws_kms_key", "aws_kms_alias")]
+            if keys:
+                yield ok(q.address, f"SSE-KMS with {keys[0]} (its ARN is known after apply)")
+            else:
+                yield unknown(q.address, "the encryption settings are only known after apply")
+        elif enc:
+            yield ok(q.address, f"encrypted with {enc}")
+        elif q.res.attr("sqs_managed_sse_enabled") is False:
+            yield fail(q.address, "encryption is off: sqs_managed_sse_enabled = false and no kms_master_key_id")
+        else:
+            yield fail(q.address, "neither sqs_managed_sse_enabled nor kms_master_key_id is set: encryption is left to "
+                                  "the account default at creation, which the plan does not show")
+
+
+@rule("SQS002", "queue-has-dlq", "error", "queue", "Every source queue has a dead-letter queue",
+      why="""
+Without a redrive policy a message that always fails (a poison message) is received, fails and
+returns forever until retention deletes it: it blocks nothing visibly but burns consumer time, and
+for FIFO queues it blocks its whole message group. A DLQ moves it aside after maxReceiveCount receives
+where it can be inspected and redriven. A queue counts as a DLQ (and needs none itself) when another
+queue's redrive policy targets it, or it declares a redrive-allow policy (byQueue/allowAll).""",
+      fix="Add redrive_policy = jsonencode({deadLetterTargetArn = aws_sqs_queue.<dlq>.arn, maxReceiveCount = 5}), "
+          "or an aws_sqs_queue_redrive_policy resource.",
+      sources="seeds 000, 001, 003")
+def queue_has_dlq(model: Model, opts):
+    for q in _sources(model):
+        link = q.dlq_link
+        if link is None:
+            yield fail(q.address, "has no dead-letter queue: no redrive_policy and no aws_sqs_queue_redrive_policy targets it")
+        elif q.redrive_error:
+            yield fail(q.address, q.redrive_error)
+        elif link.one is not None:
+            yield ok(q.address, f"dead-letter queue {link.one.address}")
+        elif link.external:
+            yield ok(q.address, f"dead-letter queue {link.external} (outside this plan)")
+        else:
+            yield unknown(q.address, f"a redrive policy is set but {link.unknown_reason}")
+
+
+@rule("SQS003", "max-receive-count", "error", "queue", "maxReceiveCount within 3..5, never below 2",
+      why="""
+maxReceiveCount is how many receives a message gets before it moves to the DLQ. 1 sends a healthy
+message to the DLQ after a single slow consumer, a visibility-timeout race or a console peek (a
+"ghost receive"): that is an error. Above 5 a poison message is retried (and billed, and logged) many
+times and reaches the DLQ late; below 3 a transient dependency failure is not retried enough: those
+are warnings. When the redrive policy embeds a DLQ ARN created in the same apply the whole JSON,
+maxReceiveCount included, is unknown at plan time and the rule says so.""",
+      fix="Set maxReceiveCount in the redrive policy to 3-5.",
+      sources="seeds 000, 001, 002, 003",
+      options=(Option("min", 3, int, "lowest recommended maxReceiveCount"),
+               Option("max", 5, int, "highest recommended maxReceiveCount"),
+               Option("floor", 2, int, "below this the finding is an error (ghost receives)")),
+      severity_note="error below `floor` (2); warning outside `min`..`max` (3..5)")
+def max_receive_count(model: Model, opts):
+    lo, hi, floor = opts["min"], opts["max"], opts["floor"]
+    for q in _sources(model):
+        if q.dlq_link is None or q.redrive_error:
+            continue
+        mrc = q.max_receive_count
+        if mrc is UNKNOWN:
+            yield unknown(q.address, "maxReceiveCount is inside a redrive policy that is only known after apply "
+                                     "(it embeds the DLQ's ARN), so it cannot be read from the plan",
+                          f"Make sure maxReceiveCount is within {lo}..{hi} in the configuration.")
+        elif not isinstance(mrc, (int, float)):
+            yield fail(q.address, "the redrive policy has no numeric maxReceiveCount", f"Set maxReceiveCount to {lo}..{hi}.")
+        elif mrc < floor:
+            yield fail(q.address, f"maxReceiveCount {mrc:g} < {floor}: one ghost receive (a slow consumer, a console "
+                                  f"peek) moves a healthy message to the DLQ", f"Set maxReceiveCount to {lo}..{hi}.")
+        elif mrc < lo or mrc > hi:
+            yield fail(q.address, f"maxReceiveCount {mrc:g} is outside {lo}..{hi}"
+                       + (": transient failures are not retried enough" if mrc < lo
+                          else ": a poison message is retried (and billed) that many times before it reaches the DLQ"),
+                       f"Set maxReceiveCount to {lo}..{hi}.", severity="warning")
+        else:
+            yield ok(q.address, f"maxReceiveCount {mrc:g} within {lo}..{hi}")
+
+
+@rule("SQS004", "dlq-retention-longer", "error", "queue", "DLQ retention strictly greater than its source's",
+      why="""
+On a standard queue a message keeps its original enqueue timestamp when it moves to the DLQ, so the
+DLQ's retention clock has already run for as long as the message sat in the source. A DLQ that keeps
+messages no longer than its source deletes failures before anyone can inspect or redrive them.
+Retention left unset is the AWS default, 345600 s (4 days).""",
+      fix="Raise the DLQ's message_retention_seconds above the source's (1209600 s, 14 days, the maximum, is usual).",
+      sources="seeds 000, 001, 003")
+def dlq_retention(model: Model, opts):
+    for q in _sources(model):
+        dlq, res = _dlq_or_unknown(q, "retention")
+        if res:
+            yield res
+        if dlq is None:
+            continue
+        src_r, dlq_r = q.retention(), dlq.retention()
+        if src_r is UNKNOWN or dlq_r is UNKNOWN:
+            yield unknown(q.address, f"retention of the source or of its DLQ {dlq.address} is only known after apply")
+        elif dlq_r > src_r:
+            yield ok(q.address, f"DLQ {dlq.address} retention {seconds(dlq_r)} > source {seconds(src_r)}")
+        else:
+            fix = (f"Set message_retention_seconds of {dlq.address} above {src_r} (1209600 = 14 days recommended)."
+                   if src_r < 1209600 else
+                   f"The source keeps messages for the 14-day maximum; lower message_retention_seconds of {q.address} "
+                   f"below the DLQ's {dlq_r}.")
+            yield fail(q.address, f"DLQ {dlq.address} retention {seconds(dlq_r)} <= source retention {seconds(src_r)}: "
+                                  "failed messages expire from the DLQ before anyone can redrive them", fix)
+
+
+@rule("SQS005", "dlq-fifo-matches-source", "error", "queue", "DLQ is FIFO exactly when its source is",
+      why="""
+SQS requires the dead-letter queue of a FIFO queue to be FIFO and that of a standard queue to be
+standard; a mismatch fails at apply time (or, for a redrive policy set later, when messages move).""",
+      fix="Make the DLQ FIFO (fifo_queue = true, name ending in .fifo) exactly when the source is.",
+      sources="seed 003")
+def dlq_fifo(model: Model, opts):
+    for q in _sources(model):
+        dlq, res = _dlq_or_unknown(q, "type (FIFO or standard)")
+        if res:
+            yield res
+        if dlq is None:
+            continue
+        if q.fifo is UNKNOWN or dlq.fifo is UNKNOWN:
+            yield unknown(q.address, "whether the source or its DLQ is FIFO is only known after apply")
+        elif bool(q.fifo) == bool(dlq.fifo):
+            yield ok(q.address, f"source and DLQ {dlq.address} are both {'FIFO' if q.fifo else 'standard'}")
+        else:
+            yield fail(q.address, f"source is {'FIFO' if q.fifo else 'standard'} but its DLQ {dlq.address} is "
+                                  f"{'FIFO' if dlq.fifo else 'standard'}: SQS rejects the redrive policy",
+                       f"Make {dlq.address} {'FIFO' if q.fifo else 'standard'}.")
+
+
+@rule("SQS006", "dlq-encrypted-like-source", "error", "queue", "DLQ encrypted when its source is",
+      why="""
+Failed messages move to the DLQ with their bodies. An encrypted source with an unencrypted DLQ stores
+exactly the messages that needed attention in clear.""",
+      fix="Enable SSE on the DLQ (sqs_managed_sse_enabled = true or the source's kms_master_key_id).",
+      sources="seed 003")
+def dlq_encrypted(model: Model, opts):
+    for q in _sources(model):
+        dlq, res = _dlq_or_unknown(q, "encryption")
+        if res:
+            yield res
+        if dlq is None:
+            continue
+        src, d = q.encryption(), dlq.encryption()
+        if src is None:
+            yield ok(q.address, "source is not encrypted (see SQS001), nothing to match")
+        elif d is UNKNOWN or src is UNKNOWN:
+            yield unknown(q.address, f"encryption of the source or of its DLQ {dlq.address} is only known after apply")
+        elif d:
+            yield ok(q.address, f"DLQ {dlq.address} encrypted ({d})")
+        else:
+            yield fail(q.address, f"source is encrypted but its DLQ {dlq.address} is not: failed messages are stored in clear")
+
+
+@rule("SQS007", "long-polling", "warning", "queue", "Long polling: receive_wait_time_seconds > 0 (20 recommended)",
+      why="""
+With short polling (wait 0, the SQS default) a receive samples a subset of servers: it can return
+empty while messages wait, and every empty receive is billed. Long polling (1-20 s; 20 is usual)
+waits for messages and queries all servers. A warning: it costs money and latency, not messages.""",
+      fix="Set receive_wait_time_seconds = 20.",
+      sources="seeds 000, 003",
+      options=(Option("min_seconds", 1, int, "smallest acceptable wait"),))
+def long_polling(model: Model, opts):
+    for q in model.queues:
+        w = q.res.attr("receive_wait_time_seconds")
+        w = 0 if w is None else w
+        if w is UNKNOWN:
+            yield unknown(q.address, "receive_wait_time_seconds is only known after apply")
+        elif w >= opts["min_seconds"]:
+            yield ok(q.address, f"long polling {w} s")
+        else:
+            yield fail(q.address, f"receive_wait_time_seconds {w} s < {opts['min_seconds']} s: short polling returns "
+                                  "false empty receives and bills every one")
+
+
+@rule("SQS008", "source-retention-minimum", "error", "queue", "Source queue retention at least 1 day",
+      why="""
+Retention is how long a message may wait for a consumer. Below a day, an outage that starts on a
+Friday evening (or any incident noticed late) silently deletes work before anyone can react.""",
+      fix="Set message_retention_seconds to at least 86400 (the AWS default is 345600, 4 days).",
+      sources="seed 000",
+      options=(Option("min_seconds", 86400, int, "minimum retention of a source queue"),))
+def source_retention(model: Model, opts):
+    lo = opts["min_seconds"]
+    for q in _sources(model):
+        r = q.retention()
+        if r is UNKNOWN:
+            yield unknown(q.address, "message_retention_seconds is only known after apply")
+        elif r >= lo:
+            yield ok(q.address, f"retention {seconds(r)} >= {seconds(lo)}")
+        else:
+            yield fail(q.address, f"retention {seconds(r)} < {seconds(lo)}: messages expire before an incident is even noticed",
+                       f"Set message_retention_seconds to at least {lo}.")
+
+
+@rule("SQS009", "queue-policy-tls-only", "error", "queue", "Queue policy denies requests without TLS",
+      why="""
+SQS accepts plain-HTTP requests unless the queue policy denies them. The guard (CDK's enforceSSL) is
+a Deny of sqs:* to every principal when aws:SecureTransport is "false". A Deny with wildcards is the
+correct shape here and is not an IAM-wildcard finding.""",
+      fix=f"Add a queue policy statement {TLS_STATEMENT}.",
+      sources="seed 003 (enforceSSL)")
+def queue_policy_tls(model: Model, opts):
+    for q in model.queues:
+        docs = model.queue_policies(q)
+        if not docs:
+            yield fail(q.address, "has no queue policy, so requests without TLS are accepted")
+            continue
+        good = [d for d in docs if d.doc is not None and iamdoc.denies_insecure_transport(d.doc, "sqs")]
+        if good:
+            yield ok(q.address, f"policy on {good[0].address} denies sqs:* without TLS")
+        elif any(d.doc is None and d.error is None for d in docs):
+            d = next(d for d in docs if d.doc is None and d.error is None)
+            yield unknown(q.address, f"the queue policy on {d.address}: {d.unknown_reason}")
+        else:
+            err = next((d.error for d in docs if d.error), None)
+            yield fail(q.address, err or "the queue policy has no Deny of sqs:* to \"*\" when aws:SecureTransport is \"false\"")
+
+
+@rule("SQS010", "queue-policy-no-public-principal", "error", "queue", "No public principal in a queue policy",
+      why="""
+An Allow to principal "*" (or {"AWS": "*"}) without a condition that pins the caller (aws:SourceArn,
+aws:SourceAccount, aws:PrincipalOrgID, ...) lets anyone on the internet send, receive or delete.
+Deny statements with "*" (such as the TLS guard) restrict access and are not findings.""",
+      fix="Name the principal (e.g. {Service = \"sns.amazonaws.com\"}) and add an aws:SourceArn condition.",
+      sources="seed 003")
+def queue_policy_public(model: Model, opts):
+    for q in model.queues:
+        docs = model.queue_policies(q)
+        bad, undecided = [], []
+        for d in docs:
+            if d.doc is None:
+                if d.error is None:
+                    undecided.append(d)
+                continue
+            for s in d.doc.statements:
+                if s.effect != "Allow":
+                    continue
+                if s.principals is UNKNOWN:
+                    undecided.append(d)
+                elif (iamdoc.is_public_principal(s.principals) or s.not_principals) and not iamdoc.has_restricting_condition(s.conditions):
+                    bad.append(s.label)
+        if bad:
+            yield fail(q.address, f"queue policy allows principal \"*\" without a restricting condition in {', '.join(bad)}")
+        elif undecided:
+            yield unknown(q.address, f"the queue policy on {undecided[0].address} is only known after apply")
+        else:
+            yield ok(q.address, "no public Allow" if docs else "no queue policy")
+
+
+def _names_source(arns: list, src: Queue) -> bool:
+    known = src.res.attr("arn")
+    for a in arns:
+        if isinstance(known, str) and a == known:
+            return True
+        got = parse_sqs_arn(a)
+        if got and src.arn_matches(got):
+            return True
+    return False
+
+
+@rule("SQS011", "dlq-redrive-allow-by-queue", "warning", "queue", "DLQ has a redrive-allow policy byQueue naming its sources",
+      why="""
+Without a redrive-allow policy any queue in the account may use the DLQ as its dead-letter target
+(allowAll), mixing unrelated failures into it and into its alarms. `byQueue` with the source ARNs
+documents and enforces the pairing. A warning: it protects operations, not messages.""",
+      fix='Set redrive_allow_policy = jsonencode({redrivePermission = "byQueue", sourceQueueArns = [<source ARNs>]}).',
+      sources="seed 003")
+def dlq_redrive_allow(model: Model, opts):
+    for d in model.queues:
+        if not d.sources:
+            continue
+        names = ", ".join(s.address for s in d.sources)
+        allow = d.allow_value()
+        if allow is None:
+            yield fail(d.address, f"DLQ of {names} has no redrive_allow_policy: any queue in the account may use it (allowAll)")
+        elif allow is UNKNOWN:
+            named = model.queues_in(model.plan.expr_targets(d.allow_res, d.allow_attr), d.allow_res)
+            missing = [s.address for s in d.sources if s not in named]
+            if missing:
+                yield unknown(d.address, f"the redrive-allow policy is only known after apply and its references do "
+                                         f"not lead to {', '.join(missing)}")
+            else:
+                yield unknown(d.address, "the redrive-allow policy is only known after apply (its references do lead to "
+                                         f"the sources {names}, but the permission cannot be read)")
+        elif allow == "invalid":
+            yield fail(d.address, "redrive_allow_policy is not a JSON object")
+        elif allow.get("redrivePermission") != "byQueue":
+            yield fail(d.address, f"redrivePermission is {allow.get('redrivePermission')!r}, not \"byQueue\"")
+        else:
+            arns = allow.get("sourceQueueArns") or []
+            arns = arns if isinstance(arns, list) else [arns]
+            missing = [s.address for s in d.sources if not _names_source(arns, s)]
+            if missing:
+                yield fail(d.address, f"redrive-allow policy (byQueue) does not name its source(s) {', '.join(missing)}: "
+                                      "SQS will refuse to move their failed messages here",
+                           "Add the sources' ARNs to sourceQueueArns.", severity="error")
+            else:
+                yield ok(d.address, f"byQueue naming {names}")

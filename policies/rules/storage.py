@@ -1,0 +1,275 @@
+"""Claim-check bucket and idempotency table rules."""
+from __future__ import annotations
+
+import re
+
+from policies import iamdoc
+from policies.graph import UNKNOWN, Resource
+from policies.model import Bucket, Model
+from policies.rules import Option, fail, ok, rule, seconds, unknown
+
+PAB_FLAGS = ("block_public_acls", "block_public_policy", "ignore_public_acls", "restrict_public_buckets")
+
+
+def _sse_algorithm(r: Resource, base: tuple):
+    rules = r.path(*base)
+    if rules is UNKNOWN:
+        return UNKNOWN
+    for i, _ in enumerate(rules or ()):
+        alg = r.path(*base, i, "apply_server_side_encryption_by_default", 0, "sse_algorithm")
+        if alg is UNKNOWN or alg:
+            return alg
+    return None
+
+
+@rule("S3001", "bucket-encryption", "error", "claim check", "Bucket has a server-side encryption configuration",
+      why="""
+Claim-check payloads are the message bodies too large for SQS: the same data, at rest for days. The
+bucket must declare its encryption (aws_s3_bucket_server_side_encryption_configuration with AES256
+or aws:kms) so the plan shows it; checked on every bucket in the plan.""",
+      fix="Add an aws_s3_bucket_server_side_encryption_configuration (sse_algorithm = \"aws:kms\" or \"AES256\").",
+      sources="seeds 001, 003")
+def bucket_encryption(model: Model, opts):
+    for b in model.buckets:
+        algs = [_sse_algorithm(r, ("rule",)) for r in b.sse]
+        if b.res.configured("server_side_encryption_configuration"):
+            algs.append(_sse_algorithm(b.res, ("server_side_encryption_configuration", 0, "rule")))
+        known = [a for a in algs if isinstance(a, str) and a]
+        if known:
+            yield ok(b.address, f"encrypted ({known[0]})")
+        elif any(a is UNKNOWN for a in algs):
+            yield unknown(b.address, "the encryption configuration is only known after apply")
+        else:
+            yield fail(b.address, "no server-side encryption configuration for the bucket")
+
+
+@rule("S3002", "bucket-public-access-block", "error", "claim check", "All four S3 public-access blocks on",
+      why="""
+block_public_acls, block_public_policy, ignore_public_acls and restrict_public_buckets together stop
+a later ACL or policy change from exposing payloads publicly. Any one missing leaves a path open.""",
+      fix="Add an aws_s3_bucket_public_access_block with all four flags true.",
+      sources="seeds 001, 003")
+def bucket_pab(model: Model, opts):
+    for b in model.buckets:
+        if not b.pab:
+            yield fail(b.address, "no aws_s3_bucket_public_access_block for the bucket")
+            continue
+        best_missing, undecided = None, False
+        for r in b.pab:
+            vals = {f: r.attr(f) for f in PAB_FLAGS}
+            if any(v is UNKNOWN for v in vals.values()):
+                undecided = True
+                continue
+            missing = [f for f, v in vals.items() if v is not True]
+            if best_missing is None or len(missing) < len(best_missing):
+                best_missing = missing
+        if best_missing == []:
+            yield ok(b.address, "all four public-access blocks on")
+        elif undecided:
+            yield unknown(b.address, "public-access-block settings only known after apply")
+        else:
+            yield fail(b.address, f"public-access block leaves {', '.join(best_missing)} off")
+
+
+@rule("S3003", "bucket-tls-only", "error", "claim check", "Bucket policy denies requests without TLS",
+      why="""
+S3 accepts plain-HTTP requests unless the bucket policy denies them: a Deny of s3:* to every principal
+when aws:SecureTransport is "false", on the bucket and its objects.""",
+      fix='Add a bucket policy statement: Effect "Deny", Principal "*", Action "s3:*", Resource [bucket ARN, '
+          'bucket ARN/*], Condition {"Bool": {"aws:SecureTransport": "false"}}.',
+      sources="seeds 001, 003")
+def bucket_tls(model: Model, opts):
+    for b in model.buckets:
+        docs = [d for d in (model.document_from(r, a) for r, a in b.policies) if d is not None]
+        if not docs:
+            yield fail(b.address, "has no bucket policy, so requests without TLS are accepted")
+            continue
+        if any(d.doc is not None and iamdoc.denies_insecure_transport(d.doc, "s3") for d in docs):
+            yield ok(b.address, "bucket policy denies s3:* without TLS")
+        elif any(d.doc is None and d.error is None for d in docs):
+            yield unknown(b.address, "the bucket policy is only known after apply")
+        else:
+            yield fail(b.address, "the bucket policy has no Deny of s3:* to \"*\" when aws:SecureTransport is \"false\"")
+
+
+def _lifecycle_rules(b: Bucket):
+    """(prefix, days, status, where) for each expiration rule; prefix None when it has a non-prefix filter."""
+    out = []
+    for r in b.lifecycles:
+        rules = r.attr("rule")
+        if rules is UNKNOWN:
+            out.append((UNKNOWN, UNKNOWN, UNKNOWN, r.address))
+            continue
+        for i, ru in enumerate(rules or ()):
+            status = r.path("rule", i, "status")
+            prefix = r.path("rule", i, "filter", 0, "prefix")
+            if prefix in (None, ""):
+                prefix = r.path("rule", i, "filter", 0, "and", 0, "prefix")
+            if prefix in (None, ""):
+                prefix = r.path("rule", i, "prefix")
+            tags = r.path("rule", i, "filter", 0, "tag") or r.path("rule", i, "filter", 0, "and", 0, "tags")
+            prefix = "" if prefix is None else prefix
+            if tags and tags is not UNKNOWN:
+                prefix = None  # only tagged objects: does not cover untagged payloads
+            exp = r.path("rule", i, "expiration")
+            if exp is UNKNOWN:
+                out.append((prefix, UNKNOWN, status, r.address))
+                continue
+            for j, _ in enumerate(exp or ()):
+                days = r.path("rule", i, "expiration", j, "days")
+                date = r.path("rule", i, "expiration", j, "date")
+                if days or days is UNKNOWN:
+                    out.append((prefix, days, status, r.address))
+                elif date:
+                    out.append((prefix, ("date", date), status, r.address))
+    if b.res.configured("lifecycle_rule"):
+        for i, ru in enumerate(b.res.attr("lifecycle_rule") or ()):
+            enabled = b.res.path("lifecycle_rule", i, "enabled")
+            days = b.res.path("lifecycle_rule", i, "expiration", 0, "days")
+            if days or days is UNKNOWN:
+                out.append((b.res.path("lifecycle_rule", i, "prefix") or "", days,
+                            UNKNOWN if enabled is UNKNOWN else ("Enabled" if enabled else "Disabled"), b.address))
+    return out
+
+
+@rule("S3004", "claim-check-expiry", "error", "claim check",
+      "Payload expiry >= the longest DLQ retention of the queues the bucket serves",
+      why="""
+A claim-check message carries a pointer to its payload in S3. A lifecycle expiration on the payload
+prefix cleans up payloads whose messages were processed (deleting them synchronously is unsafe under
+retries). But a message can sit in the DLQ for its full retention and then be redriven: if the
+payload expired first, the redriven message points at nothing and the work is lost. So the expiry
+must exist and be at least the longest DLQ retention among the queues the bucket serves. A bucket
+serves the queues linked to it by a policy document that grants access to both, by a Lambda
+consumer that references it, or by sharing the nearest enclosing module with them.""",
+      fix="Add an aws_s3_bucket_lifecycle_configuration rule with expiration.days >= the longest DLQ retention "
+          "(in days) on the payload prefix.",
+      sources="seed 001 §10.4.4",
+      options=(Option("payload_prefix", "", str,
+                      "key prefix of the payloads; empty: every expiration rule of the bucket counts"),))
+def claim_check_expiry(model: Model, opts):
+    want_prefix = opts["payload_prefix"]
+    for b in model.buckets:
+        if not b.claim_check:
+            continue
+        # the longest time a message pointing at a payload can live
+        longest, longest_q, undecided = 0, None, []
+        for q in b.queues:
+            if q.is_dlq:
+                r, who = q.retention(), q
+            elif q.dlq is not None:
+                r, who = q.dlq.retention(), q.dlq
+            elif q.dlq_link is not None:
+                undecided.append(f"the DLQ of {q.address} is not in this plan")
+                continue
+            else:
+                r, who = q.retention(), q
+            if r is UNKNOWN:
+                undecided.append(f"retention of {who.address} is only known after apply")
+            elif r > longest:
+                longest, longest_q = r, who
+        rules = _lifecycle_rules(b)
+        covering = []
+        for prefix, days, status, where in rules:
+            if status is UNKNOWN or prefix is UNKNOWN:
+                covering.append((UNKNOWN, where))
+            elif status != "Enabled" or prefix is None:
+                continue
+            elif not want_prefix or want_prefix.startswith(prefix):
+                covering.append((days, where))
+        scope = f"prefix {want_prefix!r}" if want_prefix else "the bucket"
+        if not covering:
+            yield fail(b.address, f"no enabled lifecycle expiration covers {scope}: payloads are never deleted")
+            continue
+        if any(d is UNKNOWN for d, _ in covering):
+            yield unknown(b.address, "the lifecycle expiration is only known after apply")
+            continue
+        dated = [w for d, w in covering if isinstance(d, tuple)]
+        if dated:
+            yield fail(b.address, f"lifecycle rule on {dated[0]} expires payloads on a fixed date: every payload, "
+                                  "including those of messages still queued, is deleted then",
+                       "Expire by days (expiration.days), not by date.")
+            continue
+        days, where = min(covering, key=lambda x: x[0])
+        if undecided and (longest_q is None or days * 86400 >= longest):
+            yield unknown(b.address, f"payloads expire after {days:g} d, but {undecided[0]}")
+            continue
+        if days * 86400 >= longest:
+            yield ok(b.address, f"payloads expire after {days:g} d ({seconds(days * 86400)}) >= longest DLQ retention "
+                                f"{seconds(longest)}" + (f" ({longest_q.address})" if longest_q else ""))
+        else:
+            need = -(-longest // 86400)
+            yield fail(b.address, f"payloads expire after {days:g} d ({seconds(days * 86400)}, {where}) < retention "
+                                  f"{seconds(longest)} of {longest_q.address}: a message redriven after day {days:g} "
+                                  "finds its payload gone",
+                       f"Set expiration.days to at least {need:g} in the lifecycle rule of {where}.")
+
+
+def _tables(model: Model, pattern: str):
+    rx = re.compile(pattern)
+    for t in model.tables:
+        name = t.attr("name")
+        if rx.search(t.address) or (isinstance(name, str) and rx.search(name)):
+            yield t
+
+
+TABLE_OPT = Option("table_pattern", "(?i)idempot", str,
+                   "regular expression on a table's address or name that marks it as an idempotency table")
+
+
+@rule("DDB001", "idempotency-ttl", "error", "idempotency", "Idempotency table has TTL on the expiry attribute",
+      why="""
+An idempotency record only needs to outlive the replay window (the longest time a duplicate can
+arrive). Without TTL on the attribute the library writes (Powertools: `expiration`) the table grows
+forever and stale records make it slower and costlier.""",
+      fix='Add ttl { attribute_name = "expiration", enabled = true }.',
+      sources="seed 001 §10.3, Powertools",
+      options=(TABLE_OPT, Option("attribute", "expiration", str, "the expiry attribute the idempotency library writes")))
+def ddb_ttl(model: Model, opts):
+    for t in _tables(model, opts["table_pattern"]):
+        enabled, attr = t.path("ttl", 0, "enabled"), t.path("ttl", 0, "attribute_name")
+        if enabled is UNKNOWN or attr is UNKNOWN:
+            yield unknown(t.address, "the TTL setting is only known after apply")
+        elif enabled is True and attr == opts["attribute"]:
+            yield ok(t.address, f"TTL on {attr!r}")
+        elif enabled is True:
+            yield fail(t.address, f"TTL is on attribute {attr!r}, but the idempotency library writes {opts['attribute']!r}",
+                       f'Set ttl.attribute_name = "{opts["attribute"]}".')
+        else:
+            yield fail(t.address, "TTL is not enabled: idempotency records are never deleted")
+
+
+@rule("DDB002", "idempotency-partition-key", "error", "idempotency", "Idempotency table partition key is `id`",
+      why="""
+Powertools' idempotency persistence layer reads and writes the record under the partition key `id`
+(string) unless told otherwise; a table keyed differently fails every call at run time.""",
+      fix='Set hash_key = "id" with attribute { name = "id", type = "S" }.',
+      sources="seed 001 §10.3, Powertools",
+      options=(TABLE_OPT, Option("key", "id", str, "expected partition key")))
+def ddb_key(model: Model, opts):
+    for t in _tables(model, opts["table_pattern"]):
+        k = t.attr("hash_key")
+        if k is UNKNOWN:
+            yield unknown(t.address, "hash_key is only known after apply")
+        elif k == opts["key"]:
+            yield ok(t.address, f"partition key {k!r}")
+        else:
+            yield fail(t.address, f"partition key is {k!r}, not {opts['key']!r}")
+
+
+@rule("DDB003", "idempotency-pitr", "warning", "idempotency", "Idempotency table has point-in-time recovery",
+      why="""
+Losing the idempotency table (a bad deploy, a mistaken delete) turns every in-flight retry into a
+duplicate side effect. Point-in-time recovery makes it restorable. A warning: it guards recovery.""",
+      fix="Add point_in_time_recovery { enabled = true }.",
+      sources="seed 001 §10.3",
+      options=(TABLE_OPT,))
+def ddb_pitr(model: Model, opts):
+    for t in _tables(model, opts["table_pattern"]):
+        v = t.path("point_in_time_recovery", 0, "enabled")
+        if v is UNKNOWN:
+            yield unknown(t.address, "point_in_time_recovery is only known after apply")
+        elif v is True:
+            yield ok(t.address, "point-in-time recovery on")
+        else:
+            yield fail(t.address, "point-in-time recovery is off")
