@@ -177,9 +177,10 @@ class Resource:
     """One resource instance as it will be after apply."""
 
     __slots__ = ("address", "module", "type", "name", "mode", "index", "values", "unknown", "actions",
-                 "config", "local", "_keys")
+                 "config", "local", "_keys", "plan")
 
-    def __init__(self, address, module, type_, name, mode, index, values, unknown, actions, config):
+    def __init__(self, address, module, type_, name, mode, index, values, unknown, actions, config, plan=None):
+        self.plan = plan
         self.address = address
         self.module = module
         self.type = type_
@@ -214,9 +215,20 @@ class Resource:
         v = self.values.get(name, _MISSING)
         if v is _MISSING or v is None:
             if self.unknown.get(name) is True:
-                return UNKNOWN if self.configured(name) else default
+                return UNKNOWN if self._really_unknown(name) else default
             return default
         return v
+
+    def _really_unknown(self, name: str) -> bool:
+        """An unknown Optional+Computed attribute is either set from a value known
+        only after apply, or set to null (the provider then computes it, which the
+        plan also shows as unknown). It is null when the configuration does not set
+        it, or sets it from references that all resolve to values known now."""
+        if not self.configured(name):
+            return False
+        if self.plan is None:
+            return True
+        return self.plan.may_be_unknown(self, name)
 
     def path(self, *path: Any, default: Any = None) -> Any:
         """A nested value, e.g. ``path('scaling_config', 0, 'maximum_concurrency')``."""
@@ -235,7 +247,7 @@ class Resource:
             except (KeyError, IndexError, TypeError):
                 v = None
             if u is True:
-                return UNKNOWN if self.configured(path[0]) else default
+                return UNKNOWN if self._really_unknown(path[0]) else default
         return default if v is None else v
 
     def keys(self) -> frozenset:
@@ -293,6 +305,7 @@ class Plan:
         self._cfg_by_path: dict[tuple, ModuleConfig | None] = {(): self.config}
         self._memo_var: dict = {}
         self._memo_out: dict = {}
+        self._memo_unknown: dict = {}
         self._build()
 
     # -- construction -------------------------------------------------------------
@@ -321,7 +334,7 @@ class Plan:
         local = f"data.{raw['type']}.{raw['name']}" if mode == "data" else f"{raw['type']}.{raw['name']}"
         rcfg = mcfg.resources.get(local) if mcfg else None
         r = Resource(raw["address"], module, raw["type"], raw["name"], mode, raw.get("index"),
-                     values, unknown, actions, rcfg)
+                     values, unknown, actions, rcfg, self)
         self.resources.append(r)
         self.by_address[r.address] = r
         self.by_type.setdefault(r.type, []).append(r)
@@ -389,6 +402,30 @@ class Plan:
         return None
 
     # -- reference resolution -----------------------------------------------------
+    def may_be_unknown(self, res: Resource, attr: str) -> bool:
+        """Whether ``res.attr``'s expression can depend on a value known only after apply."""
+        key = (res.address, attr)
+        got = self._memo_unknown.get(key)
+        if got is None:
+            self._memo_unknown[key] = True  # cycle guard: assume unknown
+            got = False
+            for t in self.expr_targets(res, attr):
+                if t.res is None:
+                    if not t.is_literal:
+                        got = True  # a local value or something the plan does not describe
+                        break
+                    continue
+                a = t.attr
+                if a is None or t.res is res or t.res.unknown.get(a) is True:
+                    got = True
+                    break
+                if a not in t.res.values and t.res.unknown.get(a) is not True and t.res.mode == "managed" \
+                        and "create" in t.res.actions:
+                    got = True  # an attribute the plan does not show at all
+                    break
+            self._memo_unknown[key] = got
+        return got
+
     def expr_targets(self, res: Resource, attr: str) -> list[Target]:
         """What the configuration expression of ``res.attr`` refers to."""
         cfg = res.config
@@ -410,7 +447,13 @@ class Plan:
         refs = collect_refs(cfg.expressions)
         return self.resolve(res.module, refs, res.index, cfg.each_refs) if refs else []
 
-    def resolve(self, module: str, refs: list[str], key=None, each_refs=None, depth: int = 0) -> list[Target]:
+    def resolve(self, module: str, refs: list[str], key=None, each_refs=None, depth: int = 0,
+                name_hint: str | None = None) -> list[Target]:
+        """Resolve references made in module instance ``module`` by a resource or
+        call with instance ``key`` and for_each/count references ``each_refs``.
+        ``name_hint``: the module variable being resolved, used to pick the output
+        of a module referenced as a whole (``module.q[each.key].queue_arn`` keeps
+        only ``module.q`` in the plan)."""
         if depth > 40:
             return [OPAQUE]
         keyed = key is not None and any(r.startswith(("each.", "count.index")) for r in refs)
@@ -432,7 +475,7 @@ class Plan:
             elif head == "data" and len(parts) >= 3:
                 out.extend(self._res(module, f"data.{parts[1]}.{parts[2]}", parts[3:], key, keyed))
             elif head == "module" and len(parts) >= 2:
-                out.extend(self._module(module, parts[1], parts[2:], key, keyed, depth))
+                out.extend(self._module(module, parts[1], parts[2:], key, keyed, depth, name_hint))
             elif head in ("path", "terraform", "count", "self"):
                 continue
             elif len(parts) >= 2:
@@ -475,9 +518,9 @@ class Plan:
         if "constant_value" in expr:
             return [Target(None, (), expr["constant_value"])]
         refs = collect_refs(expr)
-        return self.resolve(parent, refs, key, call.each_refs, depth + 1) if refs else []
+        return self.resolve(parent, refs, key, call.each_refs, depth + 1, name_hint=name) if refs else []
 
-    def _module(self, module, name, rest, key, keyed, depth) -> list[Target]:
+    def _module(self, module, name, rest, key, keyed, depth, name_hint=None) -> list[Target]:
         kids = self.children.get((module, name))
         if not kids:
             return []
@@ -492,23 +535,29 @@ class Plan:
         out = []
         for child in chosen:
             if rest and isinstance(rest[0], str):
-                for t in self._output(child, rest[0], depth):
-                    out.append(_follow(t, rest[1:]))
-            else:  # the whole module object (e.g. iterated in a for expression)
+                hint = rest[1].key if len(rest) > 1 and isinstance(rest[1], Index) else None
+                for t in self._output(child, rest[0], depth, hint):
+                    out.append(_follow(t, rest[1:]) if t.res is None else t)
+            else:  # the whole module object (a dynamic index, or iterated in a for expression)
                 cfg = self.module_config(child)
-                for oname in (cfg.outputs if cfg else ()):
+                names = list(cfg.outputs) if cfg else []
+                if name_hint in names:
+                    names = [name_hint]
+                for oname in names:
                     out.extend(self._output(child, oname, depth))
         return out
 
-    def _output(self, child: str, oname: str, depth: int) -> list[Target]:
-        k = (child, oname)
+    def _output(self, child: str, oname: str, depth: int, hint=None) -> list[Target]:
+        """Targets of output ``oname`` of module instance ``child``. ``hint``: the
+        constant key the caller indexes the output with (``module.m.arns["a"]``)."""
+        k = (child, oname, hint)
         got = self._memo_out.get(k)
         if got is None:
             self._memo_out[k] = []  # cycle guard
-            got = self._memo_out[k] = self._output_uncached(child, oname, depth)
+            got = self._memo_out[k] = self._output_uncached(child, oname, depth, hint)
         return got
 
-    def _output_uncached(self, child, oname, depth) -> list[Target]:
+    def _output_uncached(self, child, oname, depth, hint=None) -> list[Target]:
         cfg = self.module_config(child)
         expr = cfg.outputs.get(oname) if cfg else None
         if expr is None:
@@ -524,13 +573,20 @@ class Plan:
             for w in whole:
                 sub = parse_traversal(w)[1]
                 kids = self.children.get((child, sub)) or {}
+                if hint is not None and hint in kids:
+                    kids = {hint: kids[hint]}
                 for gchild in kids.values():
                     gcfg = self.module_config(gchild)
                     names = list(gcfg.outputs) if gcfg else []
                     pick = [n for n in names if n == oname or n == oname.rstrip("s") or n + "s" == oname]
                     for n in pick or names:
                         refs.append(f"module.{sub}[{_fmt_key(gchild)}].{n}")
-        return self.resolve(child, refs, None, None, depth + 1) if refs else []
+        got = self.resolve(child, refs, None, None, depth + 1) if refs else []
+        if hint is not None and len(got) > 1:
+            picked = [t for t in got if t.res is not None and hint in t.res.keys()]
+            if picked:
+                return picked
+        return got
 
 
 def _fmt_key(module_addr: str) -> str:

@@ -94,6 +94,7 @@ class Link:
 class Queue:
     def __init__(self, res: Resource, model: "Model"):
         self.res = res
+        self.model = model
         self.address = res.address
         self.name = res.attr("name")
         fifo = res.attr("fifo_queue")
@@ -146,6 +147,10 @@ class Queue:
         if isinstance(kms, str) and kms.strip():
             return "SSE-KMS"
         if kms is UNKNOWN:
+            # a reference to a KMS key of the plan: SSE-KMS, the key ARN comes at apply
+            for t in self.model.plan.expr_targets(self.res, "kms_master_key_id"):
+                if t.res is not None and t.res.type in ("aws_kms_key", "aws_kms_alias", "aws_kms_replica_key"):
+                    return "SSE-KMS"
             return UNKNOWN
         sse = self.res.attr("sqs_managed_sse_enabled")
         if sse is True:

@@ -38,12 +38,7 @@ def queue_encryption(model: Model, opts):
     for q in model.queues:
         enc = q.encryption()
         if enc is UNKNOWN:
-            kms_targets = model.plan.expr_targets(q.res, "kms_master_key_id")
-            keys = [t.res.address for t in kms_targets if t.res is not None and t.res.type in ("aws_kms_key", "aws_kms_alias")]
-            if keys:
-                yield ok(q.address, f"SSE-KMS with {keys[0]} (its ARN is known after apply)")
-            else:
-                yield unknown(q.address, "the encryption settings are only known after apply")
+            yield unknown(q.address, "the encryption settings are only known after apply")
         elif enc:
             yield ok(q.address, f"encrypted with {enc}")
         elif q.res.attr("sqs_managed_sse_enabled") is False:

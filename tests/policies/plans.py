@@ -1,0 +1,110 @@
+"""Real plan JSON for the policy tests: `terraform plan` + `show -json` of the
+configurations under tests/policies/configs/ and of the examples, through
+tooling.terraform, offline.
+
+Plans are cached in .cache/policy-plans/ under a hash of everything that can
+change them (the configuration's files, the repository's modules, the
+variables, the Terraform version), so a test session only plans what changed.
+Generation runs in parallel threads; a lock file per plan makes concurrent
+pytest workers plan each configuration once.
+"""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from tests.helpers import EXAMPLES, OFFLINE_ACCOUNT, REPO_ROOT
+from tooling.terraform import Terraform, offline_copy, terraform_bin
+
+CONFIGS = Path(__file__).parent / "configs"
+CACHE = REPO_ROOT / ".cache" / "policy-plans"
+
+
+def fixture_names() -> list[str]:
+    return sorted(p.name for p in CONFIGS.iterdir() if p.is_dir() and not p.name.startswith("_") and list(p.glob("*.tf")))
+
+
+# name -> (directory, variables, offline_copy needed)
+def subjects() -> dict[str, tuple[Path, dict, bool]]:
+    out = {f"config:{n}": (CONFIGS / n, {}, False) for n in fixture_names()}
+    for ex in sorted(p for p in EXAMPLES.iterdir() if p.is_dir() and list(p.glob("*.tf"))):
+        out[f"example:{ex.name}"] = (ex, {"account_id": OFFLINE_ACCOUNT, "name_prefix": "policy"}, True)
+    return out
+
+
+_tf_version: str | None = None
+
+
+def _terraform_version() -> str:
+    global _tf_version
+    if _tf_version is None:
+        _tf_version = subprocess.run([terraform_bin(), "version"], capture_output=True, text=True).stdout.split("\n")[0]
+    return _tf_version
+
+
+def _digest(directory: Path, variables: dict) -> str:
+    h = hashlib.sha256()
+    h.update(_terraform_version().encode())
+    h.update(json.dumps(variables, sort_keys=True).encode())
+    roots = [directory, CONFIGS / "_lib", REPO_ROOT / "modules"]
+    files = sorted(p for r in roots if r.exists() for p in r.rglob("*")
+                   if p.is_file() and ".terraform" not in p.parts and p.suffix in (".tf", ".json", ".tpl"))
+    files += sorted(REPO_ROOT.glob("*.tf"))
+    for f in files:
+        h.update(str(f.relative_to(REPO_ROOT)).encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _generate(name: str, directory: Path, variables: dict, copy: bool, out: Path) -> None:
+    safe = name.replace(":", "-")
+    data_dir = CACHE / "tfdata" / safe
+    work = offline_copy(directory) if copy else directory
+    try:
+        tf = Terraform(work, variables=variables, env={"TF_DATA_DIR": str(data_dir)})
+        tf.init()
+        plan_file = CACHE / f"{safe}.tfplan"
+        tf.plan(out=str(plan_file))
+        doc = tf.show_json(plan_file)
+        plan_file.unlink(missing_ok=True)
+    finally:
+        if copy:
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            (directory / ".terraform.lock.hcl").unlink(missing_ok=True)
+    tmp = out.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(doc))
+    tmp.replace(out)
+
+
+def plan_path(name: str) -> Path:
+    """Path of the cached plan JSON of one subject, generating it if needed (locked)."""
+    directory, variables, copy = subjects()[name]
+    CACHE.mkdir(parents=True, exist_ok=True)
+    safe = name.replace(":", "-")
+    out = CACHE / f"{safe}-{_digest(directory, variables)}.json"
+    if out.exists():
+        return out
+    with open(CACHE / f"{safe}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not out.exists():
+            for stale in CACHE.glob(f"{safe}-*.json"):
+                stale.unlink(missing_ok=True)
+            _generate(name, directory, variables, copy, out)
+    return out
+
+
+def ensure_all(names: list[str] | None = None, workers: int = 3) -> dict[str, Path]:
+    names = names or list(subjects())
+    with ThreadPoolExecutor(max_workers=workers) as ex:
+        return dict(zip(names, ex.map(plan_path, names)))
+
+
+def load(name: str) -> dict:
+    return json.loads(plan_path(name).read_text())
