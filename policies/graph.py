@@ -470,8 +470,7 @@ class Plan:
                 out.append(OPAQUE)
             elif head == "each":
                 if len(parts) > 1 and parts[1] == "value" and each_refs:
-                    for t in self.resolve(module, each_refs, None, None, depth + 1):
-                        out.extend(_each_value(t, key, parts[2:]))
+                    out.extend(self._each(module, each_refs, key, parts[2:], depth))
             elif head == "data" and len(parts) >= 3:
                 out.extend(self._res(module, f"data.{parts[1]}.{parts[2]}", parts[3:], key, keyed))
             elif head == "module" and len(parts) >= 2:
@@ -481,6 +480,20 @@ class Plan:
             elif len(parts) >= 2:
                 out.extend(self._res(module, f"{parts[0]}.{parts[1]}", parts[2:], key, keyed))
         return out
+
+    def _each(self, module, each_refs, key, rest, depth) -> list[Target]:
+        """``each.value...``: the element of the for_each collection with this key."""
+        got: list[Target] = []
+        for t in self.resolve(module, each_refs, None, None, depth + 1):
+            got.extend(_each_value(t, key, rest))
+        res = [t for t in got if t.res is not None]
+        if len(res) > 1 and key is not None:
+            same = [t for t in res if t.res.index == key]  # for_each = aws_x.y
+            if not same:  # for_each = { a = aws_x.a.id, b = aws_x.b.id }
+                same = [t for t in res if t.res.name == key]
+            if same:
+                got = [t for t in got if t.res is None] + same
+        return got
 
     def _res(self, module, local, rest, key, keyed) -> list[Target]:
         insts = self.instances.get((module, local))
@@ -615,9 +628,9 @@ def _follow(t: Target, rest: tuple) -> Target:
 
 def _each_value(t: Target, key, rest) -> list[Target]:
     if t.res is not None:
-        if t.res.index == key or key is None:
-            return [Target(t.res, t.rest + tuple(rest))]
-        return []
+        # for_each over a resource: same key; over a map of references: all of
+        # them (the caller narrows by key or by name, see Plan._each)
+        return [Target(t.res, t.rest + tuple(rest))]
     if t.is_literal:
         v = t.value
         if isinstance(v, dict):

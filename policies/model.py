@@ -79,10 +79,11 @@ def _int(v: Any) -> Any:
 class Link:
     """An outcome of following a link: the resources found, or why none could be."""
 
-    __slots__ = ("items", "unknown_reason", "external")
+    __slots__ = ("items", "unknown_reason", "external", "candidates")
 
     def __init__(self, items=None, unknown_reason: str | None = None, external: str | None = None):
         self.items = items or []
+        self.candidates = []  # when ambiguous: every resource it could be
         self.unknown_reason = unknown_reason
         self.external = external
 
@@ -118,6 +119,7 @@ class Queue:
         self.max_receive_count: Any = None
         self.redrive_error: str | None = None
         self.sources: list[Queue] = []
+        self.maybe: list[tuple[str, str]] = []  # (kind, why) of separate resources that may target it
         self.esms: list[ESM] = []
         self.alarms: list[Alarm] = []
 
@@ -328,22 +330,32 @@ class Model:
         if len(found) == 1:
             return Link(found)
         if found:
-            return Link(unknown_reason=f"{attr} could designate any of {len(found)} queues")
+            link = Link(unknown_reason=f"{res.address} {attr} could designate any of {len(found)} queues")
+            link.candidates = found
+            return link
         return Link(unknown_reason=f"{attr} is only known after apply and its references lead to no queue in the plan")
 
     def _attach_queue_resources(self):
-        for r in self.plan.of_type("aws_sqs_queue_redrive_policy"):
-            q = self._queue_of_url_attr(r, "queue_url").one
-            if q is not None:
-                q.redrive_res, q.redrive_attr = r, "redrive_policy"
-        for r in self.plan.of_type("aws_sqs_queue_redrive_allow_policy"):
-            q = self._queue_of_url_attr(r, "queue_url").one
-            if q is not None:
-                q.allow_res, q.allow_attr = r, "redrive_allow_policy"
-        for r in self.plan.of_type("aws_sqs_queue_policy"):
-            q = self._queue_of_url_attr(r, "queue_url").one
-            if q is not None:
-                q.policy_sources.append((r, "policy"))
+        """Attach separate redrive / redrive-allow / policy resources to their queue.
+        One whose queue cannot be told apart among several is recorded on each
+        candidate as ``maybe``: rules then say "unknown" rather than "missing"."""
+        for typ, kind in (("aws_sqs_queue_redrive_policy", "redrive"), ("aws_sqs_queue_redrive_allow_policy", "allow"),
+                          ("aws_sqs_queue_policy", "policy")):
+            for r in self.plan.of_type(typ):
+                if r.mode != "managed":
+                    continue
+                link = self._queue_of_url_attr(r, "queue_url")
+                q = link.one
+                for c in link.candidates:
+                    c.maybe.append((kind, link.unknown_reason))
+                if q is None:
+                    continue
+                if kind == "redrive":
+                    q.redrive_res, q.redrive_attr = r, "redrive_policy"
+                elif kind == "allow":
+                    q.allow_res, q.allow_attr = r, "redrive_allow_policy"
+                else:
+                    q.policy_sources.append((r, "policy"))
         for q in self.queues:
             if not q.policy_sources or q.res.configured("policy"):
                 q.policy_sources.insert(0, (q.res, "policy"))

@@ -14,6 +14,11 @@ def _sources(model: Model):
     return [q for q in model.queues if not q.is_dlq]
 
 
+def _maybe(q: Queue, kind: str) -> str | None:
+    """Why a separate resource of ``kind`` may apply to q without being identifiable."""
+    return next((why for k, why in q.maybe if k == kind), None)
+
+
 def _dlq_or_unknown(q: Queue, what: str):
     """(dlq, None) or (None, Result) when the DLQ cannot be examined; (None, None) when there is none."""
     link = q.dlq_link
@@ -61,7 +66,10 @@ queue's redrive policy targets it, or it declares a redrive-allow policy (byQueu
 def queue_has_dlq(model: Model, opts):
     for q in _sources(model):
         link = q.dlq_link
-        if link is None:
+        maybe = _maybe(q, "redrive")
+        if link is None and maybe:
+            yield unknown(q.address, f"no inline redrive policy, and {maybe}")
+        elif link is None:
             yield fail(q.address, "has no dead-letter queue: no redrive_policy and no aws_sqs_queue_redrive_policy targets it")
         elif q.redrive_error:
             yield fail(q.address, q.redrive_error)
@@ -238,6 +246,9 @@ correct shape here and is not an IAM-wildcard finding.""",
 def queue_policy_tls(model: Model, opts):
     for q in model.queues:
         docs = model.queue_policies(q)
+        if not docs and _maybe(q, "policy"):
+            yield unknown(q.address, f"no inline policy, and {_maybe(q, 'policy')}")
+            continue
         if not docs:
             yield fail(q.address, "has no queue policy, so requests without TLS are accepted")
             continue
@@ -307,7 +318,9 @@ def dlq_redrive_allow(model: Model, opts):
             continue
         names = ", ".join(s.address for s in d.sources)
         allow = d.allow_value()
-        if allow is None:
+        if allow is None and _maybe(d, "allow"):
+            yield unknown(d.address, f"no inline redrive-allow policy, and {_maybe(d, 'allow')}")
+        elif allow is None:
             yield fail(d.address, f"DLQ of {names} has no redrive_allow_policy: any queue in the account may use it (allowAll)")
         elif allow is UNKNOWN:
             named = model.queues_in(model.plan.expr_targets(d.allow_res, d.allow_attr), d.allow_res)
