@@ -1,3 +1,3 @@
-from policies.cli import main
+from policies.cli import run
 
-raise SystemExit(main())
+run()

@@ -33,13 +33,14 @@ class Finding:
 @dataclass
 class Report:
     findings: list[Finding] = field(default_factory=list)  # fail and unknown (waived included)
-    passed: list[Finding] = field(default_factory=list)
+    passed: list[Finding] = field(default_factory=list)  # only when asked for (show_pass)
+    pass_count: int = 0
     rules_run: list[str] = field(default_factory=list)
     resources: int = 0
     strict: bool = False
 
     def counts(self) -> dict[str, int]:
-        c = {"errors": 0, "warnings": 0, "unknown": 0, "waived": 0, "passed": len(self.passed)}
+        c = {"errors": 0, "warnings": 0, "unknown": 0, "waived": 0, "passed": self.pass_count}
         for f in self.findings:
             if f.waiver is not None:
                 c["waived"] += 1
@@ -57,7 +58,7 @@ class Report:
 
 
 def evaluate(doc: dict, config: Config | None = None, *, strict: bool = False,
-             today: _dt.date | None = None) -> Report:
+             today: _dt.date | None = None, keep_passes: bool = True) -> Report:
     config = config or Config()
     today = today or _dt.date.today()
     plan = Plan(doc)
@@ -70,8 +71,12 @@ def evaluate(doc: dict, config: Config | None = None, *, strict: bool = False,
         opts = config.rule_options(rid)
         base_sev = config.severity.get(rid, rule.severity)
         for res in rule.check(model, opts):
-            sev = config.severity.get(rid) or res.severity or base_sev
             status = res.status
+            if status == PASS:
+                report.pass_count += 1
+                if not keep_passes:
+                    continue
+            sev = config.severity.get(rid) or res.severity or base_sev
             if status == UNDECIDED and strict:
                 status = FAIL
                 msg = f"cannot be decided before apply (--strict): {res.message}"

@@ -306,6 +306,8 @@ class Plan:
         self._memo_var: dict = {}
         self._memo_out: dict = {}
         self._memo_unknown: dict = {}
+        self._memo_targets: dict = {}
+        self._reduced: dict = {}
         self._build()
 
     # -- construction -------------------------------------------------------------
@@ -427,7 +429,14 @@ class Plan:
         return got
 
     def expr_targets(self, res: Resource, attr: str) -> list[Target]:
-        """What the configuration expression of ``res.attr`` refers to."""
+        """What the configuration expression of ``res.attr`` refers to (memoized)."""
+        key = (res.address, attr)
+        got = self._memo_targets.get(key)
+        if got is None:
+            got = self._memo_targets[key] = self._expr_targets(res, attr)
+        return got
+
+    def _expr_targets(self, res: Resource, attr: str) -> list[Target]:
         cfg = res.config
         if cfg is None:
             return [OPAQUE]
@@ -448,7 +457,7 @@ class Plan:
         return self.resolve(res.module, refs, res.index, cfg.each_refs) if refs else []
 
     def resolve(self, module: str, refs: list[str], key=None, each_refs=None, depth: int = 0,
-                name_hint: str | None = None) -> list[Target]:
+                name_hint: str | None = None, force_keyed: bool = False) -> list[Target]:
         """Resolve references made in module instance ``module`` by a resource or
         call with instance ``key`` and for_each/count references ``each_refs``.
         ``name_hint``: the module variable being resolved, used to pick the output
@@ -456,9 +465,14 @@ class Plan:
         only ``module.q`` in the plan)."""
         if depth > 40:
             return [OPAQUE]
-        keyed = key is not None and any(r.startswith(("each.", "count.index")) for r in refs)
+        rk = tuple(refs)
+        got = self._reduced.get(rk)
+        if got is None:
+            got = self._reduced[rk] = (reduce_refs(refs), any(r.startswith(("each.", "count.index")) for r in refs))
+        reduced, has_each = got
+        keyed = key is not None and (force_keyed or has_each)
         out: list[Target] = []
-        for ref in reduce_refs(refs):
+        for ref in reduced:
             parts = parse_traversal(ref)
             if not parts:
                 continue
@@ -548,7 +562,9 @@ class Plan:
         out = []
         for child in chosen:
             if rest and isinstance(rest[0], str):
-                hint = rest[1].key if len(rest) > 1 and isinstance(rest[1], Index) else None
+                # module.m.out["k"] keeps the constant key; module.m.out[each.key]
+                # loses it in the plan, but the referrer's own key is the likely one
+                hint = rest[1].key if len(rest) > 1 and isinstance(rest[1], Index) else (key if keyed else None)
                 for t in self._output(child, rest[0], depth, hint):
                     out.append(_follow(t, rest[1:]) if t.res is None else t)
             else:  # the whole module object (a dynamic index, or iterated in a for expression)
@@ -594,12 +610,13 @@ class Plan:
                     pick = [n for n in names if n == oname or n == oname.rstrip("s") or n + "s" == oname]
                     for n in pick or names:
                         refs.append(f"module.{sub}[{_fmt_key(gchild)}].{n}")
-        got = self.resolve(child, refs, None, None, depth + 1) if refs else []
-        if hint is not None and len(got) > 1:
-            picked = [t for t in got if t.res is not None and hint in t.res.keys()]
-            if picked:
-                return picked
-        return got
+        if not refs:
+            return []
+        if hint is not None:
+            got = self.resolve(child, refs, hint, None, depth + 1, force_keyed=True)
+            if any(t.res is not None and hint in t.res.keys() for t in got):
+                return got
+        return self.resolve(child, refs, None, None, depth + 1)
 
 
 def _fmt_key(module_addr: str) -> str:

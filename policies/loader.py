@@ -2,19 +2,32 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 from policies.errors import InputError
 
+TIMINGS: dict[str, float] = {}
+
 HOWTO = "run `terraform plan -out=tfplan && terraform show -json tfplan > plan.json` and pass plan.json"
 
 
-def read_bytes(path: str) -> bytes:
-    if path == "-":
-        return sys.stdin.buffer.read()
+# top-level members the engine never reads: dropped as soon as they are parsed
+_SKIP = frozenset({"checks", "relevant_attributes", "output_changes", "timestamp"})
+
+
+def read_text(path: str) -> str:
+    """The file as text. A binary plan file, binary data or bad UTF-8 is refused here."""
+    name = "standard input" if path == "-" else path
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
+        if path == "-":
+            raw = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as fh:
+                head = fh.read(8)
+                _sniff(head, name, path)
+                fh.seek(0)
+                raw = fh.read()
     except FileNotFoundError:
         raise InputError(f"{path}: no such file; {HOWTO}") from None
     except IsADirectoryError:
@@ -23,27 +36,85 @@ def read_bytes(path: str) -> bytes:
         raise InputError(f"{path}: permission denied; make the file readable") from None
     except OSError as e:
         raise InputError(f"{path}: cannot read it ({e.strerror or e})") from None
-
-
-def parse(data: bytes, path: str) -> dict:
-    name = "standard input" if path == "-" else path
-    if not data.strip():
+    _sniff(raw[:8], name, path)
+    if not raw.strip():
         raise InputError(f"{name}: is empty; {HOWTO}")
-    if data[:4] == b"PK\x03\x04":
-        raise InputError(f"{name}: is a binary Terraform plan file, not JSON; convert it with "
-                         f"`terraform show -json {path if path != '-' else 'tfplan'} > plan.json` and pass plan.json")
-    head = data.lstrip()[:1]
-    if head not in (b"{", b"["):
-        if b"\x00" in data[:4096]:
-            raise InputError(f"{name}: is binary data, not JSON; {HOWTO}")
-        raise InputError(f"{name}: is not JSON (it starts with {data.lstrip()[:20].decode('utf-8', 'replace')!r}); {HOWTO}")
+    if b"\x00" in raw[:4096]:
+        raise InputError(f"{name}: is binary data, not JSON; {HOWTO}")
     try:
-        doc = json.loads(data)
+        return raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise InputError(f"{name}: is not UTF-8 JSON ({e.reason} at byte {e.start}); {HOWTO}") from None
+
+
+def _sniff(head: bytes, name: str, path: str):
+    if head[:4] == b"PK\x03\x04":
+        raise InputError(f"{name}: is a binary Terraform plan file, not JSON; convert it with "
+                         f"`terraform show -json {path if path != '-' else 'tfplan'} > plan.json` and pass plan.json")
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+
+
+def _decode(text: str):
+    """json.loads, member by member at the top level so that the large members
+    the engine does not read are freed as soon as they are parsed (lower peak
+    memory). Any irregularity falls back to json.loads for its error message."""
+    dec = json.JSONDecoder()
+    raw = dec.raw_decode
+    ws = _WS.match
+    try:
+        i = ws(text, 0).end()
+        if text[i] != "{":
+            return json.loads(text)
+        i = ws(text, i + 1).end()
+        doc = {}
+        if text[i] == "}":
+            i += 1
+        else:
+            while True:
+                key, i = raw(text, i)
+                i = ws(text, i).end()
+                if not isinstance(key, str) or text[i] != ":":
+                    return json.loads(text)
+                i = ws(text, i + 1).end()
+                value, i = raw(text, i)
+                if key not in _SKIP:
+                    doc[key] = value
+                del value
+                i = ws(text, i).end()
+                if text[i] == ",":
+                    i = ws(text, i + 1).end()
+                    continue
+                if text[i] == "}":
+                    i += 1
+                    break
+                return json.loads(text)
+        if ws(text, i).end() != len(text):
+            return json.loads(text)
+        return doc
+    except (IndexError, json.JSONDecodeError):
+        return json.loads(text)
+
+
+def parse(text: str, path: str) -> dict:
+    name = "standard input" if path == "-" else path
+    if not text.strip():
+        raise InputError(f"{name}: is empty; {HOWTO}")
+    head = text.lstrip()[:1]
+    if head not in ("{", "["):
+        raise InputError(f"{name}: is not JSON (it starts with {text.lstrip()[:20]!r}); {HOWTO}")
+    import time
+
+    t0 = time.perf_counter()
+    try:
+        doc = _decode(text)
     except json.JSONDecodeError as e:
         raise InputError(f"{name}: is not valid JSON (line {e.lineno} column {e.colno}: {e.msg}); {HOWTO}") from None
-    return check_document(doc, name)
+    t1 = time.perf_counter()
+    doc = check_document(doc, name)
+    TIMINGS["parse"], TIMINGS["validate"] = t1 - t0, time.perf_counter() - t1
+    return doc
 
 
 def check_document(doc, name: str) -> dict:
@@ -76,4 +147,10 @@ def check_document(doc, name: str) -> dict:
 
 
 def load(path: str) -> dict:
-    return parse(read_bytes(path), path)
+    holder = [read_text(path)]
+    return _parse_release(holder, path)
+
+
+def _parse_release(holder: list, path: str) -> dict:
+    text = holder.pop()  # the only reference: freed once parsed
+    return parse(text, path)

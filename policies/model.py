@@ -274,6 +274,7 @@ class Model:
             if isinstance(q.name, str):
                 self.queues_by_name.setdefault(q.name, []).append(q)
         self._doc_cache: dict[str, iamdoc.Document | None] = {}
+        self._docs_memo: dict[tuple, PolicyDoc | None] = {}
         self._consumed_docs: set[str] = set()
         self._attach_queue_resources()
         for q in self.queues:
@@ -602,7 +603,13 @@ class Model:
 
     # -- policy documents -------------------------------------------------------------------
     def document_from(self, res: Resource, attr: str) -> PolicyDoc | None:
-        """The policy document carried by ``res.attr``; None when there is none."""
+        """The policy document carried by ``res.attr``; None when there is none (memoized)."""
+        key = (res.address, attr)
+        if key not in self._docs_memo:
+            self._docs_memo[key] = self._document_from(res, attr)
+        return self._docs_memo[key]
+
+    def _document_from(self, res: Resource, attr: str) -> PolicyDoc | None:
         raw = res.attr(attr)
         if raw is None or raw == "":
             return None
