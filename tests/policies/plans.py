@@ -69,10 +69,9 @@ def _generate(name: str, directory: Path, variables: dict, copy: bool, out: Path
     try:
         tf = Terraform(work, variables=variables, env={"TF_DATA_DIR": str(data_dir)})
         tf.init()
-        plan_file = CACHE / f"{safe}.tfplan"
+        plan_file = out.with_suffix(".tfplan")  # kept: the binary plan is a test input too
         tf.plan(out=str(plan_file))
         doc = tf.show_json(plan_file)
-        plan_file.unlink(missing_ok=True)
     finally:
         if copy:
             shutil.rmtree(work, ignore_errors=True)
@@ -89,12 +88,15 @@ def plan_path(name: str) -> Path:
     CACHE.mkdir(parents=True, exist_ok=True)
     safe = name.replace(":", "-")
     out = CACHE / f"{safe}-{_digest(directory, variables)}.json"
-    if out.exists():
+    def cached() -> bool:
+        return out.exists() and out.with_suffix(".tfplan").exists()
+
+    if cached():
         return out
     with open(CACHE / f"{safe}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not out.exists():
-            for stale in CACHE.glob(f"{safe}-*.json"):
+        if not cached():
+            for stale in [*CACHE.glob(f"{safe}-*.json"), *CACHE.glob(f"{safe}-*.tfplan")]:
                 stale.unlink(missing_ok=True)
             _generate(name, directory, variables, copy, out)
     return out
