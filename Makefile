@@ -8,10 +8,13 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# checkov lives in its own venv (its pins conflict with ours); the checkov tests use it
+CHECKOV_VENV  := .venv-checkov
+CHECKOV_STAMP := $(CHECKOV_VENV)/.installed
 # pytest workers: the suite is mostly waiting on Terraform and LocalStack
 WORKERS ?= 4
 
-.PHONY: all venv demo test fmt clean
+.PHONY: all venv checkov-venv demo test fmt clean
 
 all: test
 
@@ -24,10 +27,17 @@ $(STAMP): requirements.txt pyproject.toml
 
 venv: $(STAMP)
 
+$(CHECKOV_STAMP): requirements-checkov.txt
+	@test -x $(CHECKOV_VENV)/bin/python || $(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-checkov.txt
+	@touch $@
+
+checkov-venv: $(CHECKOV_STAMP)
+
 demo: $(STAMP)
 	$(PY) -m tooling.demo
 
-test: $(STAMP)
+test: $(STAMP) $(CHECKOV_STAMP)
 	$(PY) -m pytest -n $(WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 fmt:

@@ -33,6 +33,8 @@ def fixture_names() -> list[str]:
 # name -> (directory, variables, offline_copy needed)
 def subjects() -> dict[str, tuple[Path, dict, bool]]:
     out = {f"config:{n}": (CONFIGS / n, {}, False) for n in fixture_names()}
+    # the benchmark's template at N = 3, to check its plan generator against Terraform
+    out["bench:3"] = (CONFIGS / "bench", {"pairs": 3}, True)
     for ex in sorted(p for p in EXAMPLES.iterdir() if p.is_dir() and list(p.glob("*.tf"))):
         out[f"example:{ex.name}"] = (ex, {"account_id": OFFLINE_ACCOUNT, "name_prefix": "policy"}, True)
     return out

@@ -1,0 +1,50 @@
+"""Event source mapping checks: partial batch responses, bounded concurrency (ESM002, ESM003)."""
+from __future__ import annotations
+
+from checkov.common.models.enums import CheckCategories, CheckResult
+from checkov.terraform.checks.resource.base_resource_check import BaseResourceCheck
+
+from _common import get, number, opaque_scalar, unresolved  # noqa: E402
+
+
+def _not_sqs(conf) -> bool:
+    arn = get(conf, "event_source_arn")
+    return isinstance(arn, str) and arn.startswith("arn:") and ":sqs:" not in arn
+
+
+class PartialBatchResponses(BaseResourceCheck):
+    def __init__(self):
+        super().__init__(name="Event source mapping reports partial batch failures (ReportBatchItemFailures) [ESM002]",
+                         id="CKV_RSQS_ESM002", categories=(CheckCategories.GENERAL_SECURITY,),
+                         supported_resources=("aws_lambda_event_source_mapping",))
+
+    def scan_resource_conf(self, conf):
+        if _not_sqs(conf):
+            return CheckResult.UNKNOWN
+        types = conf.get("function_response_types")
+        flat = []
+        for v in types or ():
+            flat.extend(v if isinstance(v, list) else [v])
+        if any(unresolved(v) for v in flat):
+            return CheckResult.UNKNOWN
+        return CheckResult.PASSED if "ReportBatchItemFailures" in flat else CheckResult.FAILED
+
+
+class BoundedConcurrency(BaseResourceCheck):
+    def __init__(self):
+        super().__init__(name="SQS event source mapping sets scaling_config.maximum_concurrency [ESM003]",
+                         id="CKV_RSQS_ESM003", categories=(CheckCategories.GENERAL_SECURITY,),
+                         supported_resources=("aws_lambda_event_source_mapping",))
+
+    def scan_resource_conf(self, conf):
+        if _not_sqs(conf):
+            return CheckResult.UNKNOWN
+        v = get(conf, "scaling_config", "maximum_concurrency")
+        if unresolved(v) or opaque_scalar(v):
+            return CheckResult.UNKNOWN
+        n = number(v)
+        return CheckResult.PASSED if n is not None and n >= 2 else CheckResult.FAILED
+
+
+check_partial = PartialBatchResponses()
+check_concurrency = BoundedConcurrency()

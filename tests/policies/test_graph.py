@@ -1,0 +1,89 @@
+"""Links resolved through the configuration's references, on real plans."""
+from __future__ import annotations
+
+import pytest
+
+from policies.graph import UNKNOWN, Index, Plan, parse_module_address, parse_traversal, reduce_refs
+from policies.model import Model, lambda_function_name, parse_sqs_arn, parse_sqs_url
+
+pytestmark = pytest.mark.plan
+
+
+def test_address_and_traversal_parsing():
+    assert parse_module_address('module.a["x.y\\"]z"].module.b[3].module.c') == (("a", 'x.y"]z'), ("b", 3), ("c", None))
+    assert parse_module_address("") == ()
+    assert parse_traversal('aws_sqs_queue.dlq["a.b"].arn') == ("aws_sqs_queue", "dlq", Index("a.b"), "arn")
+    assert parse_traversal("module.q[0].queue_arn") == ("module", "q", Index(0), "queue_arn")
+    assert reduce_refs(["aws_sqs_queue.dlq.arn", "aws_sqs_queue.dlq", "each.key", "path.module"]) == ["aws_sqs_queue.dlq.arn"]
+
+
+def test_arn_url_and_function_name_parsing():
+    assert parse_sqs_arn("arn:aws:sqs:eu-west-1:123456789012:q.fifo") == ("eu-west-1", "123456789012", "q.fifo")
+    assert parse_sqs_arn("arn:aws:sns:eu-west-1:1:t") is None
+    assert parse_sqs_url("https://sqs.eu-west-1.amazonaws.com/123456789012/q") == ("eu-west-1", "123456789012", "q")
+    assert parse_sqs_url("http://localhost:4566/000000000000/q")[1:] == ("000000000000", "q")
+    for ref in ("fn", "fn:live", "123456789012:function:fn", "arn:aws:lambda:us-east-1:123456789012:function:fn:3"):
+        assert lambda_function_name(ref) == "fn", ref
+
+
+def test_module_redrive_link_through_unknown_arn(plan_doc):
+    """Our module: the source's redrive policy is unknown (it embeds the DLQ's new ARN)."""
+    plan = Plan(plan_doc("example:many-queues"))
+    model = Model(plan)
+    src = next(q for q in model.queues if q.address.endswith('["policy-orders"].aws_sqs_queue.this'))
+    assert src.res.attr("redrive_policy") is UNKNOWN
+    assert src.dlq.address == 'module.messaging.module.queue["policy-orders"].aws_sqs_queue.dlq'
+    # the DLQ's redrive-allow policy is known and names the source by its built ARN
+    assert src.dlq.allow_value()["sourceQueueArns"] == ["arn:aws:sqs:us-east-1:123456789012:policy-orders"]
+    assert [s.address for s in src.dlq.sources] == [src.address]
+
+
+def test_esm_to_queue_through_module_output_for_expression(plan_doc):
+    """`module.messaging.queue_arns[each.key]`: the plan keeps only the output's name; the
+    output is a for expression over module.queue; the key comes from the mapping's own."""
+    model = Model(Plan(plan_doc("config:bench")))
+    for e in model.esms:
+        key = e.res.index
+        assert e.queue_link.one.address == f'module.messaging.module.queue["{key}"].aws_sqs_queue.this'
+        assert e.function_link.one.address == f'aws_lambda_function.consumer["{key}"]'
+
+
+def test_esm_in_another_module_through_module_variable(plan_doc):
+    """module.consumer[k] gets `queue_arn = module.queue[each.key].queue_arn`: the plan keeps
+    `module.queue` and `each.key`; the variable's name picks the output."""
+    model = Model(Plan(plan_doc("config:consumers")))
+    esm = next(e for e in model.esms if e.address == 'module.consumer["slow"].aws_lambda_event_source_mapping.this')
+    assert esm.queue_link.one.address == 'module.queue["slow"].aws_sqs_queue.this'
+    assert esm.function_link.one.address == 'module.consumer["slow"].aws_lambda_function.this'
+    ext = next(e for e in model.esms if e.address == "aws_lambda_event_source_mapping.external")
+    assert ext.function_link.external == "existing-function"
+
+
+def test_separate_resources_attach_to_their_queue(plan_doc):
+    model = Model(Plan(plan_doc("config:redrive-links")))
+    q = {x.address: x for x in model.queues}
+    sep, sep_dlq = q["aws_sqs_queue.sep"], q["aws_sqs_queue.sep_dlq"]
+    assert sep.redrive_res.address == "aws_sqs_queue_redrive_policy.sep" and sep.dlq is sep_dlq
+    assert sep_dlq.allow_res.address == "aws_sqs_queue_redrive_allow_policy.sep_dlq"
+    assert [r.address for r, _ in sep.policy_sources if r.type == "aws_sqs_queue_policy"] == ['aws_sqs_queue_policy.sep["sep"]']
+    assert q["aws_sqs_queue.literal"].dlq is q["aws_sqs_queue.literal_dlq"]  # literal ARN of a planned queue
+    assert q["aws_sqs_queue.uses_existing"].dlq_link.external == "arn:aws:sqs:us-east-1:123456789012:shared-dlq"
+
+
+def test_null_and_unknown_computed_attributes_are_told_apart(plan_doc):
+    plan = Plan(plan_doc("config:queue-bad"))
+    defaults = plan.by_address["aws_sqs_queue.defaults"]
+    # not configured: the provider computes it, AWS applies its default
+    assert defaults.unknown["sqs_managed_sse_enabled"] is True and defaults.attr("sqs_managed_sse_enabled") is None
+    # configured from a DLQ ARN created by the same apply: unknown
+    assert defaults.attr("redrive_policy") is UNKNOWN
+    # configured from a for_each variable: known now
+    assert plan.by_address['aws_sqs_queue.src["nosse"]'].attr("sqs_managed_sse_enabled") is False
+
+
+def test_claim_check_bucket_linked_by_policy_document(plan_doc):
+    model = Model(Plan(plan_doc("config:claim-check-bad")))
+    b = {x.address: x for x in model.buckets}
+    assert b["aws_s3_bucket.payloads"].claim_check
+    assert [q.address for q in b["aws_s3_bucket.payloads"].queues] == ["module.jobs.aws_sqs_queue.this"]
+    assert not b["aws_s3_bucket.logs"].claim_check
