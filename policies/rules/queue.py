@@ -311,7 +311,9 @@ Without a redrive-allow policy any queue in the account may use the DLQ as its d
 (allowAll), mixing unrelated failures into it and into its alarms. `byQueue` with the source ARNs
 documents and enforces the pairing. A warning: it protects operations, not messages.""",
       fix='Set redrive_allow_policy = jsonencode({redrivePermission = "byQueue", sourceQueueArns = [<source ARNs>]}).',
-      sources="seed 003")
+      sources="seed 003",
+      severity_note="warning when the DLQ has no redrive-allow policy or allows more than byQueue; error when a "
+                    "byQueue policy omits one of its sources (SQS then refuses to move that source's failures)")
 def dlq_redrive_allow(model: Model, opts):
     for d in model.queues:
         if not d.sources:

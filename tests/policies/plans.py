@@ -84,29 +84,47 @@ def _generate(name: str, directory: Path, variables: dict, copy: bool, out: Path
     tmp.replace(out)
 
 
-def plan_path(name: str) -> Path:
-    """Path of the cached plan JSON of one subject, generating it if needed (locked)."""
+def _target(name: str) -> Path:
+    directory, variables, _ = subjects()[name]
+    return CACHE / f"{name.replace(':', '-')}-{_digest(directory, variables)}.json"
+
+
+def _cached(out: Path) -> bool:
+    return out.exists() and out.with_suffix(".tfplan").exists()
+
+
+def plan_path(name: str, wait: bool = True) -> Path | None:
+    """Path of the cached plan JSON of one subject, generating it if needed.
+
+    A lock file per subject makes concurrent pytest workers plan it once. With
+    ``wait=False`` a subject another process is already planning is skipped
+    (returns None) so that the caller can plan something else meanwhile.
+    """
     directory, variables, copy = subjects()[name]
     CACHE.mkdir(parents=True, exist_ok=True)
     safe = name.replace(":", "-")
-    out = CACHE / f"{safe}-{_digest(directory, variables)}.json"
-    def cached() -> bool:
-        return out.exists() and out.with_suffix(".tfplan").exists()
-
-    if cached():
+    out = _target(name)
+    if _cached(out):
         return out
     with open(CACHE / f"{safe}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not cached():
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            return None
+        if not _cached(out):
             for stale in [*CACHE.glob(f"{safe}-*.json"), *CACHE.glob(f"{safe}-*.tfplan")]:
                 stale.unlink(missing_ok=True)
             _generate(name, directory, variables, copy, out)
     return out
 
 
-def ensure_all(names: list[str] | None = None, workers: int = 3) -> dict[str, Path]:
+def ensure_all(names: list[str] | None = None) -> dict[str, Path]:
+    """Every plan, generated in parallel: under pytest-xdist each worker plans what
+    no other worker is planning, then waits for the rest."""
     names = names or list(subjects())
-    with ThreadPoolExecutor(max_workers=workers) as ex:
+    threads = 1 if os.environ.get("PYTEST_XDIST_WORKER") else 4
+    with ThreadPoolExecutor(max_workers=threads) as ex:
+        list(ex.map(lambda n: plan_path(n, wait=False), names))
         return dict(zip(names, ex.map(plan_path, names)))
 
 
