@@ -165,6 +165,14 @@ def main(argv: list[str] | None = None) -> int:
     except RecursionError:
         sys.stderr.write("sqs-policy: error: the plan nests too deeply to read; is it really `terraform show -json` output?\n")
         return 2
+    except Exception as e:  # a bug in the engine: one line, the traceback on request
+        import os
+
+        if os.environ.get("SQS_POLICY_DEBUG"):
+            raise
+        sys.stderr.write(f"sqs-policy: internal error: {type(e).__name__}: {e} "
+                         "(rerun with SQS_POLICY_DEBUG=1 for the traceback, and please report it)\n")
+        return 2
 
 
 if __name__ == "__main__":

@@ -308,3 +308,13 @@ def test_console_script_is_installed():
     assert exe.exists(), "pip install -e . should install the sqs-policy console script"
     proc = subprocess.run([str(exe), "list-rules"], capture_output=True, timeout=60, env=dict(os.environ))
     assert proc.returncode == 0 and b"SQS001" in proc.stdout
+
+
+def test_start_up_stays_lean(plan_files):
+    """A clean check imports neither jsonschema (the precompiled validator suffices)
+    nor PyYAML (no YAML configuration given)."""
+    code = ("import sys\nfrom policies.cli import main\nrc = main(['check', sys.argv[1], '--format', 'json'])\n"
+            "sys.stderr.write(repr(sorted(m for m in ('jsonschema', 'yaml') if m in sys.modules)))\n")
+    proc = subprocess.run([sys.executable, "-c", code, str(plan_files["example:many-queues"])],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.stderr.strip() == "[]", proc.stderr
