@@ -427,7 +427,8 @@ class Model:
                 e.queue_link = Link(unknown_reason=f"event_source_arn could be any of {len(found)} queues")
             else:
                 # not resolvable: is it a queue at all? Streams need a starting position.
-                if r.attr("starting_position") not in (None,) or r.attr("self_managed_event_source") or r.attr("topics"):
+                if r.attr("starting_position") is not None or any(
+                        v is UNKNOWN or bool(v) for v in (r.attr("self_managed_event_source"), r.attr("topics"))):
                     return None
                 e.queue_link = Link(unknown_reason="event_source_arn is only known after apply and leads to no queue in the plan")
         else:
@@ -663,7 +664,8 @@ class Model:
         for r in self.plan.of_type("aws_iam_role"):
             if r.mode != "managed":
                 continue
-            for i, blk in enumerate(r.attr("inline_policy") or []):
+            blocks = r.attr("inline_policy")
+            for i, blk in enumerate(blocks if isinstance(blocks, list) else ()):
                 if isinstance(blk, dict) and isinstance(blk.get("policy"), str) and blk["policy"]:
                     try:
                         out.append(PolicyDoc(r.address, iamdoc.parse_json(blk["policy"], r.address)))

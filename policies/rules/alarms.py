@@ -17,7 +17,10 @@ def _alarms_for(q: Queue, metric: str) -> list[Alarm]:
 def _fires_on_first_message(a: Alarm, max_threshold: float):
     """True / False / UNKNOWN: the alarm fires when visible messages exceed max_threshold."""
     r = a.res
-    if r.attr("metric_query"):
+    mq = r.attr("metric_query")
+    if mq is UNKNOWN:
+        return UNKNOWN
+    if mq:
         return True  # metric math: we only know it watches the metric
     op, th = r.attr("comparison_operator"), r.attr("threshold")
     if op is UNKNOWN or th is UNKNOWN:
@@ -84,7 +87,10 @@ def age_alarm(model: Model, opts):
         good, late, undecided = [], [], []
         for a in alarms:
             th = a.res.attr("threshold")
-            if a.res.attr("metric_query"):
+            mq = a.res.attr("metric_query")
+            if mq is UNKNOWN:
+                undecided.append(a)
+            elif mq:
                 good.append(a)
             elif th is UNKNOWN or ret is UNKNOWN:
                 undecided.append(a)

@@ -107,10 +107,12 @@ def _lifecycle_rules(b: Bucket):
                 prefix = r.path("rule", i, "filter", 0, "and", 0, "prefix")
             if prefix in (None, ""):
                 prefix = r.path("rule", i, "prefix")
-            tags = r.path("rule", i, "filter", 0, "tag") or r.path("rule", i, "filter", 0, "and", 0, "tags")
+            tags = [r.path("rule", i, "filter", 0, "tag"), r.path("rule", i, "filter", 0, "and", 0, "tags")]
             prefix = "" if prefix is None else prefix
-            if tags and tags is not UNKNOWN:
+            if any(t is not UNKNOWN and t for t in tags):
                 prefix = None  # only tagged objects: does not cover untagged payloads
+            elif any(t is UNKNOWN for t in tags):
+                prefix = UNKNOWN
             exp = r.path("rule", i, "expiration")
             if exp is UNKNOWN:
                 out.append((prefix, UNKNOWN, status, r.address))
@@ -118,17 +120,22 @@ def _lifecycle_rules(b: Bucket):
             for j, _ in enumerate(exp or ()):
                 days = r.path("rule", i, "expiration", j, "days")
                 date = r.path("rule", i, "expiration", j, "date")
-                if days or days is UNKNOWN:
+                if days is UNKNOWN or date is UNKNOWN:
+                    out.append((prefix, UNKNOWN, status, r.address))
+                elif days:
                     out.append((prefix, days, status, r.address))
                 elif date:
                     out.append((prefix, ("date", date), status, r.address))
-    if b.res.configured("lifecycle_rule"):
-        for i, ru in enumerate(b.res.attr("lifecycle_rule") or ()):
-            enabled = b.res.path("lifecycle_rule", i, "enabled")
-            days = b.res.path("lifecycle_rule", i, "expiration", 0, "days")
-            if days or days is UNKNOWN:
-                out.append((b.res.path("lifecycle_rule", i, "prefix") or "", days,
-                            UNKNOWN if enabled is UNKNOWN else ("Enabled" if enabled else "Disabled"), b.address))
+    inline = b.res.attr("lifecycle_rule") if b.res.configured("lifecycle_rule") else None
+    if inline is UNKNOWN:
+        out.append((UNKNOWN, UNKNOWN, UNKNOWN, b.address))
+    for i, _ru in enumerate(inline if isinstance(inline, list) else ()):
+        enabled = b.res.path("lifecycle_rule", i, "enabled")
+        days = b.res.path("lifecycle_rule", i, "expiration", 0, "days")
+        prefix = b.res.path("lifecycle_rule", i, "prefix")
+        if days is UNKNOWN or days:
+            out.append(("" if prefix is None else prefix, days,
+                        UNKNOWN if enabled is UNKNOWN else ("Enabled" if enabled else "Disabled"), b.address))
     return out
 
 

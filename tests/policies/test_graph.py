@@ -1,6 +1,8 @@
 """Links resolved through the configuration's references, on real plans."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from policies.graph import UNKNOWN, Index, Plan, parse_module_address, parse_traversal, reduce_refs
@@ -87,3 +89,39 @@ def test_claim_check_bucket_linked_by_policy_document(plan_doc):
     assert b["aws_s3_bucket.payloads"].claim_check
     assert [q.address for q in b["aws_s3_bucket.payloads"].queues] == ["module.jobs.aws_sqs_queue.this"]
     assert not b["aws_s3_bucket.logs"].claim_check
+
+
+@pytest.mark.parametrize("subject", ["config:raw-good", "config:queue-bad", "config:consumers",
+                                     "config:redrive-links", "config:claim-check-bad", "example:many-queues"])
+def test_rules_survive_every_attribute_being_unknown(plan_doc, subject):
+    """Make every attribute of every resource unknown until apply: no rule may crash on
+    a value it cannot see (UNKNOWN refuses to be used as a truth value), and the engine
+    reports what it cannot decide."""
+    import copy
+
+    from policies.engine import evaluate
+
+    doc = copy.deepcopy(plan_doc(subject))
+    changes = {rc["address"]: rc for rc in doc.get("resource_changes", [])}
+    stack = [doc["planned_values"]["root_module"]]
+    n = 0
+    while stack:
+        m = stack.pop()
+        stack.extend(m.get("child_modules") or ())
+        for r in m.get("resources") or ():
+            rc = changes.get(r["address"])
+            if rc is None or not isinstance(rc["change"].get("after_unknown"), dict):
+                continue
+            for k in list(r.get("values") or {}):
+                if k in ("name", "bucket", "function_name"):
+                    continue  # identities stay known so that rules still find their subjects
+                del r["values"][k]
+                rc["change"]["after_unknown"][k] = True
+                n += 1
+    assert n > 20
+    report = evaluate(doc)
+    assert any(f.status == "unknown" for f in report.findings)
+    from policies import report as rep
+
+    assert json.loads(rep.render_json(report))["summary"]["unknown"] > 0
+    assert json.loads(rep.render_sarif(report, doc, "plan.json", "."))["runs"][0]["results"]
