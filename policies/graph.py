@@ -449,12 +449,14 @@ class Plan:
         return self.resolve(res.module, refs, res.index, cfg.each_refs)
 
     def all_targets(self, res: Resource) -> list[Target]:
-        """Everything any expression of ``res`` refers to."""
+        """Everything any expression of ``res`` refers to (each attribute resolved on its own)."""
         cfg = res.config
         if cfg is None:
             return []
-        refs = collect_refs(cfg.expressions)
-        return self.resolve(res.module, refs, res.index, cfg.each_refs) if refs else []
+        out: list[Target] = []
+        for attr in cfg.expressions:
+            out.extend(self.expr_targets(res, attr))
+        return out
 
     def resolve(self, module: str, refs: list[str], key=None, each_refs=None, depth: int = 0,
                 name_hint: str | None = None, force_keyed: bool = False) -> list[Target]:
@@ -478,7 +480,10 @@ class Plan:
                 continue
             head = parts[0]
             if head == "var" and len(parts) > 1:
-                for t in self._var(module, parts[1], depth):
+                ts = self._var(module, parts[1], depth)
+                if keyed and len(ts) > 1:  # var.arns[each.key]: the plan drops the index
+                    ts = self._var_index(module, parts[1], ts).get(key) or ts
+                for t in ts:
                     out.append(_follow(t, parts[2:]))
             elif head == "local":
                 out.append(OPAQUE)
@@ -525,6 +530,18 @@ class Plan:
         got = self._memo_var.get(k)
         if got is None:
             got = self._memo_var[k] = self._var_uncached(module, name, depth)
+        return got
+
+    def _var_index(self, module: str, name: str, targets: list[Target]) -> dict:
+        k = ("idx", module, name)
+        got = self._memo_var.get(k)
+        if got is None:
+            got = {}
+            for t in targets:
+                if t.res is not None:
+                    for key in t.res.keys():
+                        got.setdefault(key, []).append(t)
+            self._memo_var[k] = got
         return got
 
     def _var_uncached(self, module: str, name: str, depth: int) -> list[Target]:
