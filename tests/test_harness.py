@@ -118,3 +118,9 @@ def test_extract_errors_joins_wrapped_diagnostics():
     assert errors[0].startswith("Error: Invalid value for variable")
     assert "must be at least 2." in errors[0]
     assert errors[1] == "Error: Second detail two"
+
+
+def test_relative_working_dir(local_dir, monkeypatch):
+    monkeypatch.chdir(local_dir.parent)
+    plan = Terraform(local_dir.name, variables={"size": 2}).plan_json(out="rel.tfplan")
+    assert plan["resource_changes"][0]["change"]["after"]["input"]["size"] == 2

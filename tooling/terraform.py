@@ -161,8 +161,8 @@ class Terraform(_pt.Terraform):
         env: Mapping[str, str] | None = None,
         timeout: float | None = 1800,
     ):
-        super().__init__(working_dir=str(working_dir), terraform_bin_path=terraform_bin())
-        self.path = Path(working_dir)
+        super().__init__(working_dir=str(Path(working_dir).resolve()), terraform_bin_path=terraform_bin())
+        self.path = Path(working_dir).resolve()
         self.tf_variables = dict(variables or {})
         self.extra_env = dict(env or {})
         self.timeout = timeout
