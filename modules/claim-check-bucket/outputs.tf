@@ -1,6 +1,6 @@
 output "name" {
   description = "Bucket name."
-  value       = aws_s3_bucket.this.id
+  value       = aws_s3_bucket.this.bucket
 }
 
 output "arn" {
