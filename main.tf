@@ -147,7 +147,7 @@ module "iam" {
   kms_key_arns          = local.iam_kms[each.key]
 
   create_managed_policies = var.iam.create_managed_policies
-  name                    = "${var.iam.name_prefix}${module.queue[each.key].queue_name}"
+  name                    = "${var.iam.name_prefix}${replace(module.queue[each.key].queue_name, ".fifo", "-fifo")}"
   path                    = var.iam.path
 
   tags = merge(var.tags, each.value.tags)

@@ -183,7 +183,7 @@ variable "alarms" {
 }
 
 variable "iam" {
-  description = "Least-privilege policy documents per queue (modules/iam), always output: producer, consumer, redrive operator. `create_managed_policies` (false) also creates them as IAM policies named `<name_prefix><queue name>-<role>` under `path`. `kms_key_arns`: extra key ARNs to grant; needed when a queue or the bucket uses a customer-managed key by alias, which cannot be resolved to its ARN at plan time."
+  description = "Least-privilege policy documents per queue (modules/iam), always output: producer, consumer, redrive operator. `create_managed_policies` (false) also creates them as IAM policies named `<name_prefix><queue name>-<role>` (`.fifo` becomes `-fifo`) under `path`. `kms_key_arns`: extra key ARNs to grant; needed when a queue or the bucket uses a customer-managed key by alias, which cannot be resolved to its ARN at plan time."
   type = object({
     create_managed_policies = optional(bool, false)
     name_prefix             = optional(string, "")
