@@ -47,3 +47,11 @@ run "custom_kms_alias_without_key_arns" {
   }
   expect_failures = [output.iam_policies]
 }
+
+run "account_id_not_12_digits" {
+  command = plan
+  variables {
+    account_id = "12345"
+  }
+  expect_failures = [var.account_id]
+}

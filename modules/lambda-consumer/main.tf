@@ -47,12 +47,12 @@ resource "aws_lambda_event_source_mapping" "this" {
 
     precondition {
       condition     = !local.fifo || var.batch_size <= 10
-      error_message = "batch_size: ${var.batch_size} is above 10, the maximum for a FIFO queue (${var.queue_arn}). Use 1-10."
+      error_message = "batch_size: ${var.batch_size} is above 10, the maximum for a FIFO queue (event source of ${var.function_name}). Use 1-10."
     }
 
     precondition {
       condition     = !local.fifo || var.maximum_batching_window_seconds == 0
-      error_message = "maximum_batching_window_seconds: ${var.maximum_batching_window_seconds} s is set for a FIFO queue (${var.queue_arn}); FIFO event sources do not support a batching window. Set it to 0."
+      error_message = "maximum_batching_window_seconds: ${var.maximum_batching_window_seconds} s is set for a FIFO queue (event source of ${var.function_name}); FIFO event sources do not support a batching window. Set it to 0."
     }
 
     precondition {
