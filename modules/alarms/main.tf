@@ -40,32 +40,30 @@ locals {
 # CloudWatch can only publish to an encrypted topic whose key policy lets the
 # cloudwatch.amazonaws.com service principal use the key; the AWS-managed
 # alias/aws/sns key cannot, so the module creates a customer-managed key.
-data "aws_iam_policy_document" "alarm_key" {
-  count = local.create_key ? 1 : 0
-
-  # AWS's default key policy statement: the account (through IAM policies)
-  # administers and uses the key. Without it the key becomes unmanageable.
-  statement {
-    sid       = "EnableIamPolicies"
-    actions   = ["kms:*"]
-    resources = ["*"]
-
-    principals {
-      type        = "AWS"
-      identifiers = ["arn:${local.partition}:iam::${local.account_id}:root"]
-    }
-  }
-
-  statement {
-    sid       = "AllowCloudWatchAlarmsToPublish"
-    actions   = ["kms:GenerateDataKey", "kms:Decrypt"]
-    resources = ["*"]
-
-    principals {
-      type        = "Service"
-      identifiers = ["cloudwatch.amazonaws.com"]
-    }
-  }
+#
+# A key policy, not an IAM policy: "Resource": "*" means this key. The first
+# statement is AWS's default key policy (the account administers the key
+# through IAM policies); without it the key could not be managed at all.
+locals {
+  alarm_key_policy = jsonencode({
+    Version = "2012-10-17"
+    Statement = [
+      {
+        Sid       = "EnableIamPolicies"
+        Effect    = "Allow"
+        Principal = { AWS = "arn:${local.partition}:iam::${coalesce(local.account_id, "000000000000")}:root" }
+        Action    = "kms:*"
+        Resource  = "*"
+      },
+      {
+        Sid       = "AllowCloudWatchAlarmsToPublish"
+        Effect    = "Allow"
+        Principal = { Service = "cloudwatch.amazonaws.com" }
+        Action    = ["kms:GenerateDataKey", "kms:Decrypt"]
+        Resource  = "*"
+      },
+    ]
+  })
 }
 
 resource "aws_kms_key" "alarms" {
@@ -74,7 +72,7 @@ resource "aws_kms_key" "alarms" {
   description             = "Encrypts the SNS topic ${local.topic_name} for SQS alarm notifications"
   enable_key_rotation     = true
   deletion_window_in_days = 7
-  policy                  = data.aws_iam_policy_document.alarm_key[0].json
+  policy                  = local.alarm_key_policy
   tags                    = var.tags
 }
 
