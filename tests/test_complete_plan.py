@@ -8,7 +8,9 @@ import pytest
 from tests.helpers import EXAMPLES, OFFLINE_ACCOUNT, resources_by_address
 from tests.test_examples_plan import _assert_pair_guarantees, _pairs
 
-pytestmark = pytest.mark.plan
+# one worker plans examples/complete once for the whole module (the fixtures are
+# module-scoped, and each xdist worker would otherwise plan it again)
+pytestmark = [pytest.mark.plan, pytest.mark.xdist_group("examples-complete-plan")]
 
 PREFIX = "plantest"
 FUNCTION = "plantest-consumer"
