@@ -70,6 +70,7 @@ module "claim_check_bucket" {
   payload_prefix = local.cc.payload_prefix
   # a message redriven from any of these DLQs must still find its payload
   dlq_retention_seconds                  = { for k in local.cc_served : module.queue[k].dlq_name => module.queue[k].dlq_message_retention_seconds }
+  fifo_source_retention_seconds          = { for k in local.cc_served : module.queue[k].dlq_name => module.queue[k].message_retention_seconds if module.queue[k].fifo }
   expiration_days                        = local.cc.expiration_days
   kms_key_arn                            = local.cc.kms_key_arn
   versioning_enabled                     = local.cc.versioning_enabled

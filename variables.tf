@@ -116,7 +116,7 @@ variable "tags" {
 }
 
 variable "claim_check_bucket" {
-  description = "Optional S3 bucket for payloads too large for a message (modules/claim-check-bucket). `enabled` (default false) needs `name`. `queues`: keys of `queues` whose producers offload to it (null = all); the payload expiry defaults to their longest DLQ retention in days, rounded up, and a smaller `expiration_days` is refused. Also `payload_prefix` (\"payloads/\"), `kms_key_arn` (null = SSE-S3), `versioning_enabled`, `force_destroy` (false), `abort_incomplete_multipart_upload_days` (1), `access_log_bucket`, `tags`."
+  description = "Optional S3 bucket for payloads too large for a message (modules/claim-check-bucket). `enabled` (default false) needs `name`. `queues`: keys of `queues` whose producers offload to it (null = all); the payload expiry defaults to the longest a message of theirs can live before its DLQ deletes it (the DLQ retention; source + DLQ retention for FIFO, whose DLQ resets the enqueue time) in days, rounded up, and a smaller `expiration_days` is refused. Also `payload_prefix` (\"payloads/\"), `kms_key_arn` (null = SSE-S3), `versioning_enabled`, `force_destroy` (false), `abort_incomplete_multipart_upload_days` (1), `access_log_bucket`, `tags`."
   type = object({
     enabled                                = optional(bool, false)
     name                                   = optional(string)

@@ -119,6 +119,23 @@ run "everything_composed" {
   }
 }
 
+run "fifo_queue_extends_payload_expiry" {
+  command = plan
+
+  variables {
+    queues = {
+      orders          = {}
+      "payments.fifo" = { fifo = true, message_retention_seconds = 432000, dlq_message_retention_seconds = 864000 }
+    }
+    claim_check_bucket = { enabled = true, name = "acme-claim-check" }
+  }
+
+  assert {
+    condition     = output.claim_check_bucket.expiration_days == 15
+    error_message = "a FIFO message lives source + DLQ retention (5 + 10 = 15 days, its DLQ resets the enqueue time), longer than orders' 14-day DLQ"
+  }
+}
+
 run "kms_keys_resolved_for_iam" {
   command = plan
 

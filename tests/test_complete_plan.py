@@ -79,13 +79,14 @@ def test_claim_check_bucket(rcs, plan):
     rules = {r["id"]: r for r in after(rcs, f"{b}.aws_s3_bucket_lifecycle_configuration.this")["rule"]}
     expire = rules["expire-claim-check-payloads"]
     assert expire["status"] == "Enabled" and expire["filter"][0]["prefix"] == "payloads/"
-    # both queues keep DLQ messages 14 days (1209600 s): payloads must outlive them
-    assert expire["expiration"][0]["days"] == 14
+    # payloads must outlive every message pointing at them: the FIFO pair's DLQ resets
+    # the enqueue time, so its messages can live 4 days (source) + 14 days (DLQ)
+    assert expire["expiration"][0]["days"] == 18
     abort = rules["abort-incomplete-multipart-uploads"]
     assert abort["status"] == "Enabled" and abort["abort_incomplete_multipart_upload"] == [{"days_after_initiation": 1}]
     assert not [a for a in rcs if "aws_s3_bucket_versioning" in a], "versioning is optional and off by default"
     out = plan["output_changes"]["claim_check_bucket"]["after"]
-    assert out["expiration_days"] == 14 and sorted(out["queues"]) == [ORDERS, PAYMENTS]
+    assert out["expiration_days"] == 18 and sorted(out["queues"]) == [ORDERS, PAYMENTS]
 
 
 def test_idempotency_table(rcs):

@@ -36,11 +36,18 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
         "dlq_retention_out_of_range": ["dlq_retention_seconds:", "60-1209600"],
         "expiry_zero_days": ["expiration_days:", "1 to 3650"],
         "expiry_below_longest_dlq_retention": [
-            "expiration_days: 7 days is shorter than the longest DLQ retention",
-            "(emails-dlq: 1209600 s = 14 days, rounded up)",
+            "expiration_days: 7 days is shorter than a message served by this bucket can live before its DLQ deletes it",
+            "(emails-dlq: 1209600 s = 14 days, rounded up; its DLQ retention, as a standard queue's message keeps its enqueue time",
             "redriven from that DLQ",
             "to at least 14",
         ],
+        "expiry_below_fifo_message_lifetime": [
+            "expiration_days: 15 days is shorter than a message served by this bucket can live",
+            "(payments-dlq.fifo: 1555200 s = 18 days, rounded up; FIFO: source retention 345600 s + DLQ retention 1209600 s",
+            "to at least 18",
+        ],
+        "fifo_retention_without_dlq": ["fifo_source_retention_seconds: payments-dlq.fifo not in dlq_retention_seconds"],
+        "fifo_retention_out_of_range": ["fifo_source_retention_seconds:", "60-1209600"],
         "abort_multipart_zero_days": ["abort_incomplete_multipart_upload_days:", "1 to 365"],
         "kms_alias_name_not_arn": ["kms_key_arn:", "must be a KMS key ARN", "need the ARN"],
         "noncurrent_expiry_zero_days": ["noncurrent_version_expiration_days:", "1 to 365"],
@@ -115,8 +122,8 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
         "account_id_not_12_digits": ["account_id:", "12-digit"],
         # tests/fixtures/root-refusals.tftest.hcl: submodule refusals reached through the root
         "root_bucket_expiry_below_dlq_retention": [
-            "expiration_days: 9 days is shorter than the longest DLQ retention",
-            "(orders-dlq: 777601 s = 10 days, rounded up)",
+            "expiration_days: 9 days is shorter than a message served by this bucket can live",
+            "(orders-dlq: 777601 s = 10 days, rounded up;",
             "claim_check_bucket.expiration_days",
         ],
         "root_fifo_consumer_with_window": ["maximum_batching_window_seconds: 5 s is set for a FIFO queue (event source of payments-consumer)"],

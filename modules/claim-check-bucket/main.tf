@@ -11,9 +11,15 @@ data "aws_partition" "current" {}
 locals {
   arn_static = "arn:${data.aws_partition.current.partition}:s3:::${var.name}"
 
-  longest_dlq_seconds = length(var.dlq_retention_seconds) > 0 ? max(values(var.dlq_retention_seconds)...) : 0
-  longest_dlq_name    = length(var.dlq_retention_seconds) > 0 ? [for k, v in var.dlq_retention_seconds : k if v == local.longest_dlq_seconds][0] : null
+  # how long a message pointing into the bucket can exist, per DLQ
+  lifetimes = {
+    for dlq, retention in var.dlq_retention_seconds : dlq => retention + lookup(var.fifo_source_retention_seconds, dlq, 0)
+  }
+  longest_dlq_seconds = length(local.lifetimes) > 0 ? max(values(local.lifetimes)...) : 0
+  longest_dlq_name    = length(local.lifetimes) > 0 ? [for k, v in local.lifetimes : k if v == local.longest_dlq_seconds][0] : null
+  longest_is_fifo     = local.longest_dlq_name != null && contains(keys(var.fifo_source_retention_seconds), coalesce(local.longest_dlq_name, "-"))
   min_expiration_days = ceil(local.longest_dlq_seconds / 86400)
+  lifetime_note       = local.longest_is_fifo ? "FIFO: source retention ${lookup(var.fifo_source_retention_seconds, coalesce(local.longest_dlq_name, "-"), 0)} s + DLQ retention ${lookup(var.dlq_retention_seconds, coalesce(local.longest_dlq_name, "-"), 0)} s, as SQS resets a FIFO message's enqueue time when it moves to the DLQ" : "its DLQ retention, as a standard queue's message keeps its enqueue time in the DLQ"
   expiration_days     = coalesce(var.expiration_days, length(var.dlq_retention_seconds) > 0 ? max(local.min_expiration_days, 1) : 14)
 
   sse_kms = var.kms_key_arn != null
@@ -139,8 +145,13 @@ resource "aws_s3_bucket_lifecycle_configuration" "this" {
 
   lifecycle {
     precondition {
+      condition     = length(setsubtract(keys(var.fifo_source_retention_seconds), keys(var.dlq_retention_seconds))) == 0
+      error_message = "fifo_source_retention_seconds: ${join(", ", setsubtract(keys(var.fifo_source_retention_seconds), keys(var.dlq_retention_seconds)))} not in dlq_retention_seconds. Key both maps by the DLQ name."
+    }
+
+    precondition {
       condition     = var.expiration_days == null || try(var.expiration_days >= local.min_expiration_days, true)
-      error_message = "expiration_days: ${coalesce(var.expiration_days, 0)} days is shorter than the longest DLQ retention of the queues this bucket serves (${coalesce(local.longest_dlq_name, "none")}: ${local.longest_dlq_seconds} s = ${local.min_expiration_days} days, rounded up). A message redriven from that DLQ would point at a payload S3 has already expired. Set expiration_days (root module: claim_check_bucket.expiration_days) to at least ${local.min_expiration_days}, or leave it unset to derive it."
+      error_message = "expiration_days: ${coalesce(var.expiration_days, 0)} days is shorter than a message served by this bucket can live before its DLQ deletes it (${coalesce(local.longest_dlq_name, "none")}: ${local.longest_dlq_seconds} s = ${local.min_expiration_days} days, rounded up; ${local.lifetime_note}). A message redriven from that DLQ would point at a payload S3 has already expired. Set expiration_days (root module: claim_check_bucket.expiration_days) to at least ${local.min_expiration_days}, or leave it unset to derive it."
     }
   }
 }

@@ -24,12 +24,12 @@ output "payload_objects_arn" {
 }
 
 output "expiration_days" {
-  description = "Days after which payloads expire (given, or derived from the longest DLQ retention)."
+  description = "Days after which payloads expire (given, or derived from the queues served)."
   value       = local.expiration_days
 }
 
 output "min_expiration_days" {
-  description = "The bound expiration_days must meet: the longest DLQ retention served, in days rounded up (0 when no queue is given)."
+  description = "The bound expiration_days must meet: the longest life of a message served (DLQ retention; source + DLQ retention for FIFO), in days rounded up (0 when no queue is given)."
   value       = local.min_expiration_days
 }
 

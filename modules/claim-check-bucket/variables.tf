@@ -38,8 +38,20 @@ variable "dlq_retention_seconds" {
   }
 }
 
+variable "fifo_source_retention_seconds" {
+  description = "For FIFO queues among them: the source queue's retention (seconds), keyed by the same DLQ name. SQS resets a FIFO message's enqueue time when it moves to the DLQ, so such a message can exist for source + DLQ retention, and its payload must too. (A standard queue's message keeps its enqueue time, so its DLQ retention alone bounds it.)"
+  type        = map(number)
+  default     = {}
+  nullable    = false
+
+  validation {
+    condition     = alltrue([for v in values(var.fifo_source_retention_seconds) : v >= 60 && v <= 1209600])
+    error_message = "fifo_source_retention_seconds: every value must be an SQS retention in seconds, 60-1209600."
+  }
+}
+
 variable "expiration_days" {
-  description = "Days after which payload objects expire. Default: the longest `dlq_retention_seconds` in days, rounded up, or 14 (the SQS maximum retention) when no queue is given. A value below that bound is refused."
+  description = "Days after which payload objects expire. Default: the longest life of a message served (its DLQ retention; source + DLQ retention for FIFO) in days, rounded up, or 14 (the SQS maximum retention) when no queue is given. A value below that bound is refused."
   type        = number
   default     = null
 

@@ -85,6 +85,20 @@ run "expiry_derived_from_longest_dlq_retention" {
   }
 }
 
+run "fifo_message_lifetime_is_source_plus_dlq_retention" {
+  command = plan
+
+  variables {
+    dlq_retention_seconds         = { orders-dlq = 1209600, "payments-dlq.fifo" = 1209600 }
+    fifo_source_retention_seconds = { "payments-dlq.fifo" = 345600 }
+  }
+
+  assert {
+    condition     = output.expiration_days == 18
+    error_message = "a FIFO message can live 4 days in its queue and 14 more in its DLQ (the DLQ resets its enqueue time): 18 days"
+  }
+}
+
 run "explicit_expiry_at_or_above_bound" {
   command = plan
 

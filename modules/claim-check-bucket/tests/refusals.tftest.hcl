@@ -79,6 +79,34 @@ run "expiry_below_longest_dlq_retention" {
   expect_failures = [aws_s3_bucket_lifecycle_configuration.this]
 }
 
+run "expiry_below_fifo_message_lifetime" {
+  command = plan
+  variables {
+    dlq_retention_seconds         = { orders-dlq = 1209600, "payments-dlq.fifo" = 1209600 }
+    fifo_source_retention_seconds = { "payments-dlq.fifo" = 345600 }
+    expiration_days               = 15
+  }
+  expect_failures = [aws_s3_bucket_lifecycle_configuration.this]
+}
+
+run "fifo_retention_without_dlq" {
+  command = plan
+  variables {
+    dlq_retention_seconds         = { orders-dlq = 1209600 }
+    fifo_source_retention_seconds = { "payments-dlq.fifo" = 345600 }
+  }
+  expect_failures = [aws_s3_bucket_lifecycle_configuration.this]
+}
+
+run "fifo_retention_out_of_range" {
+  command = plan
+  variables {
+    dlq_retention_seconds         = { "payments-dlq.fifo" = 1209600 }
+    fifo_source_retention_seconds = { "payments-dlq.fifo" = 30 }
+  }
+  expect_failures = [var.fifo_source_retention_seconds]
+}
+
 run "abort_multipart_zero_days" {
   command = plan
   variables {
