@@ -22,13 +22,6 @@ run "name_with_uppercase" {
   expect_failures = [var.name]
 }
 
-run "name_with_double_dot" {
-  command = plan
-  variables {
-    name = "orders..payloads"
-  }
-  expect_failures = [var.name]
-}
 
 run "name_like_ip_address" {
   command = plan

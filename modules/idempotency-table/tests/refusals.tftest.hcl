@@ -23,13 +23,6 @@ run "name_too_short" {
   expect_failures = [var.name]
 }
 
-run "name_with_slash" {
-  command = plan
-  variables {
-    name = "orders/idempotency"
-  }
-  expect_failures = [var.name]
-}
 
 run "sort_key_same_as_partition_key" {
   command = plan
@@ -39,13 +32,6 @@ run "sort_key_same_as_partition_key" {
   expect_failures = [var.sort_key_attr]
 }
 
-run "sort_key_is_the_ttl_attribute" {
-  command = plan
-  variables {
-    sort_key_attr = "expiration"
-  }
-  expect_failures = [var.sort_key_attr]
-}
 
 run "kms_alias_instead_of_arn" {
   command = plan
