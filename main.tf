@@ -22,7 +22,10 @@ module "queue" {
   account_id = local.account_id
 
   visibility_timeout_seconds = try(coalesce(each.value.visibility_timeout_seconds, local.d.visibility_timeout_seconds), null)
-  consumer                   = each.value.consumer
+  consumer = each.value.consumer == null ? null : {
+    timeout_seconds                 = each.value.consumer.timeout_seconds
+    maximum_batching_window_seconds = each.value.consumer.maximum_batching_window_seconds
+  }
 
   message_retention_seconds     = coalesce(each.value.message_retention_seconds, local.d.message_retention_seconds, 345600)
   dlq_message_retention_seconds = coalesce(each.value.dlq_message_retention_seconds, local.d.dlq_message_retention_seconds, 1209600)
@@ -43,4 +46,157 @@ module "queue" {
   dlq_policy_statements   = each.value.dlq_policy_statements
 
   tags = merge(var.tags, each.value.tags)
+}
+
+# --- claim-check bucket, idempotency table ------------------------------------
+
+data "aws_partition" "current" {}
+data "aws_region" "current" {}
+
+locals {
+  cc = var.claim_check_bucket
+
+  # queues whose producers offload payloads to the bucket (null: all of them)
+  cc_queue_keys   = local.cc.queues == null ? keys(var.queues) : local.cc.queues
+  cc_unknown_keys = [for k in local.cc_queue_keys : k if !contains(keys(var.queues), k)]
+  cc_served       = [for k in local.cc_queue_keys : k if contains(keys(var.queues), k)]
+}
+
+module "claim_check_bucket" {
+  source = "./modules/claim-check-bucket"
+  count  = local.cc.enabled ? 1 : 0
+
+  name           = local.cc.name
+  payload_prefix = local.cc.payload_prefix
+  # a message redriven from any of these DLQs must still find its payload
+  dlq_retention_seconds                  = { for k in local.cc_served : module.queue[k].dlq_name => module.queue[k].dlq_message_retention_seconds }
+  fifo_source_retention_seconds          = { for k in local.cc_served : module.queue[k].dlq_name => module.queue[k].message_retention_seconds if module.queue[k].fifo }
+  expiration_days                        = local.cc.expiration_days
+  kms_key_arn                            = local.cc.kms_key_arn
+  versioning_enabled                     = local.cc.versioning_enabled
+  force_destroy                          = local.cc.force_destroy
+  abort_incomplete_multipart_upload_days = local.cc.abort_incomplete_multipart_upload_days
+  access_log_bucket                      = local.cc.access_log_bucket
+
+  tags = merge(var.tags, local.cc.tags)
+}
+
+module "idempotency_table" {
+  source = "./modules/idempotency-table"
+  count  = var.idempotency_table.enabled ? 1 : 0
+
+  name                        = var.idempotency_table.name
+  sort_key_attr               = var.idempotency_table.sort_key_attr
+  kms_key_arn                 = var.idempotency_table.kms_key_arn
+  deletion_protection_enabled = var.idempotency_table.deletion_protection_enabled
+  account_id                  = local.account_id
+
+  tags = merge(var.tags, var.idempotency_table.tags)
+}
+
+# --- IAM policy documents, one set per queue ------------------------------------
+
+locals {
+  kms_key_arn_pattern = "^arn:[a-z-]+:kms:[a-z0-9-]+:[0-9]{12}:key/[A-Za-z0-9-]+$"
+  kms_key_id_pattern  = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$|^mrk-[0-9a-f]{32}$"
+  kms_arn_prefix      = "arn:${data.aws_partition.current.partition}:kms:${data.aws_region.current.id}:${coalesce(local.account_id, "000000000000")}:key/"
+
+  # Customer-managed keys the roles must be allowed to use, per queue: a key
+  # ARN is used as is, a bare key ID is turned into its ARN, AWS-managed
+  # aliases (alias/aws/...) need no grant, and any other alias cannot be
+  # resolved at plan time (it must be listed in iam.kms_key_arns).
+  queue_kms = {
+    for k, q in var.queues : k => try(coalesce(q.kms_master_key_id, local.d.kms_master_key_id), null)
+  }
+  kms_ids = merge(
+    { for k, id in local.queue_kms : "queues.${k}.kms_master_key_id" => id if id != null },
+    local.cc.enabled && local.cc.kms_key_arn != null ? { "claim_check_bucket.kms_key_arn" = local.cc.kms_key_arn } : {},
+  )
+  kms_resolved = {
+    for src, id in local.kms_ids : src => (
+      can(regex(local.kms_key_arn_pattern, id)) ? id :
+      can(regex(local.kms_key_id_pattern, id)) ? "${local.kms_arn_prefix}${id}" :
+      null
+    )
+  }
+  kms_aws_managed = { for src, id in local.kms_ids : src => can(regex("(^|:)alias/aws/", id)) }
+  kms_unresolved  = [for src, id in local.kms_ids : "${src} = \"${id}\"" if local.kms_resolved[src] == null && !local.kms_aws_managed[src]]
+
+  bucket_kms_arn = try(local.kms_resolved["claim_check_bucket.kms_key_arn"], null)
+  iam_kms = {
+    for k in keys(var.queues) : k => distinct(compact(concat(
+      [try(local.kms_resolved["queues.${k}.kms_master_key_id"], null)],
+      contains(local.cc_served, k) ? [local.bucket_kms_arn] : [],
+      var.iam.kms_key_arns,
+    )))
+  }
+}
+
+module "iam" {
+  source   = "./modules/iam"
+  for_each = var.queues
+
+  producer_queue_arns = [module.queue[each.key].queue_arn_static]
+  consumer_queue_arns = [module.queue[each.key].queue_arn_static]
+  redrive = [{
+    dlq_arn          = module.queue[each.key].dlq_arn_static
+    source_queue_arn = module.queue[each.key].queue_arn_static
+  }]
+  payload_bucket_arn    = local.cc.enabled && contains(local.cc_served, each.key) ? module.claim_check_bucket[0].arn_static : null
+  payload_prefix        = local.cc.payload_prefix
+  idempotency_table_arn = var.idempotency_table.enabled ? module.idempotency_table[0].arn_static : null
+  kms_key_arns          = local.iam_kms[each.key]
+
+  create_managed_policies = var.iam.create_managed_policies
+  name                    = "${var.iam.name_prefix}${replace(module.queue[each.key].queue_name, ".fifo", "-fifo")}"
+  path                    = var.iam.path
+
+  tags = merge(var.tags, each.value.tags)
+}
+
+# --- alarms ----------------------------------------------------------------------
+
+module "alarms" {
+  source = "./modules/alarms"
+  count  = var.alarms.enabled && length(var.queues) > 0 ? 1 : 0
+
+  queues = {
+    for k, m in module.queue : k => {
+      queue_name = m.queue_name
+      dlq_name   = m.dlq_name
+      thresholds = var.queues[k].alarm_thresholds
+    }
+  }
+  thresholds            = var.alarms.thresholds
+  sns_topic_arn         = var.alarms.sns_topic_arn
+  create_sns_topic      = var.alarms.create_sns_topic
+  sns_topic_name        = var.alarms.sns_topic_name
+  sns_kms_master_key_id = var.alarms.sns_kms_master_key_id
+  notify_on_ok          = var.alarms.notify_on_ok
+  alarm_name_prefix     = var.alarms.alarm_name_prefix
+  account_id            = local.account_id
+
+  tags = var.tags
+}
+
+# --- Lambda consumers ------------------------------------------------------------
+
+module "consumer" {
+  source   = "./modules/lambda-consumer"
+  for_each = { for k, q in var.queues : k => q.consumer if try(q.consumer.function_name, null) != null }
+
+  function_name = each.value.function_name
+  # the real ARN (not the static one) so the mapping is created after the queue
+  queue_arn                        = module.queue[each.key].queue_arn
+  fifo                             = module.queue[each.key].fifo
+  queue_visibility_timeout_seconds = module.queue[each.key].visibility_timeout_seconds
+  function_timeout_seconds         = each.value.timeout_seconds
+  maximum_batching_window_seconds  = each.value.maximum_batching_window_seconds
+  batch_size                       = each.value.batch_size
+  maximum_concurrency              = each.value.maximum_concurrency
+  filter_patterns                  = each.value.filter_patterns
+  report_batch_item_failures       = each.value.report_batch_item_failures
+  enabled                          = each.value.enabled
+
+  tags = merge(var.tags, var.queues[each.key].tags)
 }

@@ -38,3 +38,72 @@ output "dlq_arns" {
   description = "Map of queue key to DLQ ARN."
   value       = { for k, m in module.queue : k => m.dlq_arn }
 }
+
+output "claim_check_bucket" {
+  description = "The claim-check bucket, or null when not enabled: name, arn, payload_prefix, payload_objects_arn, expiration_days and the queue keys it serves."
+  value = local.cc.enabled ? {
+    name                = module.claim_check_bucket[0].name
+    arn                 = module.claim_check_bucket[0].arn
+    payload_prefix      = module.claim_check_bucket[0].payload_prefix
+    payload_objects_arn = module.claim_check_bucket[0].payload_objects_arn
+    expiration_days     = module.claim_check_bucket[0].expiration_days
+    queues              = local.cc_served
+  } : null
+
+  precondition {
+    condition     = length(local.cc_unknown_keys) == 0
+    error_message = "claim_check_bucket.queues: ${join(", ", [for k in local.cc_unknown_keys : "\"${k}\""])} ${length(local.cc_unknown_keys) == 1 ? "is not a key" : "are not keys"} of queues (keys: ${join(", ", keys(var.queues))}). List the queue keys whose producers offload payloads to the bucket, or leave it null for all."
+  }
+}
+
+output "idempotency_table" {
+  description = "The idempotency table, or null when not enabled: name, arn, key_attr, sort_key_attr and expiry_attr (the Powertools DynamoDBPersistenceLayer settings)."
+  value = var.idempotency_table.enabled ? {
+    name          = module.idempotency_table[0].name
+    arn           = module.idempotency_table[0].arn
+    key_attr      = module.idempotency_table[0].key_attr
+    sort_key_attr = module.idempotency_table[0].sort_key_attr
+    expiry_attr   = module.idempotency_table[0].expiry_attr
+  } : null
+}
+
+output "iam_policies" {
+  description = "Per queue key: producer_policy_json, consumer_policy_json and redrive_operator_policy_json (least-privilege documents naming that queue, its DLQ, the bucket's payload prefix, the table and KMS keys), and policy_arns of the managed policies when created."
+  value = {
+    for k, m in module.iam : k => {
+      producer_policy_json         = m.producer_policy_json
+      consumer_policy_json         = m.consumer_policy_json
+      redrive_operator_policy_json = m.redrive_operator_policy_json
+      policy_arns                  = m.policy_arns
+    }
+  }
+
+  precondition {
+    condition     = length(local.kms_unresolved) == 0 || length(var.iam.kms_key_arns) > 0
+    error_message = "iam.kms_key_arns: ${join(", ", local.kms_unresolved)} names a customer-managed KMS key by alias, which cannot be resolved to the key ARN at plan time, and an IAM grant on an alias does not cover the key. Producers and consumers would fail with KMS AccessDenied. Add the key ARN to iam.kms_key_arns, or use the key ARN in place of the alias."
+  }
+}
+
+output "alarms" {
+  description = "The alarms, or null when disabled: sns_topic_arn (notified), kms_key_arn (created for the topic, or null), alarm_names and alarm_arns per queue key."
+  value = length(module.alarms) > 0 ? {
+    sns_topic_arn = module.alarms[0].sns_topic_arn
+    kms_key_arn   = module.alarms[0].kms_key_arn
+    alarm_names   = module.alarms[0].alarm_names
+    alarm_arns    = module.alarms[0].alarm_arns
+  } : null
+}
+
+output "consumers" {
+  description = "Per queue key with a consumer function: the event source mapping's uuid, arn, function_name, batch_size, maximum_concurrency and report_batch_item_failures."
+  value = {
+    for k, m in module.consumer : k => {
+      uuid                       = m.uuid
+      arn                        = m.arn
+      function_name              = m.function_name
+      batch_size                 = m.batch_size
+      maximum_concurrency        = m.maximum_concurrency
+      report_batch_item_failures = m.report_batch_item_failures
+    }
+  }
+}

@@ -38,6 +38,14 @@ def summarize(plan: dict) -> list[str]:
             f"  dead-letter queue    {dlq['name']} (after maxReceiveCount failed receives)",
             f"  DLQ accepts from     {', '.join(allow['sourceQueueArns'])} ({allow['redrivePermission']})",
         ]
+    alarms = sorted(
+        rc["change"]["after"]["alarm_name"] for rc in plan["resource_changes"] if rc["type"] == "aws_cloudwatch_metric_alarm"
+    )
+    if alarms:
+        topics = [rc for rc in plan["resource_changes"] if rc["type"] == "aws_sns_topic"]
+        target = f"notifying SNS topic {topics[0]['change']['after']['name']} (encrypted)" if topics else "notifying the given topic, if any"
+        lines.append(f"alarms ({len(alarms)}), {target}")
+        lines += [f"  {name}" for name in alarms]
     return lines
 
 

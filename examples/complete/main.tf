@@ -1,0 +1,51 @@
+# Everything on: two queue/DLQ pairs (one standard, one FIFO) with Lambda
+# consumers, a claim-check bucket for large payloads, an idempotency table,
+# least-privilege IAM policies per queue, and alarms notifying an encrypted
+# SNS topic.
+module "messaging" {
+  source = "../../"
+
+  account_id = var.account_id
+
+  queues = {
+    "${var.name_prefix}-orders" = {
+      consumer = {
+        timeout_seconds                 = 30
+        maximum_batching_window_seconds = 5
+        function_name                   = var.consumer_function_name
+        batch_size                      = 20
+        maximum_concurrency             = 5
+      }
+    }
+    "${var.name_prefix}-payments" = {
+      fifo                        = true
+      content_based_deduplication = true
+      consumer = {
+        timeout_seconds = 20
+        function_name   = var.consumer_function_name
+      }
+    }
+  }
+
+  claim_check_bucket = {
+    enabled       = true
+    name          = "${var.name_prefix}-claim-check"
+    force_destroy = var.force_destroy
+  }
+
+  idempotency_table = {
+    enabled                     = true
+    name                        = "${var.name_prefix}-idempotency"
+    deletion_protection_enabled = var.deletion_protection
+  }
+
+  # alarms are on by default: six per queue pair, notifying an SNS topic
+  # encrypted with a key the module creates for CloudWatch
+
+  iam = {
+    create_managed_policies = true
+    path                    = "/${var.name_prefix}/"
+  }
+
+  tags = { example = "complete" }
+}

@@ -1,0 +1,284 @@
+# CloudWatch alarms for queue/DLQ pairs, notifying an SNS topic.
+#
+# Per DLQ: depth (any visible message), rapid influx (messages added per
+# minute), stale (oldest message older than an hour: failures nobody looks at).
+# Per source queue: age of the oldest message (warning and critical) and
+# backlog. Every alarm uses the QueueName dimension; its name says which queue
+# and what is wrong, its description what to do.
+
+data "aws_partition" "current" {}
+data "aws_region" "current" {}
+
+data "aws_caller_identity" "current" {
+  count = local.create_topic && var.account_id == null ? 1 : 0
+}
+
+locals {
+  create_topic = length(var.queues) > 0 && coalesce(var.create_sns_topic, var.sns_topic_arn == null)
+  create_key   = local.create_topic && var.sns_kms_master_key_id == null
+  account_id   = var.account_id != null ? var.account_id : one(data.aws_caller_identity.current[*].account_id)
+  partition    = data.aws_partition.current.partition
+  region       = data.aws_region.current.id
+
+  first_queue      = length(var.queues) > 0 ? trimsuffix(sort([for q in values(var.queues) : q.queue_name])[0], ".fifo") : ""
+  topic_name       = coalesce(var.sns_topic_name, "${var.alarm_name_prefix}sqs-alarms-${local.first_queue}")
+  topic_arn_static = "arn:${local.partition}:sns:${local.region}:${coalesce(local.account_id, "000000000000")}:${local.topic_name}"
+
+  topic_arn     = local.create_topic ? aws_sns_topic.alarms[0].arn : var.sns_topic_arn
+  alarm_actions = local.topic_arn == null ? null : [local.topic_arn]
+  ok_actions    = var.notify_on_ok ? local.alarm_actions : null
+
+  # module-wide thresholds, overridden per queue where given
+  t = {
+    for k, q in var.queues : k => merge(var.thresholds, { for name, v in q.thresholds : name => v if v != null })
+  }
+  p = var.alarm_name_prefix
+}
+
+# --- notification topic ------------------------------------------------------
+
+# CloudWatch can only publish to an encrypted topic whose key policy lets the
+# cloudwatch.amazonaws.com service principal use the key; the AWS-managed
+# alias/aws/sns key cannot, so the module creates a customer-managed key.
+#
+# A key policy, not an IAM policy: "Resource": "*" means this key. The first
+# statement is AWS's default key policy (the account administers the key
+# through IAM policies); without it the key could not be managed at all.
+locals {
+  alarm_key_policy = jsonencode({
+    Version = "2012-10-17"
+    Statement = [
+      {
+        Sid       = "EnableIamPolicies"
+        Effect    = "Allow"
+        Principal = { AWS = "arn:${local.partition}:iam::${coalesce(local.account_id, "000000000000")}:root" }
+        Action    = "kms:*"
+        Resource  = "*"
+      },
+      {
+        Sid       = "AllowCloudWatchAlarmsToPublish"
+        Effect    = "Allow"
+        Principal = { Service = "cloudwatch.amazonaws.com" }
+        Action    = ["kms:GenerateDataKey", "kms:Decrypt"]
+        Resource  = "*"
+      },
+    ]
+  })
+}
+
+resource "aws_kms_key" "alarms" {
+  count = local.create_key ? 1 : 0
+
+  description             = "Encrypts the SNS topic ${local.topic_name} for SQS alarm notifications"
+  enable_key_rotation     = true
+  deletion_window_in_days = 7
+  policy                  = local.alarm_key_policy
+  tags                    = var.tags
+}
+
+data "aws_iam_policy_document" "topic" {
+  count = local.create_topic ? 1 : 0
+
+  statement {
+    sid       = "AllowCloudWatchAlarmsToPublish"
+    actions   = ["sns:Publish"]
+    resources = [local.topic_arn_static]
+
+    principals {
+      type        = "Service"
+      identifiers = ["cloudwatch.amazonaws.com"]
+    }
+
+    condition {
+      test     = "StringEquals"
+      variable = "aws:SourceAccount"
+      values   = [local.account_id]
+    }
+  }
+
+  statement {
+    sid       = "DenyInsecureTransport"
+    effect    = "Deny"
+    actions   = ["sns:Publish"]
+    resources = [local.topic_arn_static]
+
+    principals {
+      type        = "*"
+      identifiers = ["*"]
+    }
+
+    condition {
+      test     = "Bool"
+      variable = "aws:SecureTransport"
+      values   = ["false"]
+    }
+  }
+}
+
+resource "aws_sns_topic" "alarms" {
+  count = local.create_topic ? 1 : 0
+
+  name              = local.topic_name
+  kms_master_key_id = local.create_key ? aws_kms_key.alarms[0].arn : var.sns_kms_master_key_id
+  policy            = data.aws_iam_policy_document.topic[0].json
+  tags              = var.tags
+
+  lifecycle {
+    precondition {
+      condition     = !(var.create_sns_topic == true && var.sns_topic_arn != null)
+      error_message = "create_sns_topic: true together with sns_topic_arn (${coalesce(var.sns_topic_arn, "-")}). Give an existing topic or ask for a new one, not both."
+    }
+  }
+}
+
+# --- DLQ alarms ----------------------------------------------------------------
+
+resource "aws_cloudwatch_metric_alarm" "dlq_depth" {
+  for_each = var.queues
+
+  alarm_name        = "${local.p}sqs-dlq-not-empty-${each.value.dlq_name}"
+  alarm_description = "Dead-letter queue ${each.value.dlq_name} (DLQ of ${each.value.queue_name}) has messages: each one failed processing maxReceiveCount times. To do: inspect a sample on ${each.value.dlq_name} without deleting it, fix the cause in the consumer of ${each.value.queue_name}, then redrive the messages to ${each.value.queue_name} (StartMessageMoveTask, or 'Start DLQ redrive' in the console)."
+
+  namespace           = "AWS/SQS"
+  metric_name         = "ApproximateNumberOfMessagesVisible"
+  dimensions          = { QueueName = each.value.dlq_name }
+  statistic           = "Maximum"
+  period              = 60
+  evaluation_periods  = 1
+  comparison_operator = "GreaterThanThreshold"
+  threshold           = 0
+  treat_missing_data  = "notBreaching"
+
+  alarm_actions = local.alarm_actions
+  ok_actions    = local.ok_actions
+  tags          = var.tags
+}
+
+resource "aws_cloudwatch_metric_alarm" "dlq_influx" {
+  for_each = var.queues
+
+  alarm_name        = "${local.p}sqs-dlq-influx-${each.value.dlq_name}"
+  alarm_description = "More than ${local.t[each.key].dlq_influx_messages} messages per minute arrived in dead-letter queue ${each.value.dlq_name} for ${local.t[each.key].dlq_influx_evaluation_periods} consecutive minutes: the consumer of ${each.value.queue_name} is failing systematically (bad deploy, downstream outage, poison batch). To do: check the consumer's errors and recent deploys, roll back or disable its event source mapping, and redrive ${each.value.dlq_name} once fixed."
+
+  metric_query {
+    id          = "visible"
+    return_data = false
+
+    metric {
+      namespace   = "AWS/SQS"
+      metric_name = "ApproximateNumberOfMessagesVisible"
+      dimensions  = { QueueName = each.value.dlq_name }
+      stat        = "Maximum"
+      period      = 60
+    }
+  }
+
+  metric_query {
+    id          = "added"
+    expression  = "DIFF(visible)"
+    label       = "Messages added to ${each.value.dlq_name} per minute"
+    return_data = true
+  }
+
+  evaluation_periods  = local.t[each.key].dlq_influx_evaluation_periods
+  comparison_operator = "GreaterThanThreshold"
+  threshold           = local.t[each.key].dlq_influx_messages
+  treat_missing_data  = "notBreaching"
+
+  alarm_actions = local.alarm_actions
+  ok_actions    = local.ok_actions
+  tags          = var.tags
+}
+
+resource "aws_cloudwatch_metric_alarm" "dlq_stale" {
+  for_each = var.queues
+
+  alarm_name        = "${local.p}sqs-dlq-stale-${each.value.dlq_name}"
+  alarm_description = "The oldest message in dead-letter queue ${each.value.dlq_name} (DLQ of ${each.value.queue_name}) is older than ${local.t[each.key].dlq_stale_age_seconds} s: failed messages are waiting unattended and are deleted when the DLQ retention runs out. To do: triage them now; redrive to ${each.value.queue_name} after the fix, or archive and delete them deliberately."
+
+  namespace           = "AWS/SQS"
+  metric_name         = "ApproximateAgeOfOldestMessage"
+  dimensions          = { QueueName = each.value.dlq_name }
+  statistic           = "Maximum"
+  period              = 60
+  evaluation_periods  = 1
+  comparison_operator = "GreaterThanThreshold"
+  threshold           = local.t[each.key].dlq_stale_age_seconds
+  treat_missing_data  = "notBreaching"
+
+  alarm_actions = local.alarm_actions
+  ok_actions    = local.ok_actions
+  tags          = var.tags
+}
+
+# --- source queue alarms -------------------------------------------------------
+
+resource "aws_cloudwatch_metric_alarm" "age_warning" {
+  for_each = var.queues
+
+  alarm_name        = "${local.p}sqs-oldest-message-warning-${each.value.queue_name}"
+  alarm_description = "WARNING: the oldest message in ${each.value.queue_name} has waited more than ${local.t[each.key].age_warning_seconds} s: its consumer is falling behind or failing. To do: check the consumer's errors, throttles and concurrency limit (maximum_concurrency, reserved concurrency); scale it or fix it before messages reach the DLQ or expire."
+
+  namespace           = "AWS/SQS"
+  metric_name         = "ApproximateAgeOfOldestMessage"
+  dimensions          = { QueueName = each.value.queue_name }
+  statistic           = "Maximum"
+  period              = 60
+  evaluation_periods  = 1
+  comparison_operator = "GreaterThanThreshold"
+  threshold           = local.t[each.key].age_warning_seconds
+  treat_missing_data  = "notBreaching"
+
+  alarm_actions = local.alarm_actions
+  ok_actions    = local.ok_actions
+  tags          = var.tags
+}
+
+resource "aws_cloudwatch_metric_alarm" "age_critical" {
+  for_each = var.queues
+
+  alarm_name        = "${local.p}sqs-oldest-message-critical-${each.value.queue_name}"
+  alarm_description = "CRITICAL: the oldest message in ${each.value.queue_name} has waited more than ${local.t[each.key].age_critical_seconds} s: processing is stalled and messages will expire when the queue's retention runs out. To do now: check whether the consumer runs at all (event source mapping enabled, function errors, permissions, KMS access), fix or roll back, and scale it to drain the backlog."
+
+  namespace           = "AWS/SQS"
+  metric_name         = "ApproximateAgeOfOldestMessage"
+  dimensions          = { QueueName = each.value.queue_name }
+  statistic           = "Maximum"
+  period              = 60
+  evaluation_periods  = 1
+  comparison_operator = "GreaterThanThreshold"
+  threshold           = local.t[each.key].age_critical_seconds
+  treat_missing_data  = "notBreaching"
+
+  alarm_actions = local.alarm_actions
+  ok_actions    = local.ok_actions
+  tags          = var.tags
+
+  lifecycle {
+    precondition {
+      condition     = local.t[each.key].age_critical_seconds > local.t[each.key].age_warning_seconds
+      error_message = "thresholds (queue ${each.key}): age_critical_seconds (${local.t[each.key].age_critical_seconds}) must be greater than age_warning_seconds (${local.t[each.key].age_warning_seconds}), or the warning never comes first."
+    }
+  }
+}
+
+resource "aws_cloudwatch_metric_alarm" "backlog" {
+  for_each = var.queues
+
+  alarm_name        = "${local.p}sqs-backlog-${each.value.queue_name}"
+  alarm_description = "More than ${local.t[each.key].backlog_messages} messages have been waiting in ${each.value.queue_name} for ${local.t[each.key].backlog_evaluation_periods} minutes: producers outpace the consumer. To do: check the consumer's throughput and errors; raise its concurrency or batch size if downstream can take it, or slow the producers."
+
+  namespace           = "AWS/SQS"
+  metric_name         = "ApproximateNumberOfMessagesVisible"
+  dimensions          = { QueueName = each.value.queue_name }
+  statistic           = "Maximum"
+  period              = 60
+  evaluation_periods  = local.t[each.key].backlog_evaluation_periods
+  comparison_operator = "GreaterThanThreshold"
+  threshold           = local.t[each.key].backlog_messages
+  treat_missing_data  = "notBreaching"
+
+  alarm_actions = local.alarm_actions
+  ok_actions    = local.ok_actions
+  tags          = var.tags
+}

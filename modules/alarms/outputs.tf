@@ -1,0 +1,47 @@
+output "sns_topic_arn" {
+  description = "Topic the alarms notify (created or given), or null when they notify nothing."
+  value       = local.topic_arn
+}
+
+output "sns_topic_created" {
+  description = "Whether the module created the topic."
+  value       = local.create_topic
+}
+
+output "kms_key_arn" {
+  description = "ARN of the KMS key the module created for the topic, or null."
+  value       = one(aws_kms_key.alarms[*].arn)
+}
+
+output "alarm_names" {
+  description = "Alarm names per queue key: dlq_depth, dlq_influx, dlq_stale, age_warning, age_critical, backlog."
+  value = {
+    for k in keys(var.queues) : k => {
+      dlq_depth    = aws_cloudwatch_metric_alarm.dlq_depth[k].alarm_name
+      dlq_influx   = aws_cloudwatch_metric_alarm.dlq_influx[k].alarm_name
+      dlq_stale    = aws_cloudwatch_metric_alarm.dlq_stale[k].alarm_name
+      age_warning  = aws_cloudwatch_metric_alarm.age_warning[k].alarm_name
+      age_critical = aws_cloudwatch_metric_alarm.age_critical[k].alarm_name
+      backlog      = aws_cloudwatch_metric_alarm.backlog[k].alarm_name
+    }
+  }
+}
+
+output "alarm_arns" {
+  description = "Alarm ARNs per queue key, same shape as alarm_names."
+  value = {
+    for k in keys(var.queues) : k => {
+      dlq_depth    = aws_cloudwatch_metric_alarm.dlq_depth[k].arn
+      dlq_influx   = aws_cloudwatch_metric_alarm.dlq_influx[k].arn
+      dlq_stale    = aws_cloudwatch_metric_alarm.dlq_stale[k].arn
+      age_warning  = aws_cloudwatch_metric_alarm.age_warning[k].arn
+      age_critical = aws_cloudwatch_metric_alarm.age_critical[k].arn
+      backlog      = aws_cloudwatch_metric_alarm.backlog[k].arn
+    }
+  }
+}
+
+output "thresholds" {
+  description = "Effective thresholds per queue key (module-wide values merged with the queue's overrides)."
+  value       = local.t
+}

@@ -1,0 +1,115 @@
+# Every refused input of modules/alarms fails the plan. Messages are asserted
+# by tests/test_submodule_refusals.py.
+
+provider "aws" {
+  region                      = "us-east-1"
+  access_key                  = "offline-plan"
+  secret_key                  = "offline-plan"
+  skip_credentials_validation = true
+  skip_requesting_account_id  = true
+  skip_metadata_api_check     = true
+}
+
+variables {
+  account_id = "123456789012"
+  queues = {
+    orders = { queue_name = "orders", dlq_name = "orders-dlq" }
+  }
+}
+
+run "queue_url_instead_of_name" {
+  command = plan
+  variables {
+    queues = { orders = { queue_name = "https://sqs.us-east-1.amazonaws.com/123456789012/orders", dlq_name = "orders-dlq" } }
+  }
+  expect_failures = [var.queues]
+}
+
+run "per_queue_threshold_zero" {
+  command = plan
+  variables {
+    queues = { orders = { queue_name = "orders", dlq_name = "orders-dlq", thresholds = { backlog_messages = 0 } } }
+  }
+  expect_failures = [var.queues]
+}
+
+run "threshold_fractional" {
+  command = plan
+  variables {
+    thresholds = { dlq_influx_messages = 2.5 }
+  }
+  expect_failures = [var.thresholds]
+}
+
+run "age_threshold_below_metric_period" {
+  command = plan
+  variables {
+    thresholds = { age_warning_seconds = 30 }
+  }
+  expect_failures = [var.thresholds]
+}
+
+run "evaluation_periods_above_one_day" {
+  command = plan
+  variables {
+    thresholds = { backlog_evaluation_periods = 1441 }
+  }
+  expect_failures = [var.thresholds]
+}
+
+run "critical_age_not_above_warning" {
+  command = plan
+  variables {
+    thresholds = { age_warning_seconds = 1800, age_critical_seconds = 900 }
+  }
+  expect_failures = [aws_cloudwatch_metric_alarm.age_critical]
+}
+
+run "fifo_topic_arn" {
+  command = plan
+  variables {
+    sns_topic_arn = "arn:aws:sns:us-east-1:123456789012:oncall.fifo"
+  }
+  expect_failures = [var.sns_topic_arn]
+}
+
+run "topic_given_and_create_requested" {
+  command = plan
+  variables {
+    sns_topic_arn    = "arn:aws:sns:us-east-1:123456789012:oncall"
+    create_sns_topic = true
+  }
+  expect_failures = [aws_sns_topic.alarms]
+}
+
+run "topic_name_with_dot" {
+  command = plan
+  variables {
+    sns_topic_name = "queue.alarms"
+  }
+  expect_failures = [var.sns_topic_name]
+}
+
+run "aws_managed_sns_key" {
+  command = plan
+  variables {
+    sns_kms_master_key_id = "alias/aws/sns"
+  }
+  expect_failures = [var.sns_kms_master_key_id]
+}
+
+run "prefix_with_space" {
+  command = plan
+  variables {
+    alarm_name_prefix = "prod "
+  }
+  expect_failures = [var.alarm_name_prefix]
+}
+
+run "account_id_not_12_digits" {
+  command = plan
+  variables {
+    account_id = "12345678901"
+  }
+  expect_failures = [var.account_id]
+}

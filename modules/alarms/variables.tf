@@ -1,0 +1,137 @@
+variable "queues" {
+  description = "Queue/DLQ pairs to watch, keyed by any stable label (the root module uses its queue keys): `queue_name`, `dlq_name`, and optional per-queue `thresholds` overriding the module-wide ones."
+  type = map(object({
+    queue_name = string
+    dlq_name   = string
+    thresholds = optional(object({
+      dlq_influx_messages           = optional(number)
+      dlq_influx_evaluation_periods = optional(number)
+      dlq_stale_age_seconds         = optional(number)
+      age_warning_seconds           = optional(number)
+      age_critical_seconds          = optional(number)
+      backlog_messages              = optional(number)
+      backlog_evaluation_periods    = optional(number)
+    }), {})
+  }))
+  nullable = false
+
+  validation {
+    condition = alltrue([for q in values(var.queues) : alltrue([
+      for n in [q.queue_name, q.dlq_name] : can(regex("^[A-Za-z0-9_-]{1,75}(\\.fifo)?$", n))
+    ])])
+    error_message = "queues: queue_name and dlq_name must be SQS queue names (letters, digits, hyphens, underscores, optional .fifo suffix), not URLs or ARNs: the alarms use them as the QueueName dimension."
+  }
+
+  validation {
+    condition = alltrue([for q in values(var.queues) : alltrue([
+      for k, v in q.thresholds : v == null || try(v >= 1 && floor(v) == v, false)
+    ])])
+    error_message = "queues[*].thresholds: every override must be a whole number of at least 1 (messages, seconds or periods), or unset to take the module-wide value."
+  }
+}
+
+variable "thresholds" {
+  description = "Module-wide alarm thresholds (all optional). DLQ: `dlq_influx_messages` per minute for `dlq_influx_evaluation_periods` minutes (50, 2), `dlq_stale_age_seconds` (3600). Source queue: `age_warning_seconds` (300), `age_critical_seconds` (1800), `backlog_messages` visible for `backlog_evaluation_periods` minutes (1000, 5). The DLQ depth alarm (> 0 visible) has no threshold to tune."
+  type = object({
+    dlq_influx_messages           = optional(number, 50)
+    dlq_influx_evaluation_periods = optional(number, 2)
+    dlq_stale_age_seconds         = optional(number, 3600)
+    age_warning_seconds           = optional(number, 300)
+    age_critical_seconds          = optional(number, 1800)
+    backlog_messages              = optional(number, 1000)
+    backlog_evaluation_periods    = optional(number, 5)
+  })
+  default  = {}
+  nullable = false
+
+  validation {
+    condition     = alltrue([for k, v in var.thresholds : try(v >= 1 && floor(v) == v, false)])
+    error_message = "thresholds: every value must be a whole number of at least 1 (messages, seconds or periods)."
+  }
+
+  validation {
+    condition     = try(var.thresholds.dlq_stale_age_seconds >= 60 && var.thresholds.age_warning_seconds >= 60 && var.thresholds.age_critical_seconds >= 60, false)
+    error_message = "thresholds: dlq_stale_age_seconds, age_warning_seconds and age_critical_seconds must be at least 60 (SQS publishes its metrics once a minute)."
+  }
+
+  validation {
+    condition     = try(var.thresholds.dlq_influx_evaluation_periods <= 1440 && var.thresholds.backlog_evaluation_periods <= 1440, false)
+    error_message = "thresholds: dlq_influx_evaluation_periods and backlog_evaluation_periods must be at most 1440 one-minute periods (one day, CloudWatch's limit)."
+  }
+}
+
+variable "sns_topic_arn" {
+  description = "Existing SNS topic for alarm and OK notifications. Its encryption key (if any) must let cloudwatch.amazonaws.com use kms:GenerateDataKey and kms:Decrypt. Null: see `create_sns_topic`."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.sns_topic_arn == null || can(regex("^arn:[a-z-]+:sns:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,256}$", coalesce(var.sns_topic_arn, "x")))
+    error_message = "sns_topic_arn: must be a standard SNS topic ARN (arn:aws:sns:<region>:<account>:<name>); CloudWatch alarms cannot notify FIFO topics."
+  }
+}
+
+variable "create_sns_topic" {
+  description = "Create an encrypted SNS topic for the alarms. Null (default): create one exactly when `sns_topic_arn` is not given. False with no `sns_topic_arn`: alarms without notifications."
+  type        = bool
+  default     = null
+}
+
+variable "sns_topic_name" {
+  description = "Name of the created topic. Default: `<alarm_name_prefix>sqs-alarms-<first queue name>`."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.sns_topic_name == null || can(regex("^[A-Za-z0-9_-]{1,256}$", coalesce(var.sns_topic_name, "x")))
+    error_message = "sns_topic_name: must be 1-256 letters, digits, hyphens or underscores."
+  }
+}
+
+variable "sns_kms_master_key_id" {
+  description = "KMS key (ARN, ID or alias) encrypting the created topic; its key policy must allow cloudwatch.amazonaws.com kms:GenerateDataKey and kms:Decrypt. Null (default): the module creates such a key (with rotation). `alias/aws/sns` is refused: CloudWatch cannot use that AWS-managed key, so alarm notifications would never arrive."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.sns_kms_master_key_id == null || try(length(trimspace(var.sns_kms_master_key_id)) > 0 && !endswith(var.sns_kms_master_key_id, "alias/aws/sns"), false)
+    error_message = "sns_kms_master_key_id: alias/aws/sns (or an empty string) is refused. CloudWatch alarms cannot publish to a topic encrypted with the AWS-managed SNS key (its key policy cannot grant cloudwatch.amazonaws.com), so every notification would be dropped. Leave it null to let the module create a suitable key, or give a customer-managed key whose policy allows cloudwatch.amazonaws.com kms:GenerateDataKey and kms:Decrypt."
+  }
+}
+
+variable "notify_on_ok" {
+  description = "Also notify the topic when an alarm returns to OK."
+  type        = bool
+  default     = true
+  nullable    = false
+}
+
+variable "alarm_name_prefix" {
+  description = "Prefix for every alarm name (and the default topic name), e.g. `prod-`."
+  type        = string
+  default     = ""
+  nullable    = false
+
+  validation {
+    condition     = can(regex("^[A-Za-z0-9_-]{0,100}$", var.alarm_name_prefix))
+    error_message = "alarm_name_prefix: at most 100 letters, digits, hyphens or underscores."
+  }
+}
+
+variable "account_id" {
+  description = "AWS account ID, used for the created topic's and key's policies. Null: looked up with sts:GetCallerIdentity (only when a topic is created)."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.account_id == null || can(regex("^[0-9]{12}$", coalesce(var.account_id, "x")))
+    error_message = "account_id: must be a 12-digit AWS account ID, or null to look it up."
+  }
+}
+
+variable "tags" {
+  description = "Tags for the alarms, the topic and the key."
+  type        = map(string)
+  default     = {}
+  nullable    = false
+}

@@ -1,0 +1,95 @@
+# Every refused input of modules/iam fails the plan. Messages are asserted by
+# tests/test_submodule_refusals.py.
+
+provider "aws" {
+  region                      = "us-east-1"
+  access_key                  = "offline-plan"
+  secret_key                  = "offline-plan"
+  skip_credentials_validation = true
+  skip_requesting_account_id  = true
+  skip_metadata_api_check     = true
+}
+
+variables {
+  producer_queue_arns = ["arn:aws:sqs:us-east-1:123456789012:orders"]
+}
+
+run "producer_queue_wildcard" {
+  command = plan
+  variables {
+    producer_queue_arns = ["arn:aws:sqs:us-east-1:123456789012:orders-*"]
+  }
+  expect_failures = [var.producer_queue_arns]
+}
+
+run "consumer_queue_url_not_arn" {
+  command = plan
+  variables {
+    consumer_queue_arns = ["https://sqs.us-east-1.amazonaws.com/123456789012/orders"]
+  }
+  expect_failures = [var.consumer_queue_arns]
+}
+
+run "redrive_dlq_wildcard" {
+  command = plan
+  variables {
+    redrive = [{ dlq_arn = "*", source_queue_arn = "arn:aws:sqs:us-east-1:123456789012:orders" }]
+  }
+  expect_failures = [var.redrive]
+}
+
+run "bucket_arn_with_object_wildcard" {
+  command = plan
+  variables {
+    payload_bucket_arn = "arn:aws:s3:::orders-claim-check/*"
+  }
+  expect_failures = [var.payload_bucket_arn]
+}
+
+run "payload_prefix_wildcard" {
+  command = plan
+  variables {
+    payload_prefix = "*"
+  }
+  expect_failures = [var.payload_prefix]
+}
+
+run "table_arn_wildcard" {
+  command = plan
+  variables {
+    idempotency_table_arn = "arn:aws:dynamodb:us-east-1:123456789012:table/*"
+  }
+  expect_failures = [var.idempotency_table_arn]
+}
+
+run "kms_alias_instead_of_key_arn" {
+  command = plan
+  variables {
+    kms_key_arns = ["arn:aws:kms:us-east-1:123456789012:alias/messaging"]
+  }
+  expect_failures = [var.kms_key_arns]
+}
+
+run "policy_name_with_space" {
+  command = plan
+  variables {
+    name = "orders policy"
+  }
+  expect_failures = [var.name]
+}
+
+run "path_without_slashes" {
+  command = plan
+  variables {
+    path = "messaging"
+  }
+  expect_failures = [var.path]
+}
+
+run "managed_policies_without_name" {
+  command = plan
+  variables {
+    create_managed_policies = true
+  }
+  expect_failures = [aws_iam_policy.this]
+}

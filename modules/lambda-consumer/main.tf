@@ -1,0 +1,63 @@
+# Event source mapping from an SQS queue to an existing Lambda function, with
+# the safe settings: partial batch responses, bounded concurrency, and a plan
+# that fails when the queue's visibility timeout cannot cover the function.
+
+locals {
+  fifo             = var.fifo != null ? var.fifo : endswith(var.queue_arn, ".fifo")
+  min_visibility   = 6 * var.function_timeout_seconds + var.maximum_batching_window_seconds
+  response_types   = var.report_batch_item_failures ? ["ReportBatchItemFailures"] : []
+  window_or_absent = var.maximum_batching_window_seconds > 0 ? var.maximum_batching_window_seconds : null
+}
+
+resource "aws_lambda_event_source_mapping" "this" {
+  function_name    = var.function_name
+  event_source_arn = var.queue_arn
+  enabled          = var.enabled
+
+  batch_size                         = var.batch_size
+  maximum_batching_window_in_seconds = local.window_or_absent
+  function_response_types            = local.response_types
+
+  dynamic "scaling_config" {
+    for_each = var.maximum_concurrency == null ? [] : [var.maximum_concurrency]
+    content {
+      maximum_concurrency = scaling_config.value
+    }
+  }
+
+  dynamic "filter_criteria" {
+    for_each = length(var.filter_patterns) > 0 ? [1] : []
+    content {
+      dynamic "filter" {
+        for_each = var.filter_patterns
+        content {
+          pattern = filter.value
+        }
+      }
+    }
+  }
+
+  tags = var.tags
+
+  lifecycle {
+    precondition {
+      condition     = var.queue_visibility_timeout_seconds >= local.min_visibility
+      error_message = "queue_visibility_timeout_seconds: ${var.queue_visibility_timeout_seconds} s is below 6 x function timeout ${var.function_timeout_seconds} s + batching window ${var.maximum_batching_window_seconds} s = ${local.min_visibility} s. Messages would become visible again while the function still processes or retries them (duplicates, early DLQ moves). Raise the queue's visibility timeout to at least ${local.min_visibility} s, or lower the function timeout / batching window."
+    }
+
+    precondition {
+      condition     = !local.fifo || var.batch_size <= 10
+      error_message = "batch_size: ${var.batch_size} is above 10, the maximum for a FIFO queue (event source of ${var.function_name}). Use 1-10."
+    }
+
+    precondition {
+      condition     = !local.fifo || var.maximum_batching_window_seconds == 0
+      error_message = "maximum_batching_window_seconds: ${var.maximum_batching_window_seconds} s is set for a FIFO queue (event source of ${var.function_name}); FIFO event sources do not support a batching window. Set it to 0."
+    }
+
+    precondition {
+      condition     = local.fifo || var.batch_size <= 10 || var.maximum_batching_window_seconds >= 1
+      error_message = "maximum_batching_window_seconds: a batch_size of ${var.batch_size} (above 10) on a standard queue needs a batching window of at least 1 s (Lambda rejects it otherwise). Set maximum_batching_window_seconds to 1-300, or batch_size to 10 or less."
+    }
+  }
+}

@@ -1,0 +1,118 @@
+variable "function_name" {
+  description = "Name, ARN or qualified ARN (alias/version) of an existing Lambda function that consumes the queue."
+  type        = string
+
+  validation {
+    condition     = can(regex("^(arn:[a-z-]+:lambda:[a-z0-9-]+:[0-9]{12}:function:)?[A-Za-z0-9_-]{1,64}(:[A-Za-z0-9$_-]{1,128})?$", var.function_name))
+    error_message = "function_name: must be a Lambda function name (1-64 letters, digits, hyphens, underscores), optionally qualified with :alias or :version, or the function's ARN."
+  }
+}
+
+variable "queue_arn" {
+  description = "ARN of the source queue the function consumes (may be unknown until apply)."
+  type        = string
+
+  validation {
+    condition     = can(regex("^arn:[a-z-]+:sqs:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,80}(\\.fifo)?$", var.queue_arn))
+    error_message = "queue_arn: must be an SQS queue ARN (arn:aws:sqs:<region>:<account>:<name>), not a queue URL."
+  }
+}
+
+variable "fifo" {
+  description = "Whether the queue is FIFO. Null: derived from the queue ARN (`.fifo` suffix). Give it when the ARN is unknown at plan time, so the FIFO rules are checked at plan."
+  type        = bool
+  default     = null
+}
+
+variable "queue_visibility_timeout_seconds" {
+  description = "The queue's visibility timeout in seconds. Must be at least 6 x `function_timeout_seconds` + `maximum_batching_window_seconds` (AWS guidance), or messages are redelivered while a batch is still being processed or retried."
+  type        = number
+
+  validation {
+    condition     = var.queue_visibility_timeout_seconds >= 0 && var.queue_visibility_timeout_seconds <= 43200
+    error_message = "queue_visibility_timeout_seconds: must be 0-43200 seconds (the SQS range)."
+  }
+}
+
+variable "function_timeout_seconds" {
+  description = "The function's timeout in seconds, 1-900 (as configured on the function)."
+  type        = number
+
+  validation {
+    condition     = var.function_timeout_seconds >= 1 && var.function_timeout_seconds <= 900
+    error_message = "function_timeout_seconds: must be the function's timeout, 1-900 seconds (Lambda's own range)."
+  }
+}
+
+variable "batch_size" {
+  description = "Maximum records per invocation: 1-10 for FIFO queues, 1-10000 for standard queues (above 10 needs a batching window of at least 1 s). Default 10."
+  type        = number
+  default     = 10
+  nullable    = false
+
+  validation {
+    condition     = var.batch_size >= 1 && var.batch_size <= 10000 && floor(var.batch_size) == var.batch_size
+    error_message = "batch_size: must be a whole number from 1 to 10000 (at most 10 for a FIFO queue)."
+  }
+}
+
+variable "maximum_batching_window_seconds" {
+  description = "How long Lambda gathers records before invoking, 0-300 s (standard queues only; FIFO queues do not support a window). Default 0."
+  type        = number
+  default     = 0
+  nullable    = false
+
+  validation {
+    condition     = var.maximum_batching_window_seconds >= 0 && var.maximum_batching_window_seconds <= 300 && floor(var.maximum_batching_window_seconds) == var.maximum_batching_window_seconds
+    error_message = "maximum_batching_window_seconds: must be a whole number from 0 to 300 seconds."
+  }
+}
+
+variable "report_batch_item_failures" {
+  description = "Set `ReportBatchItemFailures`, so the function can return only the failed message IDs and the rest of the batch is deleted. On by default; without it one bad message makes the whole batch visible again (duplicates)."
+  type        = bool
+  default     = true
+  nullable    = false
+}
+
+variable "maximum_concurrency" {
+  description = "Upper bound on concurrent invocations from this queue, 2-1000 (scaling_config). Default 10: protects the function's downstream and the account's concurrency pool. Null: no bound (Lambda scales to hundreds of concurrent batches)."
+  type        = number
+  default     = 10
+
+  validation {
+    condition     = var.maximum_concurrency == null || try(var.maximum_concurrency >= 2 && var.maximum_concurrency <= 1000 && floor(var.maximum_concurrency) == var.maximum_concurrency, false)
+    error_message = "maximum_concurrency: must be a whole number from 2 to 1000 (Lambda's range for SQS event sources), or null for no bound."
+  }
+}
+
+variable "filter_patterns" {
+  description = "Event filter patterns (JSON objects, e.g. `{\"body\":{\"type\":[\"order\"]}}`). Caution: for SQS, Lambda DELETES messages that match no pattern, without invoking the function. Empty (default): every message is delivered."
+  type        = list(string)
+  default     = []
+  nullable    = false
+
+  validation {
+    condition     = alltrue([for p in var.filter_patterns : can(keys(jsondecode(p)))])
+    error_message = "filter_patterns: every entry must be a JSON object (a Lambda event filter pattern such as {\"body\":{\"type\":[\"order\"]}}). Remember that non-matching SQS messages are deleted."
+  }
+
+  validation {
+    condition     = length(var.filter_patterns) <= 10
+    error_message = "filter_patterns: at most 10 patterns per event source mapping (the default quota is 5)."
+  }
+}
+
+variable "enabled" {
+  description = "Whether the mapping polls the queue. Set false to pause consumption without deleting the mapping."
+  type        = bool
+  default     = true
+  nullable    = false
+}
+
+variable "tags" {
+  description = "Tags for the event source mapping."
+  type        = map(string)
+  default     = {}
+  nullable    = false
+}

@@ -1,0 +1,57 @@
+# Refusals the root module itself makes (refusals inside submodules are
+# covered by each module's tests/refusals.tftest.hcl, and through the root by
+# tests/test_submodule_refusals.py). Messages are asserted there too.
+
+provider "aws" {
+  region                      = "us-east-1"
+  access_key                  = "offline-plan"
+  secret_key                  = "offline-plan"
+  skip_credentials_validation = true
+  skip_requesting_account_id  = true
+  skip_metadata_api_check     = true
+}
+
+variables {
+  account_id = "123456789012"
+  queues     = { orders = {} }
+}
+
+run "bucket_enabled_without_name" {
+  command = plan
+  variables {
+    claim_check_bucket = { enabled = true }
+  }
+  expect_failures = [var.claim_check_bucket]
+}
+
+run "bucket_serves_unknown_queue" {
+  command = plan
+  variables {
+    claim_check_bucket = { enabled = true, name = "acme-claim-check", queues = ["orders", "invoices"] }
+  }
+  expect_failures = [output.claim_check_bucket]
+}
+
+run "table_enabled_without_name" {
+  command = plan
+  variables {
+    idempotency_table = { enabled = true }
+  }
+  expect_failures = [var.idempotency_table]
+}
+
+run "custom_kms_alias_without_key_arns" {
+  command = plan
+  variables {
+    queues = { orders = { kms_master_key_id = "alias/messaging" } }
+  }
+  expect_failures = [output.iam_policies]
+}
+
+run "account_id_not_12_digits" {
+  command = plan
+  variables {
+    account_id = "12345"
+  }
+  expect_failures = [var.account_id]
+}

@@ -1,0 +1,251 @@
+"""Every refusal of the new submodules (and of the root module composing them)
+comes with a message that names the input, the value or bound, and what to do.
+
+The cases are the native refusal runs themselves: each module's
+``tests/refusals.tftest.hcl`` (where ``expect_failures`` proves the plan fails
+on the right object), plus refusals made inside submodules when driven through
+the root module (tests/fixtures/root-refusals.tftest.hcl: ``expect_failures``
+cannot name objects inside a child module). Here every run is replayed
+without ``expect_failures``, one run per file (Terraform skips the rest of a
+file after an error), in one real ``terraform test`` per module; the error
+diagnostics of each run must contain the fragments listed below.
+"""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import FIXTURES, MODULES, REPO_ROOT
+from tooling.terraform import Terraform
+
+pytestmark = pytest.mark.plan
+
+# {config dir: {run name: [fragments every one of which must appear in the run's errors]}}
+FRAGMENTS: dict[str, dict[str, list[str]]] = {
+    "modules/claim-check-bucket": {
+        "name_with_uppercase": ["name:", "lowercase letters", "Uppercase letters and underscores are refused"],
+        "name_like_ip_address": ["name:", "not an IP address"],
+        "prefix_without_trailing_slash": ["payload_prefix:", 'each ending in "/"', '"payloads-archive/..."'],
+        "prefix_with_wildcard": ["payload_prefix:", "wildcards are not prefixes"],
+        "dlq_retention_out_of_range": ["dlq_retention_seconds:", "60-1209600"],
+        "expiry_zero_days": ["expiration_days:", "1 to 3650"],
+        "expiry_below_longest_dlq_retention": [
+            "expiration_days: 7 days is shorter than a message served by this bucket can live before its DLQ deletes it",
+            "(emails-dlq: 1209600 s = 14 days, rounded up; its DLQ retention, as a standard queue's message keeps its enqueue time",
+            "redriven from that DLQ",
+            "to at least 14",
+        ],
+        "expiry_below_fifo_message_lifetime": [
+            "expiration_days: 15 days is shorter than a message served by this bucket can live",
+            "(payments-dlq.fifo: 1555200 s = 18 days, rounded up; FIFO: source retention 345600 s + DLQ retention 1209600 s",
+            "to at least 18",
+        ],
+        "fifo_retention_without_dlq": ["fifo_source_retention_seconds: payments-dlq.fifo not in dlq_retention_seconds"],
+        "fifo_retention_out_of_range": ["fifo_source_retention_seconds:", "60-1209600"],
+        "abort_multipart_zero_days": ["abort_incomplete_multipart_upload_days:", "1 to 365"],
+        "kms_alias_name_not_arn": ["kms_key_arn:", "must be a KMS key ARN", "need the ARN"],
+        "noncurrent_expiry_zero_days": ["noncurrent_version_expiration_days:", "1 to 365"],
+        "access_log_bucket_as_arn": ["access_log_bucket:", "name of an existing S3 bucket"],
+    },
+    "modules/idempotency-table": {
+        "name_too_short": ["name:", "3-255 characters"],
+        "sort_key_same_as_partition_key": ["sort_key_attr:", "not one Powertools already uses (id, expiration"],
+        "kms_alias_instead_of_arn": ["kms_key_arn:", "does not accept aliases"],
+        "account_id_not_12_digits": ["account_id:", "12-digit"],
+    },
+    "modules/iam": {
+        "producer_queue_wildcard": ["producer_queue_arns:", "full SQS queue ARN", "wildcards and queue URLs are refused"],
+        "consumer_queue_url_not_arn": ["consumer_queue_arns:", "full SQS queue ARN"],
+        "redrive_dlq_wildcard": ["redrive:", "dlq_arn and source_queue_arn must be full SQS queue ARNs"],
+        "bucket_arn_with_object_wildcard": ["payload_bucket_arn:", "without a key part or wildcard"],
+        "payload_prefix_wildcard": ["payload_prefix:", "wildcards are refused"],
+        "table_arn_wildcard": ["idempotency_table_arn:", "without wildcards"],
+        "kms_alias_instead_of_key_arn": ["kms_key_arns:", "an IAM grant on an alias does not authorize use of the key"],
+        "policy_name_with_space": ["name:", "+=,.@_-"],
+        "path_without_slashes": ["path:", 'begin and end with "/"'],
+        "managed_policies_without_name": ["name: create_managed_policies = true needs a base name"],
+    },
+    "modules/alarms": {
+        "queue_url_instead_of_name": ["queues:", "not URLs or ARNs", "QueueName dimension"],
+        "per_queue_threshold_zero": ["queues[*].thresholds:", "at least 1"],
+        "threshold_fractional": ["thresholds:", "whole number of at least 1"],
+        "age_threshold_below_metric_period": ["thresholds:", "at least 60", "once a minute"],
+        "evaluation_periods_above_one_day": ["thresholds:", "at most 1440"],
+        "critical_age_not_above_warning": [
+            "thresholds (queue orders): age_critical_seconds (900) must be greater than age_warning_seconds (1800)"
+        ],
+        "fifo_topic_arn": ["sns_topic_arn:", "cannot notify FIFO topics"],
+        "topic_given_and_create_requested": [
+            "create_sns_topic: true together with sns_topic_arn (arn:aws:sns:us-east-1:123456789012:oncall)"
+        ],
+        "topic_name_with_dot": ["sns_topic_name:", "letters, digits, hyphens or underscores"],
+        "aws_managed_sns_key": ["sns_kms_master_key_id: alias/aws/sns", "every notification would be dropped"],
+        "prefix_with_space": ["alarm_name_prefix:", "at most 100"],
+        "account_id_not_12_digits": ["account_id:", "12-digit"],
+    },
+    "modules/lambda-consumer": {
+        "function_name_with_space": ["function_name:", "1-64 letters"],
+        "queue_url_instead_of_arn": ["queue_arn:", "not a queue URL"],
+        "visibility_above_12_hours": ["queue_visibility_timeout_seconds:", "0-43200"],
+        "function_timeout_above_15_minutes": ["function_timeout_seconds:", "1-900"],
+        "batch_size_zero": ["batch_size:", "1 to 10000"],
+        "window_above_300": ["maximum_batching_window_seconds:", "0 to 300"],
+        "concurrency_below_2": ["maximum_concurrency:", "2 to 1000"],
+        "filter_pattern_not_json": ["filter_patterns:", "must be a JSON object", "non-matching SQS messages are deleted"],
+        "too_many_filter_patterns": ["filter_patterns:", "at most 10 patterns"],
+        "visibility_below_six_times_timeout_plus_window": [
+            "queue_visibility_timeout_seconds: 184 s is below 6 x function timeout 30 s + batching window 5 s = 185 s",
+            "at least 185 s",
+        ],
+        "fifo_batch_above_10": ["batch_size: 11 is above 10, the maximum for a FIFO queue (event source of orders-consumer)"],
+        "fifo_with_batching_window": ["maximum_batching_window_seconds: 1 s is set for a FIFO queue", "Set it to 0"],
+        "standard_large_batch_without_window": ["a batch_size of 11 (above 10) on a standard queue needs a batching window of at least 1 s"],
+        "explicit_fifo_flag_batch_above_10": ["batch_size: 20 is above 10, the maximum for a FIFO queue"],
+    },
+    ".": {
+        # tests/root_refusals.tftest.hcl: refusals of the root module itself
+        "bucket_enabled_without_name": ["claim_check_bucket.name: required when claim_check_bucket.enabled = true"],
+        "bucket_serves_unknown_queue": ['claim_check_bucket.queues: "invoices" is not a key of queues (keys: orders)'],
+        "table_enabled_without_name": ["idempotency_table.name: required when idempotency_table.enabled = true"],
+        "custom_kms_alias_without_key_arns": [
+            'iam.kms_key_arns: queues.orders.kms_master_key_id = "alias/messaging" names a customer-managed KMS key by alias',
+            "Add the key ARN to iam.kms_key_arns",
+        ],
+        "account_id_not_12_digits": ["account_id:", "12-digit"],
+        # tests/fixtures/root-refusals.tftest.hcl: submodule refusals reached through the root
+        "root_bucket_expiry_below_dlq_retention": [
+            "expiration_days: 9 days is shorter than a message served by this bucket can live",
+            "(orders-dlq: 777601 s = 10 days, rounded up;",
+            "claim_check_bucket.expiration_days",
+        ],
+        "root_fifo_consumer_with_window": ["maximum_batching_window_seconds: 5 s is set for a FIFO queue (event source of payments-consumer)"],
+        "root_fifo_consumer_batch_above_10": ["batch_size: 50 is above 10, the maximum for a FIFO queue (event source of payments-consumer)"],
+        "root_consumer_large_batch_without_window": ["a batch_size of 100 (above 10) on a standard queue needs a batching window"],
+        "root_alarm_topic_with_aws_managed_key": ["sns_kms_master_key_id: alias/aws/sns", "every notification would be dropped"],
+        "root_alarm_topic_and_create": ["create_sns_topic: true together with sns_topic_arn"],
+        "root_iam_kms_alias_arn_refused": ["kms_key_arns:", "Aliases, alias ARNs and bare key IDs are refused"],
+    },
+}
+
+SOURCES = {
+    "modules/claim-check-bucket": [MODULES / "claim-check-bucket" / "tests" / "refusals.tftest.hcl"],
+    "modules/idempotency-table": [MODULES / "idempotency-table" / "tests" / "refusals.tftest.hcl"],
+    "modules/iam": [MODULES / "iam" / "tests" / "refusals.tftest.hcl"],
+    "modules/alarms": [MODULES / "alarms" / "tests" / "refusals.tftest.hcl"],
+    "modules/lambda-consumer": [MODULES / "lambda-consumer" / "tests" / "refusals.tftest.hcl"],
+    ".": [REPO_ROOT / "tests" / "root_refusals.tftest.hcl", FIXTURES / "root-refusals.tftest.hcl"],
+}
+
+RUN = re.compile(r'^run "([^"]+)" \{', re.M)
+EXPECT = re.compile(r"^\s*expect_failures\s*=\s*\[[^\]]*\]\s*\n", re.M)
+
+
+def split_runs(text: str) -> tuple[str, dict[str, str]]:
+    """(everything before the first run block, {run name: run block text})."""
+    starts = [m.start() for m in RUN.finditer(text)]
+    if not starts:
+        return text, {}
+    runs = {}
+    for i, start in enumerate(starts):
+        block = text[start : starts[i + 1] if i + 1 < len(starts) else len(text)]
+        runs[RUN.match(block).group(1)] = block
+    return text[: starts[0]], runs
+
+
+def replay_without_expect_failures(config: str, sources: list[Path]) -> dict[str, dict]:
+    """Run every refusal run alone, without expect_failures; {run: {"status", "errors"}}."""
+    src_dir = REPO_ROOT / config
+    work = Path(tempfile.mkdtemp(prefix=f"refusals-{src_dir.name or 'root'}-", dir=REPO_ROOT / ".plans"))
+    try:
+        for f in src_dir.glob("*.tf"):
+            shutil.copy2(f, work / f.name)
+        if (src_dir / "modules").is_dir():
+            (work / "modules").symlink_to(src_dir / "modules", target_is_directory=True)
+        (work / "tests").mkdir()
+        for source in sources:
+            header, runs = split_runs(source.read_text())
+            for name, block in runs.items():
+                (work / "tests" / f"{name}.tftest.hcl").write_text(header + EXPECT.sub("", block))
+        tf = Terraform(work)
+        tf.init(backend=False)
+        result = tf.test()
+        outcome: dict[str, dict] = {}
+        for line in result.stdout.splitlines():
+            if not line.startswith("{"):
+                continue
+            event = json.loads(line)
+            run = event.get("@testrun")
+            if event.get("type") == "test_run" and event["test_run"].get("progress") == "complete":
+                outcome.setdefault(event["test_run"]["run"], {"errors": []})["status"] = event["test_run"]["status"]
+            elif event.get("type") == "diagnostic" and run and event.get("@level") == "error":
+                d = event["diagnostic"]
+                outcome.setdefault(run, {"errors": []})["errors"].append(" ".join(f"{d.get('summary', '')}: {d.get('detail', '')}".split()))
+        return outcome
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+@pytest.mark.parametrize("config", list(FRAGMENTS), ids=lambda c: "root" if c == "." else c)
+def test_refusal_messages(config):
+    expected = FRAGMENTS[config]
+    defined = {name for source in SOURCES[config] for name in split_runs(source.read_text())[1]}
+    assert defined == set(expected), (
+        f"runs without expected message fragments: {sorted(defined - set(expected))}; "
+        f"fragments for runs that do not exist: {sorted(set(expected) - defined)}"
+    )
+    outcome = replay_without_expect_failures(config, SOURCES[config])
+    problems = []
+    for name, fragments in expected.items():
+        got = outcome.get(name)
+        if got is None or got.get("status") not in ("error", "fail"):
+            problems.append(f"{name}: the plan was not refused ({got})")
+            continue
+        text = " ".join(got["errors"])
+        missing = [f for f in fragments if f not in text]
+        if missing:
+            problems.append(f"{name}: missing {missing} in: {text}")
+    assert not problems, "\n".join(problems)
+
+
+def _blocks(text: str, kind: str) -> dict[str, str]:
+    """Top-level `kind "a" "b" {` blocks keyed "a.b" (or "a" for one label), with their text."""
+    heads = list(re.finditer(rf'^{kind} "([^"]+)"(?: "([^"]+)")? \{{', text, re.M))
+    out = {}
+    for i, m in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
+        out[".".join(g for g in m.groups() if g)] = text[m.start() : end]
+    return out
+
+
+@pytest.mark.parametrize("config", list(FRAGMENTS), ids=lambda c: "root" if c == "." else c)
+def test_every_validation_and_precondition_has_a_native_negative_run(config):
+    """As many `expect_failures` runs per variable/resource/output as it has validation/precondition blocks."""
+    src_dir = REPO_ROOT / config
+    native = [p for p in SOURCES[config] if p.parent.name == "tests" and p.parent.parent == src_dir]
+    if config == ".":
+        native.append(REPO_ROOT / "tests" / "root.tftest.hcl")
+    expected_counts: dict[str, int] = {}
+    for name, body in _blocks((src_dir / "variables.tf").read_text(), "variable").items():
+        if "validation {" in body:
+            expected_counts[f"var.{name}"] = body.count("validation {")
+    for fname in ("main.tf", "outputs.tf"):
+        text = (src_dir / fname).read_text()
+        for name, body in _blocks(text, "resource").items():
+            if "precondition {" in body:
+                expected_counts[name] = body.count("precondition {")
+        for name, body in _blocks(text, "output").items():
+            if "precondition {" in body:
+                expected_counts[f"output.{name}"] = body.count("precondition {")
+    refs: dict[str, int] = {}
+    for f in native:
+        for m in re.finditer(r"expect_failures\s*=\s*\[([^\]]*)\]", f.read_text()):
+            for ref in (r.strip() for r in m.group(1).split(",") if r.strip()):
+                refs[ref] = refs.get(ref, 0) + 1
+    short = {obj: (n, refs.get(obj, 0)) for obj, n in expected_counts.items() if refs.get(obj, 0) < n}
+    assert not short, f"{config}: objects with fewer negative runs than checks (checks, runs): {short}"
+    assert expected_counts, f"{config}: found no validations or preconditions at all"
