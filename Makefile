@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 # pytest workers: the suite is mostly waiting on Terraform and LocalStack
 WORKERS ?= 4
 
-.PHONY: all venv demo test fmt clean
+.PHONY: all venv localstack demo test fmt clean
 
 all: test
 
@@ -24,10 +24,15 @@ $(STAMP): requirements.txt pyproject.toml
 
 venv: $(STAMP)
 
-demo: $(STAMP)
+# LocalStack 4.9.2 in its own venv (.venv-localstack) + the offline DynamoDB seed;
+# about a minute the first time, a no-op afterwards (see tooling/localstack.py)
+localstack: $(STAMP)
+	@$(PY) -m tooling.localstack install
+
+demo: $(STAMP) localstack
 	$(PY) -m tooling.demo
 
-test: $(STAMP)
+test: $(STAMP) localstack
 	$(PY) -m pytest -n $(WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 fmt:

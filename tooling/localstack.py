@@ -662,7 +662,8 @@ def start(
                     state["endpoint"] = ls.endpoint
                     _write_json(instance_dir / "state.json", state)
             if ls.endpoint:
-                doc = health(ls.endpoint, timeout=1.0)
+                # the port is bound before LocalStack is imported, so a request waits for it: bound the wait
+                doc = health(ls.endpoint, timeout=min(1.0, max(0.05, deadline - time.monotonic())))
                 if doc is not None:
                     if doc.get("version", LOCALSTACK_VERSION).split(":")[0] != LOCALSTACK_VERSION:
                         raise fail(f"{ls.endpoint} answers as LocalStack {doc.get('version')}, not ours ({LOCALSTACK_VERSION}).")

@@ -1,8 +1,8 @@
 """What the module's queues do at run time, on the applied examples (boto3 via localstack-client).
 
-Each test works on its own queue pair of an applied example (several tests share
-one applied example) and leaves its queues empty. The FIFO example has a single
-pair: its tests run one after another on the same worker (same xdist group).
+Several tests share one applied example (a module-level xdist group per example
+keeps them on the worker that applied it, one after another); each test leaves
+the queues it used empty, so none depends on another's leftovers.
 """
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import json
 import time
 import uuid
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -89,19 +90,34 @@ def _wait_task(op_sqs, dlq_arn: str, until: set[str], timeout: float = 120) -> d
     raise AssertionError(f"move task of {dlq_arn} did not reach {until} within {timeout} s")
 
 
-@example_group("many-queues")
+def _fail_every_message(aws, pair: dict, n: int, consumers: int = 4, timeout: float = 180) -> None:
+    """Consumers that never delete: every message is received maxReceiveCount times, then dead-lettered."""
+    deadline = time.monotonic() + timeout
+
+    def consume(sqs) -> None:
+        while depth(sqs, pair["dlq_url"])[0] < n and time.monotonic() < deadline:
+            for _ in range(10):
+                receive(sqs, pair["url"], wait=0, max_n=10, visibility=0)
+
+    clients = [aws.client("sqs") for _ in range(consumers)]  # created here: client creation is not thread-safe
+    with ThreadPoolExecutor(consumers) as pool:
+        list(pool.map(consume, clients))
+
+
+@example_group("basic")
 def test_redrive_1000_messages_with_operator_credentials_loses_and_duplicates_nothing(applied, aws, localstack):
-    pair, ex = _pair(applied, "many-queues", "orders")
+    pair, ex = _pair(applied, "basic", "orders")
     sqs = aws.client("sqs")
     n = 1000
     ids = [str(uuid.uuid4()) for _ in range(n)]
-    send_batch(sqs, pair["url"], [json.dumps({"id": i}) for i in ids])
+    bodies = [json.dumps({"id": i}) for i in ids]
+    producers = [aws.client("sqs") for _ in range(4)]
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda k: send_batch(producers[k], pair["url"], bodies[k::4]), range(4)))
+    assert depth(sqs, pair["url"])[0] == n
 
-    # a consumer failing every message: each is received maxReceiveCount times, then dead-lettered
-    deadline = time.monotonic() + 180
-    while depth(sqs, pair["dlq_url"])[0] < n:
-        assert time.monotonic() < deadline, f"only {depth(sqs, pair['dlq_url'])[0]} of {n} messages dead-lettered"
-        receive(sqs, pair["url"], wait=0, max_n=10, visibility=0)
+    _fail_every_message(aws, pair, n)
+    assert depth(sqs, pair["dlq_url"]) == (n, 0), f"{depth(sqs, pair['dlq_url'])[0]} of {n} messages dead-lettered"
     assert depth(sqs, pair["url"]) == (0, 0)
     assert depth(sqs, pair["dlq_url"]) == (n, 0)
 
@@ -178,9 +194,9 @@ def test_received_message_stays_hidden_for_the_queue_visibility_timeout(applied,
     assert depth(sqs, pair["url"]) == (0, 0)
 
 
-@example_group("many-queues")
+@example_group("basic")
 def test_heartbeat_keeps_message_hidden_past_its_visibility_timeout(applied, aws):
-    pair, _ = _pair(applied, "many-queues", "audit")
+    pair, _ = _pair(applied, "basic", "orders")
     sqs = aws.client("sqs")
     body = json.dumps({"heartbeat": str(uuid.uuid4())})
     sqs.send_message(QueueUrl=pair["url"], MessageBody=body)
