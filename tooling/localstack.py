@@ -557,6 +557,12 @@ def cleanup_stale(progress: Progress = _quiet) -> list[Path]:
         progress(f"removing stale LocalStack instance {inst.name} (pid {pid} {'alive' if alive else 'gone'})")
         _stop_instance(inst, pid if alive else None, start, grace=10)
         removed.append(inst)
+    # records of shared runs whose instance is gone (a killed test run)
+    for record in (STATE_ROOT / "runs").glob("*.json"):
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            if not Path(json.loads(record.read_text())["instance_dir"]).exists():
+                record.unlink()
+                record.with_suffix(".lock").unlink(missing_ok=True)
     return removed
 
 

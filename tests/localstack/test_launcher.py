@@ -40,6 +40,7 @@ def started():
     instances: list[L.LocalStack] = []
 
     def start(**kwargs) -> L.LocalStack:
+        kwargs.setdefault("port", 0)  # a free port even when the run has LOCALSTACK_PORT set
         ls = L.start(**kwargs)
         instances.append(ls)
         return ls
@@ -94,7 +95,7 @@ def test_honours_localstack_port(started, monkeypatch):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     monkeypatch.setenv("LOCALSTACK_PORT", str(port))
-    ls = started()
+    ls = started(port=None)
     assert ls.port == port and ls.healthy()
 
 
@@ -113,7 +114,7 @@ def test_port_taken_is_a_clear_error_and_leaves_nothing(monkeypatch):
 
 def test_startup_timeout_reports_the_log_and_leaves_nothing():
     try:
-        ls = L.start(timeout=0.05)  # LocalStack needs about a second
+        ls = L.start(port=0, timeout=0.05)  # LocalStack needs about a second
     except L.LocalStackError as exc:
         err = exc
     else:
@@ -130,7 +131,7 @@ def test_missing_java_is_a_clear_error(monkeypatch, tmp_path):
     monkeypatch.setenv("JAVA_HOME", str(tmp_path / "no-jdk"))
     monkeypatch.setenv("PATH", str(tmp_path))  # no java on PATH either
     with pytest.raises(L.LocalStackError, match=r"Java missing: .*no bin/java.*JDK 17\+"):
-        L.start()
+        L.start(port=0)
     assert not (tmp_path / "state").exists() or not any((tmp_path / "state").iterdir()), "started something anyway"
 
 
@@ -149,7 +150,7 @@ def test_broken_venv_is_a_clear_error_and_leaves_nothing(monkeypatch, tmp_path):
     L._write_json(venv / ".installed.json", L._stamp_content())
     monkeypatch.setattr(L, "VENV_DIR", venv)
     with pytest.raises(L.LocalStackError, match=r"venv .* is broken .*install --force") as err:
-        L.start()
+        L.start(port=0)
     assert not err.value.instance_dir.exists()
     assert _no_process_uses(err.value.instance_dir)
 
@@ -172,7 +173,8 @@ def test_stop_terminates_the_java_child_and_removes_the_files(started):
     assert _no_process_uses(ls.instance_dir)
 
 
-def test_instance_stops_itself_when_its_users_are_gone(started):
+def test_instance_stops_itself_when_its_users_are_gone(started, monkeypatch, tmp_path):
+    monkeypatch.setattr(L, "STATE_ROOT", tmp_path / "state")  # no other start cleans it up first
     user = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     try:
         ls = started(users=[user.pid])
@@ -186,10 +188,11 @@ def test_instance_stops_itself_when_its_users_are_gone(started):
     assert ls.instance_dir in removed and not ls.instance_dir.exists()
 
 
-def test_stale_instance_is_cleaned_up_by_the_next_start(started):
+def test_stale_instance_is_cleaned_up_by_the_next_start(started, monkeypatch, tmp_path):
+    monkeypatch.setattr(L, "STATE_ROOT", tmp_path / "state")  # no other start cleans it up first
     user = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     try:
-        stale = L.start(users=[user.pid])
+        stale = L.start(port=0, users=[user.pid])
         session(stale).client("dynamodb").list_tables()  # starts its Java child
         java = [p for p in L.descendants(stale.pid) if b"java" in Path(f"/proc/{p}/cmdline").read_bytes()]
         assert java
@@ -227,7 +230,7 @@ def test_unreachable_localstack_endpoint_is_a_clear_error(monkeypatch):
 
 
 def test_cli_start_env_status_stop(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k not in ("LOCALSTACK_ENDPOINT", "AWS_ENDPOINT_URL")}
+    env = {k: v for k, v in os.environ.items() if k not in ("LOCALSTACK_ENDPOINT", "AWS_ENDPOINT_URL", "LOCALSTACK_PORT")}
     env["LOCALSTACK_STATE_DIR"] = str(tmp_path / "state")  # its own CLI record, apart from the repo's
 
     def run(*args: str) -> subprocess.CompletedProcess:
