@@ -119,7 +119,6 @@ def test_redrive_1000_messages_with_operator_credentials_loses_and_duplicates_no
     _fail_every_message(aws, pair, n)
     assert depth(sqs, pair["dlq_url"]) == (n, 0), f"{depth(sqs, pair['dlq_url'])[0]} of {n} messages dead-lettered"
     assert depth(sqs, pair["url"]) == (0, 0)
-    assert depth(sqs, pair["dlq_url"]) == (n, 0)
 
     # the operator: an IAM user holding only the redrive policy
     policy = redrive_operator_policy(pair["dlq_arn"], pair["arn"])
@@ -150,7 +149,8 @@ def test_redrive_1000_messages_with_operator_credentials_loses_and_duplicates_no
 
         missing = unauthorized_calls(policy, recorder.calls, original_source=pair["arn"])
         assert not missing, "the redrive needed permissions outside the operator policy:\n" + "\n".join(missing)
-        assert {op for op, _ in recorder.calls} >= {"StartMessageMoveTask", "CancelMessageMoveTask", "ListMessageMoveTasks"}
+        made = {name for name, _ in recorder.calls}
+        assert made >= {"StartMessageMoveTask", "CancelMessageMoveTask", "ListMessageMoveTasks"}
     finally:
         delete_operator(aws, user)
 
