@@ -14,7 +14,7 @@ CHECKOV_STAMP := $(CHECKOV_VENV)/.installed
 # pytest workers: the suite is mostly waiting on Terraform and LocalStack
 WORKERS ?= 4
 
-.PHONY: all venv checkov-venv demo test fmt clean
+.PHONY: all venv checkov-venv localstack demo test fmt clean
 
 all: test
 
@@ -34,10 +34,15 @@ $(CHECKOV_STAMP): requirements-checkov.txt
 
 checkov-venv: $(CHECKOV_STAMP)
 
-demo: $(STAMP)
+# LocalStack 4.9.2 in its own venv (.venv-localstack) + the offline DynamoDB seed;
+# about a minute the first time, a no-op afterwards (see tooling/localstack.py)
+localstack: $(STAMP)
+	@$(PY) -m tooling.localstack install
+
+demo: $(STAMP) localstack
 	$(PY) -m tooling.demo
 
-test: $(STAMP) $(CHECKOV_STAMP)
+test: $(STAMP) $(CHECKOV_STAMP) localstack
 	$(PY) -m pytest -n $(WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 fmt:

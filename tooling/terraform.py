@@ -321,6 +321,18 @@ def offline_copy(source_dir: Path, work_root: Path | None = None) -> Path:
 
     The copy lives in ``<repo>/.plans/<name>-<pid>-<n>`` and is the caller's to remove.
     """
+    work = copy_config(source_dir)
+    (work / "offline_override.tf").write_text(offline_provider_override())
+    return work
+
+
+def copy_config(source_dir: Path) -> Path:
+    """Copy a root configuration as it is (no override) to ``<repo>/.plans/<name>-<n>``,
+    at the same depth below the repo root so relative module sources still resolve.
+
+    Used to apply an example without touching the example directory (its
+    ``.terraform`` and state stay in the copy). The copy is the caller's to remove.
+    """
     source_dir = Path(source_dir).resolve()
     rel = source_dir.relative_to(REPO_ROOT)
     depth = len(rel.parts)
@@ -335,5 +347,4 @@ def offline_copy(source_dir: Path, work_root: Path | None = None) -> Path:
             shutil.copy2(f, work / f.name)
         elif f.is_dir() and f.name not in {".terraform", "tests"}:
             shutil.copytree(f, work / f.name, ignore=shutil.ignore_patterns(".terraform*", "*.tfstate*"))
-    (work / "offline_override.tf").write_text(offline_provider_override())
     return work

@@ -1,0 +1,343 @@
+"""Helpers of the LocalStack tier: applied examples, AWS clients, SQS polling, policy checks."""
+from __future__ import annotations
+
+import base64
+import contextlib
+import fnmatch
+import json
+import os
+import shutil
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+import boto3
+from localstack_client.session import Session
+
+from tooling.localstack import ACCOUNT_ID, REGION, LocalStack
+from tooling.terraform import Terraform, TerraformError, copy_config
+
+# Terraform retries failed AWS calls 25 times by default; against LocalStack a
+# failure is real, so fail fast.
+AWS_MAX_RETRIES = 2
+
+
+# ------------------------------------------------------------------------------------------
+# clients
+# ------------------------------------------------------------------------------------------
+def session(ls: LocalStack, access_key: str = "test", secret_key: str = "test") -> Session:
+    """A localstack-client session for this LocalStack (boto3 clients with its endpoint)."""
+    url = urlparse(ls.endpoint)
+    env_endpoint = os.environ.get("AWS_ENDPOINT_URL", "").strip().rstrip("/")
+    # localstack-client builds http URLs (unless USE_SSL is set) and prefers $AWS_ENDPOINT_URL
+    # over the host it is given: fall back to plain boto3 when either would pick the wrong endpoint
+    if url.scheme == "https" or (env_endpoint and env_endpoint != ls.endpoint):
+        return _Boto3Session(ls.endpoint, access_key, secret_key)
+    return Session(
+        aws_access_key_id=access_key,
+        aws_secret_access_key=secret_key,
+        aws_session_token=None,
+        region_name=REGION,
+        localstack_host=url.netloc,
+    )
+
+
+class _Boto3Session:
+    def __init__(self, endpoint: str, access_key: str, secret_key: str):
+        self._kw = dict(endpoint_url=endpoint, aws_access_key_id=access_key, aws_secret_access_key=secret_key,
+                        region_name=REGION)
+
+    def client(self, service: str, **kwargs):
+        return boto3.client(service, **{**kwargs, **self._kw})
+
+
+# ------------------------------------------------------------------------------------------
+# an example applied against LocalStack
+# ------------------------------------------------------------------------------------------
+def unique_prefix(tag: str = "") -> str:
+    """A queue-name prefix unique to this test run (several runs share a LocalStack via Docker)."""
+    return f"lt{uuid.uuid4().hex[:8]}{('-' + tag) if tag else ''}"
+
+
+class AppliedExample:
+    """A copy of an example directory applied against LocalStack (the example itself is untouched)."""
+
+    def __init__(self, source: Path, ls: LocalStack, name_prefix: str | None = None):
+        self.source = Path(source)
+        self.name = self.source.name
+        self.name_prefix = name_prefix or unique_prefix()
+        self.work = copy_config(self.source)
+        self.tf = Terraform(
+            self.work,
+            variables={"name_prefix": self.name_prefix, "region": REGION, "aws_max_retries": AWS_MAX_RETRIES},
+            env=ls.env(),
+        )
+        self.applied = False
+        self.apply_seconds: float | None = None
+        self.outputs: dict = {}
+
+    def apply(self) -> None:
+        self.tf.init()
+        started = time.monotonic()
+        self.applied = True  # even a failed apply may have created something: destroy it at the end
+        self.tf.apply()
+        self.apply_seconds = time.monotonic() - started
+        self.outputs = self.tf.outputs()
+
+    def queue(self, key: str) -> dict:
+        """The `queues` output entry of the queue named ``<name_prefix>-<key>``."""
+        name = f"{self.name_prefix}-{key}"
+        queues = self.outputs.get("queues", {})
+        if name not in queues:
+            raise KeyError(f"{self.name}: no queue {name!r} in outputs (have {sorted(queues)})")
+        return queues[name]
+
+    def replan(self) -> dict:
+        return self.tf.plan_json(out="replan.tfplan")
+
+    def state(self) -> dict:
+        return self.tf.show_json()
+
+    def destroy(self) -> None:
+        self.tf.destroy()
+        self.applied = False
+
+    def close(self) -> None:
+        if self.applied:
+            with contextlib.suppress(TerraformError):
+                self.destroy()
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+def pending_changes(plan: dict) -> list[str]:
+    """Human-readable list of everything a plan would change, drift included (empty: nothing)."""
+    out = []
+    for rc in plan.get("resource_drift", []):
+        out.append(f"drift {rc['address']}: {_diff(rc['change'])}")
+    for rc in plan.get("resource_changes", []):
+        actions = rc["change"]["actions"]
+        if actions != ["no-op"]:
+            out.append(f"{'/'.join(actions)} {rc['address']}: {_diff(rc['change'])}")
+    for name, oc in (plan.get("output_changes") or {}).items():
+        if oc["actions"] != ["no-op"]:
+            out.append(f"{'/'.join(oc['actions'])} output {name}")
+    return out
+
+
+def _diff(change: dict) -> str:
+    before, after = change.get("before") or {}, change.get("after") or {}
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return f"{before!r} -> {after!r}"
+    keys = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+    unknown = sorted(k for k, v in (change.get("after_unknown") or {}).items() if v)
+    parts = [f"{k}: {before.get(k)!r} -> {after.get(k)!r}" for k in keys] + [f"{k}: (known after apply)" for k in unknown]
+    return "; ".join(parts) or "(no attribute differences)"
+
+
+def state_resources(state: dict) -> list[dict]:
+    """Every managed resource in `terraform show -json` state output (modules included)."""
+    out: list[dict] = []
+
+    def walk(mod: dict) -> None:
+        out.extend(r for r in mod.get("resources", []) if r.get("mode") == "managed")
+        for child in mod.get("child_modules", []):
+            walk(child)
+
+    walk((state.get("values") or {}).get("root_module") or {})
+    return out
+
+
+def leftovers(sess: Session, resources: list[dict]) -> list[str]:
+    """Which of ``resources`` (from :func:`state_resources`, taken before a destroy) still exist.
+
+    A resource type without a check here is reported as a failure, so a new
+    example cannot silently go unchecked: add the lookup for its type.
+    """
+    found = []
+    sqs = sess.client("sqs")
+    for r in resources:
+        t, v = r["type"], r.get("values") or {}
+        if t == "aws_sqs_queue":
+            try:
+                sqs.get_queue_url(QueueName=v["name"])
+                found.append(f"{r['address']}: queue {v['name']} still exists")
+            except sqs.exceptions.QueueDoesNotExist:
+                pass
+        else:
+            found.append(f"{r['address']}: no leftover check for resource type {t} (add one to tests/localstack/support.py)")
+    return found
+
+
+# ------------------------------------------------------------------------------------------
+# SQS
+# ------------------------------------------------------------------------------------------
+def depth(sqs, url: str) -> tuple[int, int]:
+    """(visible, in flight) messages of a queue."""
+    a = sqs.get_queue_attributes(
+        QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
+    )["Attributes"]
+    return int(a["ApproximateNumberOfMessages"]), int(a["ApproximateNumberOfMessagesNotVisible"])
+
+
+def receive(sqs, url: str, *, wait: int = 0, max_n: int = 10, visibility: int | None = None) -> list[dict]:
+    kwargs = dict(QueueUrl=url, MaxNumberOfMessages=max_n, WaitTimeSeconds=wait, AttributeNames=["All"],
+                  MessageAttributeNames=["All"])
+    if visibility is not None:
+        kwargs["VisibilityTimeout"] = visibility
+    return sqs.receive_message(**kwargs).get("Messages", [])
+
+
+def drain(sqs, url: str, timeout: float = 120) -> list[dict]:
+    """Receive and delete until the queue reports nothing visible or in flight; returns the messages."""
+    got: list[dict] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        msgs = receive(sqs, url, wait=1, visibility=60)
+        if msgs:
+            got.extend(msgs)
+            for i in range(0, len(msgs), 10):
+                sqs.delete_message_batch(
+                    QueueUrl=url,
+                    Entries=[{"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]} for n, m in enumerate(msgs[i : i + 10])],
+                )
+        elif depth(sqs, url) == (0, 0):
+            return got
+    raise AssertionError(f"{url} still not empty after {timeout} s")
+
+
+def send_batch(sqs, url: str, bodies: list[str], **extra) -> None:
+    for i in range(0, len(bodies), 10):
+        resp = sqs.send_message_batch(
+            QueueUrl=url, Entries=[{"Id": str(n), "MessageBody": b, **extra} for n, b in enumerate(bodies[i : i + 10])]
+        )
+        assert not resp.get("Failed"), resp["Failed"]
+
+
+def queue_arn(url: str) -> str:
+    """The ARN of a LocalStack queue URL (``.../<account>/<name>``)."""
+    account, name = url.rstrip("/").split("/")[-2:]
+    return f"arn:aws:sqs:{REGION}:{account}:{name}"
+
+
+# ------------------------------------------------------------------------------------------
+# IAM: the redrive operator
+# ------------------------------------------------------------------------------------------
+# What AWS's "Amazon SQS API permissions" reference requires for each operator call, beyond the
+# action of the same name: a move task receives/deletes on the DLQ and sends to the destination.
+IMPLIED_ACTIONS = {
+    "StartMessageMoveTask": [("source", "sqs:ReceiveMessage"), ("source", "sqs:DeleteMessage"),
+                             ("source", "sqs:GetQueueAttributes"), ("destination", "sqs:SendMessage")],
+    "CancelMessageMoveTask": [("source", "sqs:ReceiveMessage"), ("source", "sqs:DeleteMessage"),
+                              ("source", "sqs:GetQueueAttributes")],
+    "ListMessageMoveTasks": [("source", "sqs:ReceiveMessage"), ("source", "sqs:DeleteMessage"),
+                             ("source", "sqs:GetQueueAttributes")],
+}
+
+
+def redrive_operator_policy(dlq_arn: str, source_arn: str) -> dict:
+    """Least-privilege policy of a person who redrives one DLQ back to its source queue."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "RedriveFromDlq",
+                "Effect": "Allow",
+                "Action": [
+                    "sqs:StartMessageMoveTask", "sqs:ListMessageMoveTasks", "sqs:CancelMessageMoveTask",
+                    "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes",
+                ],
+                "Resource": [dlq_arn],
+            },
+            {
+                "Sid": "RedriveIntoSource",
+                "Effect": "Allow",
+                "Action": ["sqs:SendMessage", "sqs:GetQueueAttributes"],
+                "Resource": [source_arn],
+            },
+        ],
+    }
+
+
+def policy_allows(policy: dict, action: str, resource: str) -> bool:
+    """Identity-policy evaluation for one action on one resource: an explicit Deny wins, else any Allow."""
+    allowed = False
+    for st in policy["Statement"]:
+        actions = st["Action"] if isinstance(st["Action"], list) else [st["Action"]]
+        resources = st["Resource"] if isinstance(st["Resource"], list) else [st["Resource"]]
+        if any(fnmatch.fnmatchcase(action.lower(), a.lower()) for a in actions) and any(
+            fnmatch.fnmatchcase(resource, r) for r in resources
+        ):
+            if st["Effect"] == "Deny":
+                return False
+            allowed = True
+    return allowed
+
+
+@dataclass
+class CallRecorder:
+    """Records every SQS call made through a client, as (operation, params)."""
+
+    calls: list[tuple[str, dict]] = field(default_factory=list)
+
+    def attach(self, client) -> None:
+        client.meta.events.register("provide-client-params.sqs.*", self._record)
+
+    def _record(self, params, model, **_):
+        self.calls.append((model.name, dict(params)))
+
+
+def _task_source(handle: str) -> str | None:
+    with contextlib.suppress(ValueError, KeyError):
+        padded = handle + "=" * (-len(handle) % 4)
+        return json.loads(base64.b64decode(padded))["sourceArn"]
+    return None
+
+
+def unauthorized_calls(policy: dict, calls: list[tuple[str, dict]], original_source: str) -> list[str]:
+    """Every (action, resource) a recorded call needs that ``policy`` does not allow.
+
+    ``original_source``: where a move task without DestinationArn sends messages.
+    """
+    missing = []
+    for op, params in calls:
+        if "QueueUrl" in params:
+            resource = queue_arn(params["QueueUrl"])
+        elif "SourceArn" in params:
+            resource = params["SourceArn"]
+        elif "TaskHandle" in params:
+            resource = _task_source(params["TaskHandle"]) or "*"
+        else:
+            resource = "*"
+        needs = [(f"sqs:{op}", resource)]
+        for role, action in IMPLIED_ACTIONS.get(op, []):
+            target = resource if role == "source" else params.get("DestinationArn", original_source)
+            needs.append((action, target))
+        missing += [f"{op}: {a} on {r}" for a, r in needs if not policy_allows(policy, a, r)]
+    return missing
+
+
+def create_operator(sess: Session, name: str, policy: dict) -> tuple[str, str, str]:
+    """An IAM user holding only ``policy``; returns (user ARN, access key, secret key)."""
+    iam = sess.client("iam")
+    user = iam.create_user(UserName=name)["User"]
+    iam.put_user_policy(UserName=name, PolicyName="redrive-operator", PolicyDocument=json.dumps(policy))
+    key = iam.create_access_key(UserName=name)["AccessKey"]
+    return user["Arn"], key["AccessKeyId"], key["SecretAccessKey"]
+
+
+def delete_operator(sess: Session, name: str) -> None:
+    iam = sess.client("iam")
+    with contextlib.suppress(Exception):
+        for k in iam.list_access_keys(UserName=name)["AccessKeyMetadata"]:
+            iam.delete_access_key(UserName=name, AccessKeyId=k["AccessKeyId"])
+        iam.delete_user_policy(UserName=name, PolicyName="redrive-operator")
+        iam.delete_user(UserName=name)
+
+
+__all__ = [
+    "ACCOUNT_ID", "AppliedExample", "CallRecorder", "create_operator", "delete_operator", "depth", "drain",
+    "leftovers", "pending_changes", "policy_allows", "queue_arn", "receive", "redrive_operator_policy",
+    "send_batch", "session", "state_resources", "unauthorized_calls", "unique_prefix",
+]
