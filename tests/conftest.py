@@ -39,3 +39,22 @@ def offline_planner():
     planner = OfflinePlanner()
     yield planner
     planner.cleanup()
+
+
+# provisional: replaced by the embedded-LocalStack fixture
+@pytest.fixture(scope="session")
+def aws_clients():
+    import os
+
+    import boto3
+
+    endpoint = os.environ["LOCALSTACK_ENDPOINT"]
+    kw = dict(endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="test", aws_secret_access_key="test")
+    return {"sqs": boto3.client("sqs", **kw), "s3": boto3.client("s3", **kw)}
+
+
+@pytest.fixture(scope="session")
+def aws_endpoint():
+    import os
+
+    return os.environ["LOCALSTACK_ENDPOINT"]

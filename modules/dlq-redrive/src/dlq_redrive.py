@@ -32,6 +32,7 @@ REDRIVE_COUNT_ATTR = "x-redrive-count"
 ORIGINAL_SENT_AT_ATTR = "x-original-sent-at"
 ARCHIVE_REASON_ATTR = "x-archive-reason"
 MAX_MESSAGE_ATTRIBUTES = 10  # SQS limit per message
+MAX_PAYLOAD_BYTES = 262144  # SQS limit for one message and for one batch request
 
 REDRIVEN = "redriven"
 ARCHIVED = "archived"
@@ -177,6 +178,35 @@ def _clean_attrs(attrs: dict) -> dict:
     return out
 
 
+def payload_size(entry: dict) -> int:
+    """Bytes SQS counts for a message: body plus attribute names, types and values."""
+    size = len(entry["MessageBody"].encode())
+    for name, a in entry.get("MessageAttributes", {}).items():
+        size += len(name.encode()) + len(a["DataType"].encode())
+        if "StringValue" in a:
+            size += len(a["StringValue"].encode())
+        if "BinaryValue" in a:
+            size += len(a["BinaryValue"])
+    return size
+
+
+def size_chunks(entries: list[dict], limit: int = MAX_PAYLOAD_BYTES) -> list[list[dict]]:
+    """Split entries into batch requests whose total payload stays within the SQS limit."""
+    chunks: list[list[dict]] = []
+    current: list[dict] = []
+    total = 0
+    for e in entries:
+        size = payload_size(e)
+        if current and total + size > limit:
+            chunks.append(current)
+            current, total = [], 0
+        current.append(e)
+        total += size
+    if current:
+        chunks.append(current)
+    return chunks
+
+
 class Pacer:
     """Keeps the cumulative send rate at or below `rate` messages per second."""
 
@@ -260,18 +290,21 @@ class Redriver:
         return entry
 
     def _send_batch(self, queue_url: str, entries: list[dict]) -> tuple[set[str], dict[str, str]]:
-        """Send entries; return (ids sent, {id: error}) — a failed call fails every entry."""
-        if not entries:
-            return set(), {}
-        try:
-            resp = self.sqs.send_message_batch(QueueUrl=queue_url, Entries=entries)
-        except Exception as exc:  # noqa: BLE001 - any failure leaves the messages in the DLQ
-            return set(), {e["Id"]: f"{type(exc).__name__}: {exc}" for e in entries}
-        ok = {s["Id"] for s in resp.get("Successful", [])}
-        failed = {f["Id"]: f"{f.get('Code')}: {f.get('Message', '')}" for f in resp.get("Failed", [])}
-        for e in entries:  # an entry in neither list did not verifiably succeed
-            if e["Id"] not in ok and e["Id"] not in failed:
-                failed[e["Id"]] = "no result for entry"
+        """Send entries (in as many requests as the batch size limit needs); return
+        (ids sent, {id: error}). A failed request fails each of its entries."""
+        ok: set[str] = set()
+        failed: dict[str, str] = {}
+        for chunk in size_chunks(entries):
+            try:
+                resp = self.sqs.send_message_batch(QueueUrl=queue_url, Entries=chunk)
+            except Exception as exc:  # noqa: BLE001 - any failure leaves the messages in the DLQ
+                failed.update({e["Id"]: f"{type(exc).__name__}: {exc}" for e in chunk})
+                continue
+            ok |= {s["Id"] for s in resp.get("Successful", [])}
+            failed.update({f["Id"]: f"{f.get('Code')}: {f.get('Message', '')}" for f in resp.get("Failed", [])})
+            for e in chunk:  # an entry in neither list did not verifiably succeed
+                if e["Id"] not in ok and e["Id"] not in failed:
+                    failed[e["Id"]] = "no result for entry"
         return ok, failed
 
     def _archive_s3(self, msg: dict, reason: str) -> str | None:
@@ -333,7 +366,12 @@ class Redriver:
         for idx, msg in enumerate(batch):
             action, reason = self.decide(msg)
             if action == "redrive":
-                to_redrive.append((msg, self._redrive_entry(msg, idx)))
+                entry = self._redrive_entry(msg, idx)
+                if payload_size(entry) > MAX_PAYLOAD_BYTES:
+                    # with the redrive attributes added it no longer fits in a message
+                    to_archive.append((msg, "too-large-to-redrive"))
+                else:
+                    to_redrive.append((msg, entry))
             else:
                 to_archive.append((msg, reason))
 
