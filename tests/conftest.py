@@ -65,3 +65,4 @@ def offline_planner():
     planner = OfflinePlanner()
     yield planner
     planner.cleanup()
+

@@ -1,0 +1,238 @@
+variable "name" {
+  description = "Name of the redrive function (also its role, log group, schedule and alarm). 1-56 characters: letters, digits, hyphens, underscores."
+  type        = string
+
+  validation {
+    condition     = can(regex("^[A-Za-z0-9_-]{1,56}$", var.name))
+    error_message = "name: must be 1-56 letters, digits, hyphens or underscores (Lambda allows 64; the module adds suffixes to related resources)."
+  }
+}
+
+variable "dlq" {
+  description = "The dead-letter queue to drain: its `url` and `arn` (e.g. modules/queue outputs `dlq_url` and `dlq_arn`)."
+  type = object({
+    url = string
+    arn = string
+  })
+
+  validation {
+    condition     = can(regex("^arn:aws[a-z-]*:sqs:", var.dlq.arn)) && can(regex("^https?://", var.dlq.url))
+    error_message = "dlq: arn must be an SQS queue ARN (arn:aws:sqs:…) and url its https:// queue URL."
+  }
+}
+
+variable "source_queue" {
+  description = "The queue messages are redriven to: its `url` and `arn` (modules/queue outputs `queue_url` and `queue_arn`). A FIFO source (URL ending .fifo) keeps each message's group."
+  type = object({
+    url = string
+    arn = string
+  })
+
+  validation {
+    condition     = can(regex("^arn:aws[a-z-]*:sqs:", var.source_queue.arn)) && can(regex("^https?://", var.source_queue.url))
+    error_message = "source_queue: arn must be an SQS queue ARN (arn:aws:sqs:…) and url its https:// queue URL."
+  }
+}
+
+variable "schedule_expression" {
+  description = "When the function runs: an EventBridge `rate(...)` or `cron(...)` expression. Default every 5 minutes."
+  type        = string
+  default     = "rate(5 minutes)"
+  nullable    = false
+
+  validation {
+    condition     = can(regex("^(rate\\([1-9][0-9]* (minute|minutes|hour|hours|day|days)\\)|cron\\(.+\\))$", var.schedule_expression))
+    error_message = "schedule_expression: must be rate(N minute[s]|hour[s]|day[s]) or cron(...), e.g. \"rate(5 minutes)\"."
+  }
+}
+
+variable "enabled" {
+  description = "Whether the schedule is enabled. Disabling it is the kill switch for the whole redrive (messages stay in the DLQ)."
+  type        = bool
+  default     = true
+  nullable    = false
+}
+
+variable "max_messages_per_second" {
+  description = "Maximum redrive rate, messages per second, so a redrive does not overwhelm a consumer that just recovered. 0.1-3000."
+  type        = number
+  default     = 10
+  nullable    = false
+
+  validation {
+    condition     = var.max_messages_per_second >= 0.1 && var.max_messages_per_second <= 3000
+    error_message = "max_messages_per_second: must be from 0.1 to 3000."
+  }
+}
+
+variable "max_messages_per_run" {
+  description = "Upper bound of messages handled by one run. The run also stops when the DLQ is empty or the function is about to time out."
+  type        = number
+  default     = 1000
+  nullable    = false
+
+  validation {
+    condition     = var.max_messages_per_run >= 1 && var.max_messages_per_run <= 1000000 && floor(var.max_messages_per_run) == var.max_messages_per_run
+    error_message = "max_messages_per_run: must be a whole number from 1 to 1000000."
+  }
+}
+
+variable "max_redrive_count" {
+  description = "Kill switch: a message already redriven this many times (`x-redrive-count`) is archived instead of redriven again. 1-100."
+  type        = number
+  default     = 3
+  nullable    = false
+
+  validation {
+    condition     = var.max_redrive_count >= 1 && var.max_redrive_count <= 100 && floor(var.max_redrive_count) == var.max_redrive_count
+    error_message = "max_redrive_count: must be a whole number from 1 to 100 (a poison message would otherwise cycle between queue and DLQ forever)."
+  }
+}
+
+variable "max_message_age_seconds" {
+  description = "Archive instead of redrive a message first sent longer ago than this (seconds, 60-1209600). Default 3 days."
+  type        = number
+  default     = 259200
+  nullable    = false
+
+  validation {
+    condition     = var.max_message_age_seconds >= 60 && var.max_message_age_seconds <= 1209600
+    error_message = "max_message_age_seconds: must be from 60 to 1209600 (14 days, the longest a message can live in SQS)."
+  }
+}
+
+variable "permanent_failure_reasons" {
+  description = "Values of the failure-reason message attribute that mean retrying cannot help (e.g. \"VALIDATION_ERROR\"); such messages are archived at once."
+  type        = list(string)
+  default     = []
+  nullable    = false
+}
+
+variable "failure_reason_attribute" {
+  description = "Name of the message attribute in which consumers record why a message failed."
+  type        = string
+  default     = "x-failure-reason"
+  nullable    = false
+
+  validation {
+    condition     = can(regex("^[A-Za-z0-9_.-]{1,256}$", var.failure_reason_attribute)) && !startswith(lower(var.failure_reason_attribute), "aws.") && !startswith(lower(var.failure_reason_attribute), "amazon.")
+    error_message = "failure_reason_attribute: must be a valid SQS message attribute name (letters, digits, _ - .; not starting with AWS. or Amazon.)."
+  }
+}
+
+variable "archive" {
+  description = "Where messages that are not redriven go. `type = \"s3\"`: objects under `prefix` in `bucket_name` (e.g. the claim-check bucket); `type = \"queue\"`: a separate poison queue (`queue_url`, `queue_arn`). Nothing is ever dropped."
+  type = object({
+    type        = string
+    bucket_name = optional(string)
+    prefix      = optional(string, "dlq-archive/")
+    queue_url   = optional(string)
+    queue_arn   = optional(string)
+  })
+
+  validation {
+    condition     = contains(["s3", "queue"], var.archive.type)
+    error_message = "archive.type: must be \"s3\" or \"queue\"."
+  }
+
+  validation {
+    condition     = var.archive.type != "s3" || try(length(var.archive.bucket_name) > 0, false)
+    error_message = "archive: type = \"s3\" needs bucket_name (for example the claim-check bucket)."
+  }
+
+  validation {
+    condition     = var.archive.type != "queue" || (try(length(var.archive.queue_url) > 0, false) && can(regex("^arn:aws[a-z-]*:sqs:", var.archive.queue_arn)))
+    error_message = "archive: type = \"queue\" needs queue_url and queue_arn of the poison queue."
+  }
+
+  validation {
+    condition     = can(regex("^([A-Za-z0-9!_.*'()-]+/)+$", var.archive.prefix))
+    error_message = "archive.prefix: must be a key prefix ending in \"/\", e.g. \"dlq-archive/\", without a leading slash."
+  }
+}
+
+variable "timeout_seconds" {
+  description = "Function timeout, 10-900 s. The run stops early enough to finish its last batch; messages it received are hidden for `timeout_seconds + 60` s, so a crashed run releases them to the next one."
+  type        = number
+  default     = 120
+  nullable    = false
+
+  validation {
+    condition     = var.timeout_seconds >= 10 && var.timeout_seconds <= 900
+    error_message = "timeout_seconds: must be from 10 to 900."
+  }
+}
+
+variable "memory_size" {
+  description = "Function memory in MB."
+  type        = number
+  default     = 256
+  nullable    = false
+
+  validation {
+    condition     = var.memory_size >= 128 && var.memory_size <= 10240
+    error_message = "memory_size: must be from 128 to 10240 MB."
+  }
+}
+
+variable "reserved_concurrent_executions" {
+  description = "Reserved concurrency. Default 1: two overlapping runs would race on the same DLQ. Null: unreserved (for accounts whose concurrency quota cannot spare one)."
+  type        = number
+  default     = 1
+}
+
+variable "runtime" {
+  description = "Lambda runtime of the function (Python 3.9 or newer)."
+  type        = string
+  default     = "python3.12"
+  nullable    = false
+
+  validation {
+    condition     = can(regex("^python3\\.(9|1[0-9])$", var.runtime))
+    error_message = "runtime: must be a Python 3 Lambda runtime such as \"python3.12\"."
+  }
+}
+
+variable "log_retention_days" {
+  description = "Retention of the function's log group, in days (a CloudWatch Logs allowed value)."
+  type        = number
+  default     = 30
+  nullable    = false
+
+  validation {
+    condition     = contains([1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653], var.log_retention_days)
+    error_message = "log_retention_days: must be one of 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653."
+  }
+}
+
+variable "log_kms_key_arn" {
+  description = "KMS key ARN to encrypt the log group. Null: CloudWatch Logs default encryption."
+  type        = string
+  default     = null
+}
+
+variable "kms_key_arns" {
+  description = "KMS keys the function must use: those of SSE-KMS queues (kms:Decrypt to receive, kms:GenerateDataKey to send) and of an SSE-KMS archive bucket."
+  type        = list(string)
+  default     = []
+  nullable    = false
+
+  validation {
+    condition     = alltrue([for k in var.kms_key_arns : can(regex("^arn:aws[a-z-]*:kms:", k))])
+    error_message = "kms_key_arns: each must be a KMS key ARN (arn:aws:kms:…); aliases cannot scope an IAM policy."
+  }
+}
+
+variable "alarm_actions" {
+  description = "ARNs notified when the function reports errors (e.g. an SNS topic)."
+  type        = list(string)
+  default     = []
+  nullable    = false
+}
+
+variable "tags" {
+  description = "Tags for every resource."
+  type        = map(string)
+  default     = {}
+  nullable    = false
+}

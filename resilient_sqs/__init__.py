@@ -1,0 +1,1 @@
+"""Runtime helpers that go with the Terraform module: consumer kill switch, operator redrive."""

@@ -1,0 +1,246 @@
+"""The dlq-redrive function against real SQS and S3 (LocalStack). Lambda cannot run
+here, so the handler is called in-process with the configuration the module gives it."""
+from __future__ import annotations
+
+import json
+import time
+import uuid
+
+import pytest
+
+from tests.helpers import load_dlq_redrive
+
+pytestmark = pytest.mark.localstack
+
+MAX_REDRIVE = 3
+MAX_AGE = 3600
+PERMANENT = ["VALIDATION_ERROR"]
+
+
+def _queue_pair(sqs, name: str, fifo: bool = False, source_max_size: int | None = None) -> tuple[str, str, str]:
+    """A source queue and its DLQ shaped like modules/queue's (redrive policy, long polling)."""
+    suffix = ".fifo" if fifo else ""
+    fifo_attrs = {"FifoQueue": "true"} if fifo else {}
+    dlq_url = sqs.create_queue(QueueName=f"{name}-dlq{suffix}", Attributes={"MessageRetentionPeriod": "1209600", **fifo_attrs})["QueueUrl"]
+    dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    attrs = {
+        "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": "5"}),
+        "ReceiveMessageWaitTimeSeconds": "20",
+        **fifo_attrs,
+    }
+    if source_max_size:
+        attrs["MaximumMessageSize"] = str(source_max_size)
+    src_url = sqs.create_queue(QueueName=f"{name}{suffix}", Attributes=attrs)["QueueUrl"]
+    return src_url, dlq_url, dlq_arn
+
+
+def _config(mod, src_url: str, dlq_url: str, bucket: str, **kw):
+    env = {
+        "DLQ_URL": dlq_url,
+        "SOURCE_QUEUE_URL": src_url,
+        "RATE_PER_SECOND": str(kw.pop("rate", 500)),
+        "MAX_MESSAGES_PER_RUN": str(kw.pop("per_run", 5000)),
+        "MAX_REDRIVE_COUNT": str(MAX_REDRIVE),
+        "MAX_MESSAGE_AGE_SECONDS": str(MAX_AGE),
+        "PERMANENT_FAILURE_REASONS": json.dumps(PERMANENT),
+        "ARCHIVE_MODE": "s3",
+        "ARCHIVE_BUCKET": bucket,
+        "ARCHIVE_PREFIX": "dlq-archive/",
+        "RECEIVE_VISIBILITY_TIMEOUT": str(kw.pop("visibility", 60)),
+    }
+    env.update({k: str(v) for k, v in kw.items()})
+    return mod.Config.from_env(env)
+
+
+def _drain(sqs, url: str, wait: int = 1) -> list[dict]:
+    out = []
+    while True:
+        msgs = sqs.receive_message(
+            QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=wait, VisibilityTimeout=300,
+            MessageAttributeNames=["All"], AttributeNames=["All"],
+        ).get("Messages", [])
+        if not msgs:
+            return out
+        out.extend(msgs)
+
+
+def _archived(s3, bucket: str) -> list[dict]:
+    docs = []
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix="dlq-archive/"):
+        for obj in page.get("Contents", []):
+            docs.append(json.loads(s3.get_object(Bucket=bucket, Key=obj["Key"])["Body"].read()))
+    return docs
+
+
+def _seed(sqs, dlq_url: str, n: int) -> dict[str, str]:
+    """n messages with mixed redrive counts, ages and failure reasons; returns {id: expected decision}."""
+    now_ms = int(time.time() * 1000)
+    expected: dict[str, str] = {}
+    entries = []
+    for i in range(n):
+        mid = f"m{i:04d}"
+        attrs = {"id": {"DataType": "String", "StringValue": mid}}
+        kind = i % 10
+        if kind in (0, 1):  # redriven before, still under the limit
+            attrs["x-redrive-count"] = {"DataType": "Number", "StringValue": str(kind + 1)}
+            expected[mid] = "redriven"
+        elif kind == 2:  # at the limit
+            attrs["x-redrive-count"] = {"DataType": "Number", "StringValue": str(MAX_REDRIVE)}
+            expected[mid] = "archived:redrive-limit"
+        elif kind == 3:  # first sent long ago
+            attrs["x-original-sent-at"] = {"DataType": "Number", "StringValue": str(now_ms - (MAX_AGE + 600) * 1000)}
+            expected[mid] = "archived:too-old"
+        elif kind == 4:  # permanent failure reason
+            attrs["x-failure-reason"] = {"DataType": "String", "StringValue": "VALIDATION_ERROR"}
+            expected[mid] = "archived:permanent-failure"
+        elif kind == 5:  # transient failure reason
+            attrs["x-failure-reason"] = {"DataType": "String", "StringValue": "TIMEOUT"}
+            expected[mid] = "redriven"
+        else:
+            expected[mid] = "redriven"
+        entries.append({"Id": str(i % 10), "MessageBody": json.dumps({"id": mid, "n": i}), "MessageAttributes": attrs})
+        if len(entries) == 10:
+            sqs.send_message_batch(QueueUrl=dlq_url, Entries=entries)
+            entries = []
+    if entries:
+        sqs.send_message_batch(QueueUrl=dlq_url, Entries=entries)
+    return expected
+
+
+@pytest.fixture()
+def bucket(aws):
+    s3 = aws.client("s3")
+    name = f"redrive-archive-{uuid.uuid4().hex[:10]}"
+    s3.create_bucket(Bucket=name)
+    return name
+
+
+def test_thousand_messages_conserved(aws, bucket, record_property):
+    """1,000 DLQ messages end in exactly one of redriven / archived / left; none lost or duplicated."""
+    mod = load_dlq_redrive()
+    sqs, s3 = aws.client("sqs"), aws.client("s3")
+    src_url, dlq_url, _ = _queue_pair(sqs, f"conserve-{uuid.uuid4().hex[:8]}")
+    expected = _seed(sqs, dlq_url, 1000)
+    lines: list[str] = []
+    rate = 200
+    cfg = _config(mod, src_url, dlq_url, bucket, rate=rate)
+    summary = mod.Redriver(cfg, sqs, s3, log=lines.append).run()
+
+    redriven = _drain(sqs, src_url)
+    archived = _archived(s3, bucket)
+    left = _drain(sqs, dlq_url)
+    ids_redriven = [json.loads(m["Body"])["id"] for m in redriven]
+    ids_archived = [json.loads(d["body"])["id"] for d in archived]
+    ids_left = [json.loads(m["Body"])["id"] for m in left]
+
+    # conservation: every message is in exactly one place, once
+    all_ids = ids_redriven + ids_archived + ids_left
+    assert len(all_ids) == 1000 and len(set(all_ids)) == 1000
+    assert set(all_ids) == set(expected)
+    assert (summary.redriven, summary.archived, summary.left) == (len(ids_redriven), len(ids_archived), len(ids_left))
+    # every decision is the expected one
+    assert sorted(ids_redriven) == sorted(k for k, v in expected.items() if v == "redriven")
+    for doc in archived:
+        mid = json.loads(doc["body"])["id"]
+        assert expected[mid].startswith("archived:") and doc["reason"].startswith(expected[mid].split(":", 1)[1]), (mid, doc["reason"])
+    assert ids_left == []
+    # redriven copies carry the incremented counter and the original send time
+    for m in redriven:
+        body_id = json.loads(m["Body"])["id"]
+        i = int(body_id[1:])
+        prev_count = (i % 10) + 1 if i % 10 in (0, 1) else 0
+        assert m["MessageAttributes"]["x-redrive-count"]["StringValue"] == str(prev_count + 1), body_id
+        assert "x-original-sent-at" in m["MessageAttributes"]
+        assert m["MessageAttributes"]["id"]["StringValue"] == body_id
+    # one structured log line per decision, plus the summary
+    decisions = [d for d in map(json.loads, lines) if d.get("event") == "decision"]
+    assert len(decisions) == 1000
+    assert {d["decision"] for d in decisions} <= {"redriven", "archived"}
+    measured = summary.redriven / (summary.finished_at - summary.started_at)
+    record_property("redrive_rate_configured", rate)
+    record_property("redrive_rate_measured", round(measured, 1))
+    record_property("counts", f"redriven={len(ids_redriven)} archived={len(ids_archived)} left={len(ids_left)}")
+    # the pacer never lets the cumulative rate run ahead of the configured one by more than one batch
+    assert summary.redriven <= rate * (summary.finished_at - summary.started_at) + 10
+
+
+def test_send_failure_mid_batch_leaves_unsent_messages(aws, bucket):
+    """Entries the source queue rejects stay in the DLQ; the rest of the batch moves."""
+    mod = load_dlq_redrive()
+    sqs, s3 = aws.client("sqs"), aws.client("s3")
+    # the source accepts at most 1 KiB: the big messages of the batch are rejected by SQS itself
+    src_url, dlq_url, _ = _queue_pair(sqs, f"partial-{uuid.uuid4().hex[:8]}", source_max_size=1024)
+    entries = []
+    for i in range(10):
+        body = json.dumps({"id": f"p{i}", "pad": "x" * (2000 if i % 3 == 0 else 10)})
+        entries.append({"Id": str(i), "MessageBody": body})
+    sqs.send_message_batch(QueueUrl=dlq_url, Entries=entries)
+    lines: list[str] = []
+    # a short visibility so the left messages can be inspected right after
+    cfg = _config(mod, src_url, dlq_url, bucket, visibility=6)
+    summary = mod.Redriver(cfg, sqs, s3, log=lines.append).run()
+    big = {f"p{i}" for i in range(10) if i % 3 == 0}
+    assert summary.left == len(big) and summary.redriven == 10 - len(big)
+    moved = {json.loads(m["Body"])["id"] for m in _drain(sqs, src_url)}
+    assert moved == {f"p{i}" for i in range(10)} - big
+    time.sleep(6.5)
+    still = {json.loads(m["Body"])["id"] for m in _drain(sqs, dlq_url)}
+    assert still == big
+    left_lines = [d for d in map(json.loads, lines) if d.get("event") == "decision" and d["decision"] == "left"]
+    assert len(left_lines) == len(big) and all("send failed" in x["reason"] for x in left_lines)
+
+
+def test_poison_queue_archive_and_fifo_groups(aws):
+    """FIFO pair, archive to a poison queue: redriven messages keep their group; poison ones are kept, not dropped."""
+    mod = load_dlq_redrive()
+    sqs = aws.client("sqs")
+    name = f"fifo-{uuid.uuid4().hex[:8]}"
+    src_url, dlq_url, _ = _queue_pair(sqs, name, fifo=True)
+    poison_url = sqs.create_queue(QueueName=f"{name}-poison")["QueueUrl"]
+    for i in range(6):
+        attrs = {}
+        if i % 2:
+            attrs["x-redrive-count"] = {"DataType": "Number", "StringValue": str(MAX_REDRIVE)}
+        sqs.send_message(
+            QueueUrl=dlq_url, MessageBody=json.dumps({"id": f"f{i}"}), MessageGroupId=f"g{i % 3}",
+            MessageDeduplicationId=f"d{i}", MessageAttributes=attrs or {},
+        )
+    cfg = _config(mod, src_url, dlq_url, "unused", ARCHIVE_MODE="queue", POISON_QUEUE_URL=poison_url)
+    summary = mod.Redriver(cfg, sqs, None, log=lambda _: None).run()
+    assert (summary.redriven, summary.archived, summary.left) == (3, 3, 0)
+    redriven = _drain(sqs, src_url)
+    assert {json.loads(m["Body"])["id"]: m["Attributes"]["MessageGroupId"] for m in redriven} == {"f0": "g0", "f2": "g2", "f4": "g1"}
+    poison = _drain(sqs, poison_url)
+    assert sorted(json.loads(m["Body"])["id"] for m in poison) == ["f1", "f3", "f5"]
+    assert {m["MessageAttributes"]["x-archive-reason"]["StringValue"] for m in poison} == {"redrive-limit"}
+
+
+def test_run_is_bounded_per_run(aws, bucket):
+    """max_messages_per_run bounds a run; the rest waits, untouched, for the next run."""
+    mod = load_dlq_redrive()
+    sqs, s3 = aws.client("sqs"), aws.client("s3")
+    src_url, dlq_url, _ = _queue_pair(sqs, f"bounded-{uuid.uuid4().hex[:8]}")
+    sqs.send_message_batch(QueueUrl=dlq_url, Entries=[{"Id": str(i), "MessageBody": f"b{i}"} for i in range(10)])
+    sqs.send_message_batch(QueueUrl=dlq_url, Entries=[{"Id": str(i), "MessageBody": f"c{i}"} for i in range(5)])
+    cfg = _config(mod, src_url, dlq_url, bucket, per_run=7)
+    first = mod.Redriver(cfg, sqs, s3, log=lambda _: None).run()
+    assert first.received == 7 and first.redriven == 7
+    second = mod.Redriver(cfg, sqs, s3, log=lambda _: None).run()
+    assert second.redriven == 7
+    third = mod.Redriver(cfg, sqs, s3, log=lambda _: None).run()
+    assert third.redriven == 1
+    assert sorted(m["Body"] for m in _drain(sqs, src_url)) == sorted([f"b{i}" for i in range(10)] + [f"c{i}" for i in range(5)])
+
+
+def test_message_too_large_to_carry_the_counter_is_archived(aws, bucket):
+    """A DLQ message so close to the SQS size limit that the redrive attributes would not fit."""
+    mod = load_dlq_redrive()
+    sqs, s3 = aws.client("sqs"), aws.client("s3")
+    src_url, dlq_url, _ = _queue_pair(sqs, f"large-{uuid.uuid4().hex[:8]}")
+    sqs.send_message(QueueUrl=dlq_url, MessageBody="x" * (mod.MAX_PAYLOAD_BYTES - 16))
+    sqs.send_message(QueueUrl=dlq_url, MessageBody="small")
+    summary = mod.Redriver(_config(mod, src_url, dlq_url, bucket), sqs, s3, log=lambda _: None).run()
+    assert (summary.redriven, summary.archived, summary.reasons) == (1, 1, {"too-large-to-redrive": 1})
+    assert [m["Body"] for m in _drain(sqs, src_url)] == ["small"]
+    assert [len(d["body"]) for d in _archived(s3, bucket)] == [mod.MAX_PAYLOAD_BYTES - 16]
+    assert _drain(sqs, dlq_url) == []
