@@ -200,3 +200,52 @@ module "consumer" {
 
   tags = merge(var.tags, var.queues[each.key].tags)
 }
+
+# --- automated DLQ redrive ---------------------------------------------------------
+
+locals {
+  rd              = var.dlq_redrive
+  rd_queue_keys   = local.rd.enabled ? (local.rd.queues == null ? keys(var.queues) : local.rd.queues) : []
+  rd_unknown_keys = [for k in local.rd_queue_keys : k if !contains(keys(var.queues), k)]
+  rd_bucket       = local.rd.archive_bucket_name != null ? local.rd.archive_bucket_name : (local.cc.enabled ? local.cc.name : null)
+  # archived messages must not sit under the payload prefix, whose objects expire
+  rd_archive_expires = local.rd.archive_bucket_name == null && local.cc.enabled && startswith(local.rd.archive_prefix, local.cc.payload_prefix)
+
+  rd_names = {
+    for k in local.rd_queue_keys : k => (
+      length("${trimsuffix(module.queue[k].queue_name, ".fifo")}-dlq-redrive") <= 55
+      ? "${trimsuffix(module.queue[k].queue_name, ".fifo")}-dlq-redrive"
+      : "${substr(trimsuffix(module.queue[k].queue_name, ".fifo"), 0, 34)}-${substr(sha1(module.queue[k].queue_name), 0, 8)}-dlq-redrive"
+    ) if contains(keys(var.queues), k) && local.rd_bucket != null # without a bucket the output's precondition refuses the plan
+  }
+}
+
+module "dlq_redrive" {
+  source   = "./modules/dlq-redrive"
+  for_each = local.rd_names
+
+  name         = each.value
+  dlq          = { url = module.queue[each.key].dlq_url, arn = module.queue[each.key].dlq_arn_static }
+  source_queue = { url = module.queue[each.key].queue_url, arn = module.queue[each.key].queue_arn_static }
+  archive = {
+    type        = "s3"
+    bucket_name = local.rd_bucket
+    prefix      = local.rd.archive_prefix
+  }
+
+  schedule_expression            = local.rd.schedule_expression
+  enabled                        = local.rd.schedule_enabled
+  max_messages_per_second        = local.rd.max_messages_per_second
+  max_messages_per_run           = local.rd.max_messages_per_run
+  max_redrive_count              = local.rd.max_redrive_count
+  max_message_age_seconds        = local.rd.max_message_age_seconds
+  permanent_failure_reasons      = local.rd.permanent_failure_reasons
+  failure_reason_attribute       = local.rd.failure_reason_attribute
+  timeout_seconds                = local.rd.timeout_seconds
+  reserved_concurrent_executions = local.rd.reserved_concurrent_executions
+  log_retention_days             = local.rd.log_retention_days
+  kms_key_arns                   = local.iam_kms[each.key]
+  alarm_actions                  = local.rd.alarm_actions != null ? local.rd.alarm_actions : compact([try(module.alarms[0].sns_topic_arn, null)])
+
+  tags = merge(var.tags, local.rd.tags)
+}

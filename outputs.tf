@@ -107,3 +107,33 @@ output "consumers" {
     }
   }
 }
+
+output "dlq_redrive" {
+  description = "Per queue key with automated redrive: function_name, function_arn, role_arn, log_group_name (one JSON line per decision), schedule_rule_name, errors_alarm_name, archive (where messages that are not redriven go)."
+  value = {
+    for k, m in module.dlq_redrive : k => {
+      function_name      = m.function_name
+      function_arn       = m.function_arn
+      role_arn           = m.role_arn
+      log_group_name     = m.log_group_name
+      schedule_rule_name = m.schedule_rule_name
+      errors_alarm_name  = m.errors_alarm_name
+      archive            = m.archive
+    }
+  }
+
+  precondition {
+    condition     = length(local.rd_unknown_keys) == 0
+    error_message = "dlq_redrive.queues: ${join(", ", [for k in local.rd_unknown_keys : "\"${k}\""])} ${length(local.rd_unknown_keys) == 1 ? "is not a key" : "are not keys"} of queues (keys: ${join(", ", keys(var.queues))}). List the queue keys whose DLQs should be redriven, or leave it null for all."
+  }
+
+  precondition {
+    condition     = !local.rd.enabled || local.rd_bucket != null
+    error_message = "dlq_redrive: archived messages need a bucket. Enable claim_check_bucket (they go under dlq_redrive.archive_prefix there) or set dlq_redrive.archive_bucket_name."
+  }
+
+  precondition {
+    condition     = !local.rd.enabled || !local.rd_archive_expires
+    error_message = "dlq_redrive.archive_prefix: \"${local.rd.archive_prefix}\" is inside the claim-check payload prefix \"${local.cc.payload_prefix}\", whose objects expire, so archived messages would be deleted. Use a prefix outside it, e.g. \"dlq-archive/\"."
+  }
+}

@@ -193,3 +193,28 @@ variable "iam" {
   default  = {}
   nullable = false
 }
+
+variable "dlq_redrive" {
+  description = "Optional automated redrive of every DLQ (modules/dlq-redrive): a scheduled function per DLQ that sends messages back to their source at most `max_messages_per_second`, and archives those redriven `max_redrive_count` times, older than `max_message_age_seconds`, or failed for a reason in `permanent_failure_reasons` under `archive_prefix` in the claim-check bucket (which must then be enabled; `archive_bucket_name` names another bucket instead). `queues`: keys of `queues` to cover (null = all). `alarm_actions` null = the alarms topic. See modules/dlq-redrive for the rest."
+  type = object({
+    enabled                        = optional(bool, false)
+    queues                         = optional(list(string))
+    schedule_expression            = optional(string, "rate(5 minutes)")
+    schedule_enabled               = optional(bool, true)
+    max_messages_per_second        = optional(number, 10)
+    max_messages_per_run           = optional(number, 1000)
+    max_redrive_count              = optional(number, 3)
+    max_message_age_seconds        = optional(number, 259200)
+    permanent_failure_reasons      = optional(list(string), [])
+    failure_reason_attribute       = optional(string, "x-failure-reason")
+    archive_bucket_name            = optional(string)
+    archive_prefix                 = optional(string, "dlq-archive/")
+    timeout_seconds                = optional(number, 120)
+    reserved_concurrent_executions = optional(number, 1)
+    log_retention_days             = optional(number, 30)
+    alarm_actions                  = optional(list(string))
+    tags                           = optional(map(string), {})
+  })
+  default  = {}
+  nullable = false
+}

@@ -55,3 +55,29 @@ run "account_id_not_12_digits" {
   }
   expect_failures = [var.account_id]
 }
+
+run "redrive_unknown_queue" {
+  command = plan
+  variables {
+    claim_check_bucket = { enabled = true, name = "acme-claim-check" }
+    dlq_redrive        = { enabled = true, queues = ["orders", "invoices"] }
+  }
+  expect_failures = [output.dlq_redrive]
+}
+
+run "redrive_without_archive_bucket" {
+  command = plan
+  variables {
+    dlq_redrive = { enabled = true }
+  }
+  expect_failures = [output.dlq_redrive]
+}
+
+run "redrive_archive_under_expiring_payload_prefix" {
+  command = plan
+  variables {
+    claim_check_bucket = { enabled = true, name = "acme-claim-check" }
+    dlq_redrive        = { enabled = true, archive_prefix = "payloads/archive/" }
+  }
+  expect_failures = [output.dlq_redrive]
+}

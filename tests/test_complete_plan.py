@@ -62,15 +62,22 @@ def _as_list(v) -> list:
 
 
 def test_every_planned_resource_is_a_create_of_the_expected_kinds(rcs):
+    assert all(rc["mode"] == "managed" for rc in rcs.values()), "no data source should be left to read during apply"
     kinds = sorted({rc["type"] for rc in rcs.values()})
     assert kinds == sorted([
         "aws_sqs_queue", "aws_s3_bucket", "aws_s3_bucket_public_access_block", "aws_s3_bucket_ownership_controls",
         "aws_s3_bucket_server_side_encryption_configuration", "aws_s3_bucket_policy",
         "aws_s3_bucket_lifecycle_configuration", "aws_dynamodb_table", "aws_iam_policy",
         "aws_cloudwatch_metric_alarm", "aws_sns_topic", "aws_kms_key", "aws_lambda_event_source_mapping",
+        # the scheduled redrive of each DLQ
+        "aws_lambda_function", "aws_iam_role", "aws_iam_role_policy", "aws_cloudwatch_log_group",
+        "aws_cloudwatch_event_rule", "aws_cloudwatch_event_target", "aws_lambda_permission",
     ])
     assert all(rc["change"]["actions"] == ["create"] for rc in rcs.values())
-    assert not [a for a in rcs if a.endswith("aws_lambda_function")], "the example must not create a function"
+    functions = [a for a, rc in rcs.items() if rc["type"] == "aws_lambda_function"]
+    assert functions and all(a.startswith(f"{M}.module.dlq_redrive[") for a in functions), (
+        "the only functions the example creates are the redrive functions (consumers are existing functions)"
+    )
 
 
 def test_queue_pairs_keep_their_guarantees(plan):
@@ -168,7 +175,11 @@ def test_managed_policies(rcs):
 
 
 def test_alarms_per_queue_and_dlq(rcs):
-    alarms = {after(rcs, a)["alarm_name"]: after(rcs, a) for a, rc in rcs.items() if rc["type"] == "aws_cloudwatch_metric_alarm"}
+    alarms = {
+        after(rcs, a)["alarm_name"]: after(rcs, a)
+        for a, rc in rcs.items()
+        if rc["type"] == "aws_cloudwatch_metric_alarm" and a.startswith(f"{M}.module.alarms[0].")
+    }
     assert len(alarms) == 12
     for queue in (ORDERS, PAYMENTS):
         suffix = ".fifo" if queue == PAYMENTS else ""
@@ -230,13 +241,38 @@ def test_event_source_mappings(rcs, plan):
 def test_throwaway_settings_for_localstack(offline_planner):
     """What an integration run applies: no function (LocalStack cannot run one), destroyable table and bucket."""
     plan = offline_planner.plan(
-        EXAMPLES / "complete", {"name_prefix": PREFIX, "deletion_protection": False, "force_destroy": True}
+        EXAMPLES / "complete",
+        {"name_prefix": PREFIX, "deletion_protection": False, "force_destroy": True, "dlq_redrive_enabled": False},
     )
     rcs = resources_by_address(plan)
-    assert not [a for a, rc in rcs.items() if rc["type"] == "aws_lambda_event_source_mapping"]
+    assert not [a for a, rc in rcs.items() if rc["type"] in ("aws_lambda_event_source_mapping", "aws_lambda_function")]
     assert plan["output_changes"]["consumers"]["after"] == {}
     assert after(rcs, f"{M}.module.idempotency_table[0].aws_dynamodb_table.this")["deletion_protection_enabled"] is False
     assert after(rcs, f"{M}.module.claim_check_bucket[0].aws_s3_bucket.this")["force_destroy"] is True
     # everything else is still there
     assert len([rc for rc in rcs.values() if rc["type"] == "aws_cloudwatch_metric_alarm"]) == 12
     assert len([rc for rc in rcs.values() if rc["type"] == "aws_iam_policy"]) == 6
+
+
+def test_dlq_redrive_per_dlq_archiving_to_the_claim_check_bucket(rcs, plan):
+    for queue, suffix in ((ORDERS, ""), (PAYMENTS, ".fifo")):
+        r = f'{M}.module.dlq_redrive["{queue}"]'
+        fn = after(rcs, f"{r}.aws_lambda_function.this")
+        assert fn["function_name"] == f"{queue}-dlq-redrive"
+        assert fn["reserved_concurrent_executions"] == 1
+        # the environment embeds the queue URLs, unknown until apply; the archive is in the output
+        archive = plan["output_changes"]["dlq_redrive"]["after"][queue]["archive"]
+        assert (archive["type"], archive["bucket_name"], archive["prefix"]) == ("s3", f"{PREFIX}-claim-check", "dlq-archive/")
+        rule = after(rcs, f"{r}.aws_cloudwatch_event_rule.schedule")
+        assert (rule["schedule_expression"], rule["state"]) == ("rate(5 minutes)", "ENABLED")
+        policy = json.loads(after(rcs, f"{r}.aws_iam_role_policy.this")["policy"])
+        resources = {st["Sid"]: st["Resource"] for st in policy["Statement"]}
+        assert resources["DrainDlq"] == f"arn:aws:sqs:us-east-1:{OFFLINE_ACCOUNT}:{queue}-dlq{suffix}"
+        assert resources["Archive"] == f"arn:aws:s3:::{PREFIX}-claim-check/dlq-archive/*"
+    # the archive prefix lies outside the expiring payload prefix
+    lifecycle = after(rcs, f"{M}.module.claim_check_bucket[0].aws_s3_bucket_lifecycle_configuration.this")
+    prefixes = [r["filter"][0]["prefix"] for r in lifecycle["rule"] if r.get("expiration")]
+    assert prefixes and not any("dlq-archive/".startswith(p) for p in prefixes)
+    # the function's error alarm notifies the alarms topic
+    errors = [c for c in plan["configuration"]["root_module"]["module_calls"]["messaging"]["module"]["module_calls"]["dlq_redrive"]["expressions"]["alarm_actions"]["references"]]
+    assert "module.alarms[0].sns_topic_arn" in errors

@@ -107,6 +107,26 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
         "standard_large_batch_without_window": ["a batch_size of 11 (above 10) on a standard queue needs a batching window of at least 1 s"],
         "explicit_fifo_flag_batch_above_10": ["batch_size: 20 is above 10, the maximum for a FIFO queue"],
     },
+    "modules/dlq-redrive": {
+        "name_too_long": ["name:", "1-55 letters", "<name>-schedule"],
+        "dlq_not_an_sqs_arn": ["dlq:", "must be an SQS queue ARN"],
+        "source_not_an_sqs_arn": ["source_queue:", "must be an SQS queue ARN", "https:// queue URL"],
+        "bad_schedule": ["schedule_expression:", "rate(N minute[s]|hour[s]|day[s]) or cron(...)"],
+        "rate_zero": ["max_messages_per_second:", "0.1 to 3000"],
+        "per_run_zero": ["max_messages_per_run:", "1 to 1000000"],
+        "redrive_count_zero": ["max_redrive_count:", "1 to 100", "cycle between queue and DLQ forever"],
+        "age_beyond_14_days": ["max_message_age_seconds:", "60 to 1209600"],
+        "reserved_attribute_name": ["failure_reason_attribute:", "not starting with AWS. or Amazon."],
+        "archive_unknown_type": ["archive.type:", '"s3" or "queue"'],
+        "archive_s3_without_bucket": ['archive: type = "s3" needs bucket_name'],
+        "archive_queue_without_arn": ['archive: type = "queue" needs queue_url and queue_arn'],
+        "archive_prefix_without_slash": ["archive.prefix:", 'ending in "/"'],
+        "timeout_too_short": ["timeout_seconds:", "10 to 900"],
+        "memory_too_small": ["memory_size:", "128 to 10240"],
+        "not_python": ["runtime:", "Python 3 Lambda runtime"],
+        "log_retention_not_allowed": ["log_retention_days:", "must be one of 1, 3, 5"],
+        "kms_alias_not_arn": ["kms_key_arns:", "aliases cannot scope an IAM policy"],
+    },
     ".": {
         # tests/root_refusals.tftest.hcl: refusals of the root module itself
         "bucket_enabled_without_name": ["claim_check_bucket.name: required when claim_check_bucket.enabled = true"],
@@ -117,6 +137,12 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
             "Add the key ARN to iam.kms_key_arns",
         ],
         "account_id_not_12_digits": ["account_id:", "12-digit"],
+        "redrive_unknown_queue": ['dlq_redrive.queues: "invoices" is not a key of queues (keys: orders)'],
+        "redrive_without_archive_bucket": ["dlq_redrive: archived messages need a bucket", "Enable claim_check_bucket"],
+        "redrive_archive_under_expiring_payload_prefix": [
+            'dlq_redrive.archive_prefix: "payloads/archive/" is inside the claim-check payload prefix "payloads/"',
+            "archived messages would be deleted",
+        ],
         # tests/fixtures/root-refusals.tftest.hcl: submodule refusals reached through the root
         "root_bucket_expiry_below_dlq_retention": [
             "expiration_days: 9 days is shorter than a message served by this bucket can live",
@@ -138,6 +164,7 @@ SOURCES = {
     "modules/iam": [MODULES / "iam" / "tests" / "refusals.tftest.hcl"],
     "modules/alarms": [MODULES / "alarms" / "tests" / "refusals.tftest.hcl"],
     "modules/lambda-consumer": [MODULES / "lambda-consumer" / "tests" / "refusals.tftest.hcl"],
+    "modules/dlq-redrive": [MODULES / "dlq-redrive" / "tests" / "refusals.tftest.hcl"],
     ".": [REPO_ROOT / "tests" / "root_refusals.tftest.hcl", FIXTURES / "root-refusals.tftest.hcl"],
 }
 
@@ -164,8 +191,10 @@ def replay_without_expect_failures(config: str, sources: list[Path]) -> dict[str
     try:
         for f in src_dir.glob("*.tf"):
             shutil.copy2(f, work / f.name)
-        if (src_dir / "modules").is_dir():
-            (work / "modules").symlink_to(src_dir / "modules", target_is_directory=True)
+        # the configuration's own folders (modules/, a function's dist/ ...), not its tests or state
+        for sub in src_dir.iterdir():
+            if sub.is_dir() and sub.name not in {"tests", ".terraform", ".git", ".cache", ".plans"} and not sub.name.startswith(".venv"):
+                (work / sub.name).symlink_to(sub, target_is_directory=True)
         (work / "tests").mkdir()
         for source in sources:
             header, runs = split_runs(source.read_text())

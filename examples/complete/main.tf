@@ -1,7 +1,7 @@
 # Everything on: two queue/DLQ pairs (one standard, one FIFO) with Lambda
 # consumers, a claim-check bucket for large payloads, an idempotency table,
-# least-privilege IAM policies per queue, and alarms notifying an encrypted
-# SNS topic.
+# least-privilege IAM policies per queue, alarms notifying an encrypted SNS
+# topic, and a scheduled redrive function per DLQ.
 module "messaging" {
   source = "../../"
 
@@ -41,6 +41,14 @@ module "messaging" {
 
   # alarms are on by default: six per queue pair, notifying an SNS topic
   # encrypted with a key the module creates for CloudWatch
+
+  # automated, throttled redrive of both DLQs; messages redriven 3 times, too
+  # old, or failed for good are archived under dlq-archive/ in the bucket
+  dlq_redrive = {
+    enabled                   = var.dlq_redrive_enabled
+    max_messages_per_second   = 5
+    permanent_failure_reasons = ["VALIDATION_ERROR"]
+  }
 
   iam = {
     create_managed_policies = true

@@ -27,3 +27,8 @@ output "consumers" {
   description = "The event source mappings (empty unless consumer_function_name is set)."
   value       = module.messaging.consumers
 }
+
+output "dlq_redrive" {
+  description = "The redrive function of each DLQ: name, role, log group, schedule, error alarm, archive location (empty when dlq_redrive_enabled is false)."
+  value       = module.messaging.dlq_redrive
+}

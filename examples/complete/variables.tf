@@ -50,3 +50,9 @@ variable "force_destroy" {
   type        = bool
   default     = false
 }
+
+variable "dlq_redrive_enabled" {
+  description = "Create the scheduled DLQ redrive functions (modules/dlq-redrive). Set false where Lambda functions cannot be created, e.g. LocalStack without Docker."
+  type        = bool
+  default     = true
+}

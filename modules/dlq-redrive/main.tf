@@ -18,6 +18,24 @@ locals {
   receive_visibility_timeout = var.timeout_seconds + 60
 
   send_targets = compact([var.source_queue.arn, local.archive_to_s3 ? null : var.archive.queue_arn])
+
+  # what src/dlq_redrive.py reads (Config.from_env)
+  environment = {
+    DLQ_URL                    = var.dlq.url
+    SOURCE_QUEUE_URL           = var.source_queue.url
+    RATE_PER_SECOND            = tostring(var.max_messages_per_second)
+    MAX_MESSAGES_PER_RUN       = tostring(var.max_messages_per_run)
+    MAX_REDRIVE_COUNT          = tostring(var.max_redrive_count)
+    MAX_MESSAGE_AGE_SECONDS    = tostring(var.max_message_age_seconds)
+    PERMANENT_FAILURE_REASONS  = jsonencode(var.permanent_failure_reasons)
+    FAILURE_REASON_ATTRIBUTE   = var.failure_reason_attribute
+    ARCHIVE_MODE               = var.archive.type
+    ARCHIVE_BUCKET             = local.archive_to_s3 ? var.archive.bucket_name : ""
+    ARCHIVE_PREFIX             = var.archive.prefix
+    POISON_QUEUE_URL           = local.archive_to_s3 ? "" : var.archive.queue_url
+    RECEIVE_VISIBILITY_TIMEOUT = tostring(local.receive_visibility_timeout)
+    SAFETY_MARGIN_MS           = tostring(min(30000, var.timeout_seconds * 250))
+  }
 }
 
 data "aws_iam_policy_document" "assume" {
@@ -75,19 +93,20 @@ resource "aws_iam_role_policy" "this" {
 }
 
 # Separate so the data-plane document above is fully known at plan time (the
-# log group's ARN is not, until it exists).
-data "aws_iam_policy_document" "logs" {
-  statement {
-    sid       = "Logs"
-    actions   = ["logs:CreateLogStream", "logs:PutLogEvents"]
-    resources = ["${aws_cloudwatch_log_group.this.arn}:*"]
-  }
-}
-
+# log group's ARN is not, until it exists). jsonencode rather than a policy
+# document data source, which would have to be read during apply.
 resource "aws_iam_role_policy" "logs" {
-  name   = "${var.name}-logs"
-  role   = aws_iam_role.this.id
-  policy = data.aws_iam_policy_document.logs.json
+  name = "${var.name}-logs"
+  role = aws_iam_role.this.id
+  policy = jsonencode({
+    Version = "2012-10-17"
+    Statement = [{
+      Sid      = "Logs"
+      Effect   = "Allow"
+      Action   = ["logs:CreateLogStream", "logs:PutLogEvents"]
+      Resource = "${aws_cloudwatch_log_group.this.arn}:*"
+    }]
+  })
 }
 
 resource "aws_cloudwatch_log_group" "this" {
@@ -120,22 +139,7 @@ resource "aws_lambda_function" "this" {
   }
 
   environment {
-    variables = {
-      DLQ_URL                    = var.dlq.url
-      SOURCE_QUEUE_URL           = var.source_queue.url
-      RATE_PER_SECOND            = tostring(var.max_messages_per_second)
-      MAX_MESSAGES_PER_RUN       = tostring(var.max_messages_per_run)
-      MAX_REDRIVE_COUNT          = tostring(var.max_redrive_count)
-      MAX_MESSAGE_AGE_SECONDS    = tostring(var.max_message_age_seconds)
-      PERMANENT_FAILURE_REASONS  = jsonencode(var.permanent_failure_reasons)
-      FAILURE_REASON_ATTRIBUTE   = var.failure_reason_attribute
-      ARCHIVE_MODE               = var.archive.type
-      ARCHIVE_BUCKET             = local.archive_to_s3 ? var.archive.bucket_name : ""
-      ARCHIVE_PREFIX             = var.archive.prefix
-      POISON_QUEUE_URL           = local.archive_to_s3 ? "" : var.archive.queue_url
-      RECEIVE_VISIBILITY_TIMEOUT = tostring(local.receive_visibility_timeout)
-      SAFETY_MARGIN_MS           = tostring(min(30000, var.timeout_seconds * 250))
-    }
+    variables = local.environment
   }
 
   tags = var.tags

@@ -35,5 +35,10 @@ output "errors_alarm_name" {
 
 output "environment" {
   description = "The function's configuration as environment variables (what src/dlq_redrive.py reads)."
-  value       = aws_lambda_function.this.environment[0].variables
+  value       = local.environment
+}
+
+output "archive" {
+  description = "Where messages that are not redriven are archived: `type`, and `bucket_name` + `prefix` (s3) or `queue_url` + `queue_arn` (queue)."
+  value       = var.archive
 }

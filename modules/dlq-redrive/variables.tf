@@ -1,10 +1,10 @@
 variable "name" {
-  description = "Name of the redrive function (also its role, log group, schedule and alarm). 1-56 characters: letters, digits, hyphens, underscores."
+  description = "Name of the redrive function (also its role, log group, schedule and alarm). 1-55 characters: letters, digits, hyphens, underscores."
   type        = string
 
   validation {
-    condition     = can(regex("^[A-Za-z0-9_-]{1,56}$", var.name))
-    error_message = "name: must be 1-56 letters, digits, hyphens or underscores (Lambda allows 64; the module adds suffixes to related resources)."
+    condition     = can(regex("^[A-Za-z0-9_-]{1,55}$", var.name))
+    error_message = "name: must be 1-55 letters, digits, hyphens or underscores (Lambda allows 64, but the schedule rule is named <name>-schedule and EventBridge allows 64)."
   }
 }
 

@@ -1,0 +1,91 @@
+# Root module: automated DLQ redrive composed per queue, archiving to the claim-check bucket.
+
+provider "aws" {
+  region                      = "us-east-1"
+  access_key                  = "offline-plan"
+  secret_key                  = "offline-plan"
+  skip_credentials_validation = true
+  skip_requesting_account_id  = true
+  skip_metadata_api_check     = true
+}
+
+variables {
+  account_id = "123456789012"
+  queues = {
+    orders                                                               = {}
+    payments                                                             = { fifo = true }
+    "a-very-long-queue-name-that-needs-to-be-shortened-for-the-function" = {}
+  }
+  claim_check_bucket = { enabled = true, name = "acme-claim-check" }
+}
+
+run "off_by_default" {
+  command = plan
+
+  assert {
+    condition     = length(module.dlq_redrive) == 0 && output.dlq_redrive == {}
+    error_message = "automated redrive should be off unless enabled"
+  }
+}
+
+run "one_function_per_dlq_archiving_to_the_bucket" {
+  command = plan
+
+  variables {
+    dlq_redrive = { enabled = true, max_messages_per_second = 5, permanent_failure_reasons = ["VALIDATION_ERROR"] }
+  }
+
+  assert {
+    condition     = toset(keys(module.dlq_redrive)) == toset(["orders", "payments", "a-very-long-queue-name-that-needs-to-be-shortened-for-the-function"])
+    error_message = "every queue's DLQ should get a redrive function"
+  }
+  assert {
+    condition     = module.dlq_redrive["orders"].function_name == "orders-dlq-redrive" && module.dlq_redrive["payments"].function_name == "payments-dlq-redrive"
+    error_message = "function names: <queue name without .fifo>-dlq-redrive"
+  }
+  assert {
+    condition     = length(module.dlq_redrive["a-very-long-queue-name-that-needs-to-be-shortened-for-the-function"].function_name) <= 55
+    error_message = "long queue names should be shortened to a valid function name"
+  }
+  assert {
+    condition = (
+      module.dlq_redrive["orders"].environment["ARCHIVE_BUCKET"] == "acme-claim-check" &&
+      module.dlq_redrive["orders"].environment["ARCHIVE_PREFIX"] == "dlq-archive/" &&
+      module.dlq_redrive["orders"].environment["RATE_PER_SECOND"] == "5" &&
+      module.dlq_redrive["orders"].environment["PERMANENT_FAILURE_REASONS"] == "[\"VALIDATION_ERROR\"]"
+    )
+    error_message = "the root settings should reach each function"
+  }
+  assert {
+    condition = anytrue([
+      for s in jsondecode(module.dlq_redrive["payments"].policy_json).Statement :
+      s.Sid == "DrainDlq" && s.Resource == "arn:aws:sqs:us-east-1:123456789012:payments-dlq.fifo"
+    ])
+    error_message = "each function may drain only its own DLQ"
+  }
+  assert {
+    condition = anytrue([
+      for s in jsondecode(module.dlq_redrive["orders"].policy_json).Statement :
+      s.Sid == "Archive" && s.Resource == "arn:aws:s3:::acme-claim-check/dlq-archive/*"
+    ])
+    error_message = "archive writes should be limited to the archive prefix of the claim-check bucket"
+  }
+}
+
+run "selected_queues_and_own_bucket" {
+  command = plan
+
+  variables {
+    claim_check_bucket = { enabled = false }
+    dlq_redrive        = { enabled = true, queues = ["orders"], archive_bucket_name = "acme-dlq-archive", schedule_enabled = false }
+  }
+
+  assert {
+    condition     = keys(module.dlq_redrive) == ["orders"]
+    error_message = "only the listed queues should get a redrive function"
+  }
+  assert {
+    condition     = module.dlq_redrive["orders"].environment["ARCHIVE_BUCKET"] == "acme-dlq-archive"
+    error_message = "archive_bucket_name should win over the claim-check bucket"
+  }
+}
