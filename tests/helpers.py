@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tooling.redrive_scenario import load_dlq_redrive  # noqa: F401 - re-exported for the tests
 from tooling.terraform import REPO_ROOT
 
 EXAMPLES = REPO_ROOT / "examples"
@@ -24,16 +25,3 @@ def resources_by_address(plan: dict) -> dict[str, dict]:
     """Every planned resource change keyed by address, with `after` values."""
     return {rc["address"]: rc for rc in plan.get("resource_changes", [])}
 
-
-def load_dlq_redrive():
-    """The dlq-redrive function's source as a module (Lambda cannot run here; tests call it in-process)."""
-    import importlib.util
-    import sys
-
-    name = "dlq_redrive"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, MODULES / "dlq-redrive" / "src" / "dlq_redrive.py")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod  # dataclasses need the module registered
-        spec.loader.exec_module(mod)
-    return sys.modules[name]

@@ -1,0 +1,120 @@
+"""The 1,000-message DLQ scenario of the dlq-redrive function, shared by its LocalStack
+tests (tests/localstack/test_dlq_redrive.py) and its benchmark (tooling/bench_redrive.py).
+
+Queues are created with boto3, shaped like modules/queue's pair; the messages mix
+redrive counts, ages and failure reasons so that every decision path is taken.
+"""
+from __future__ import annotations
+
+import json
+import time
+
+from tooling.terraform import REPO_ROOT
+
+MAX_REDRIVE = 3
+MAX_AGE = 3600
+PERMANENT = ["VALIDATION_ERROR"]
+
+
+def load_dlq_redrive():
+    """The dlq-redrive function's source as a module (Lambda cannot run here; tests call it in-process)."""
+    import importlib.util
+    import sys
+
+    name = "dlq_redrive"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "modules" / "dlq-redrive" / "src" / "dlq_redrive.py")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod  # dataclasses need the module registered
+        spec.loader.exec_module(mod)
+    return sys.modules[name]
+
+
+def queue_pair(sqs, name: str, fifo: bool = False, source_max_size: int | None = None) -> tuple[str, str, str]:
+    """A source queue and its DLQ shaped like modules/queue's (redrive policy, long polling)."""
+    suffix = ".fifo" if fifo else ""
+    fifo_attrs = {"FifoQueue": "true"} if fifo else {}
+    dlq_url = sqs.create_queue(QueueName=f"{name}-dlq{suffix}", Attributes={"MessageRetentionPeriod": "1209600", **fifo_attrs})["QueueUrl"]
+    dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    attrs = {
+        "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": "5"}),
+        "ReceiveMessageWaitTimeSeconds": "20",
+        **fifo_attrs,
+    }
+    if source_max_size:
+        attrs["MaximumMessageSize"] = str(source_max_size)
+    src_url = sqs.create_queue(QueueName=f"{name}{suffix}", Attributes=attrs)["QueueUrl"]
+    return src_url, dlq_url, dlq_arn
+
+
+def config(mod, src_url: str, dlq_url: str, bucket: str, **kw):
+    env = {
+        "DLQ_URL": dlq_url,
+        "SOURCE_QUEUE_URL": src_url,
+        "RATE_PER_SECOND": str(kw.pop("rate", 500)),
+        "MAX_MESSAGES_PER_RUN": str(kw.pop("per_run", 5000)),
+        "MAX_REDRIVE_COUNT": str(MAX_REDRIVE),
+        "MAX_MESSAGE_AGE_SECONDS": str(MAX_AGE),
+        "PERMANENT_FAILURE_REASONS": json.dumps(PERMANENT),
+        "ARCHIVE_MODE": "s3",
+        "ARCHIVE_BUCKET": bucket,
+        "ARCHIVE_PREFIX": "dlq-archive/",
+        "RECEIVE_VISIBILITY_TIMEOUT": str(kw.pop("visibility", 60)),
+    }
+    env.update({k: str(v) for k, v in kw.items()})
+    return mod.Config.from_env(env)
+
+
+def drain(sqs, url: str, wait: int = 1) -> list[dict]:
+    out = []
+    while True:
+        msgs = sqs.receive_message(
+            QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=wait, VisibilityTimeout=300,
+            MessageAttributeNames=["All"], AttributeNames=["All"],
+        ).get("Messages", [])
+        if not msgs:
+            return out
+        out.extend(msgs)
+
+
+def archived(s3, bucket: str) -> list[dict]:
+    docs = []
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix="dlq-archive/"):
+        for obj in page.get("Contents", []):
+            docs.append(json.loads(s3.get_object(Bucket=bucket, Key=obj["Key"])["Body"].read()))
+    return docs
+
+
+def seed(sqs, dlq_url: str, n: int) -> dict[str, str]:
+    """n messages with mixed redrive counts, ages and failure reasons; returns {id: expected decision}."""
+    now_ms = int(time.time() * 1000)
+    expected: dict[str, str] = {}
+    entries = []
+    for i in range(n):
+        mid = f"m{i:04d}"
+        attrs = {"id": {"DataType": "String", "StringValue": mid}}
+        kind = i % 10
+        if kind in (0, 1):  # redriven before, still under the limit
+            attrs["x-redrive-count"] = {"DataType": "Number", "StringValue": str(kind + 1)}
+            expected[mid] = "redriven"
+        elif kind == 2:  # at the limit
+            attrs["x-redrive-count"] = {"DataType": "Number", "StringValue": str(MAX_REDRIVE)}
+            expected[mid] = "archived:redrive-limit"
+        elif kind == 3:  # first sent long ago
+            attrs["x-original-sent-at"] = {"DataType": "Number", "StringValue": str(now_ms - (MAX_AGE + 600) * 1000)}
+            expected[mid] = "archived:too-old"
+        elif kind == 4:  # permanent failure reason
+            attrs["x-failure-reason"] = {"DataType": "String", "StringValue": "VALIDATION_ERROR"}
+            expected[mid] = "archived:permanent-failure"
+        elif kind == 5:  # transient failure reason
+            attrs["x-failure-reason"] = {"DataType": "String", "StringValue": "TIMEOUT"}
+            expected[mid] = "redriven"
+        else:
+            expected[mid] = "redriven"
+        entries.append({"Id": str(i % 10), "MessageBody": json.dumps({"id": mid, "n": i}), "MessageAttributes": attrs})
+        if len(entries) == 10:
+            sqs.send_message_batch(QueueUrl=dlq_url, Entries=entries)
+            entries = []
+    if entries:
+        sqs.send_message_batch(QueueUrl=dlq_url, Entries=entries)
+    return expected
