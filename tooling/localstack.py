@@ -549,6 +549,9 @@ def _launch_env(instance_dir: Path) -> dict[str, str]:
             "DNS_ADDRESS": "0",  # no DNS server on port 53
             "SKIP_SSL_CERT_DOWNLOAD": "1",
             "DISABLE_EVENTS": "1",  # no analytics calls
+            # SQS publishes its queue-depth metrics to CloudWatch every 10 s instead of 60 s, so
+            # an alarm on them (60 s periods, evaluated every period) reacts within about a minute
+            "SQS_CLOUDWATCH_METRICS_REPORT_INTERVAL": "10",
             "JAVA_TOOL_OPTIONS": f"-Djava.io.tmpdir={instance_dir / 'tmp'} -XX:-UsePerfData",
         }
     )

@@ -315,6 +315,43 @@ def named_leftovers(sess: Session, prefix: str) -> list[str]:
 
 
 # ------------------------------------------------------------------------------------------
+# the README's Python code, run as published
+# ------------------------------------------------------------------------------------------
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_snippet(docstring_start: str, sess: Session, ls: LocalStack, **globals_) -> dict:
+    """Execute the README's ```python block whose docstring starts with ``docstring_start``.
+
+    Returns its namespace. The snippet's module-level ``s3``/``sqs`` clients are replaced by
+    clients of this LocalStack; ``globals_`` adds names the snippet leaves to the reader
+    (e.g. ``process``).
+    """
+    import re
+
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
+    found = [b for b in blocks if b.lstrip().startswith(f'"""{docstring_start}')]
+    if len(found) != 1:
+        raise AssertionError(f"README.md: expected one python block starting with {docstring_start!r}, found {len(found)}")
+    ns: dict = {"__name__": f"readme_{docstring_start.split(':')[0].lower()}"}
+    saved = {k: os.environ.get(k) for k in ls.env()}
+    os.environ.update(ls.env())  # the snippet creates boto3 clients at import
+    try:
+        exec(compile(found[0], f"README.md[{docstring_start}]", "exec"), ns)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    for name in ("s3", "sqs"):
+        if name in ns:
+            ns[name] = sess.client(name)
+    ns.update(globals_)
+    return ns
+
+
+# ------------------------------------------------------------------------------------------
 # SQS
 # ------------------------------------------------------------------------------------------
 def depth(sqs, url: str) -> tuple[int, int]:
@@ -484,5 +521,5 @@ __all__ = [
     "ACCOUNT_ID", "AppliedExample", "CallRecorder", "create_operator", "delete_operator", "depth", "drain",
     "ALARM_TAGS_DROPPED", "KnownDifference", "alarm_tags_dropped", "leftovers", "named_leftovers", "pending_changes",
     "tolerated_changes", "policy_allows", "queue_arn", "receive", "redrive_operator_policy",
-    "send_batch", "session", "state_resources", "unauthorized_calls", "unique_prefix",
+    "readme_snippet", "send_batch", "session", "state_resources", "unauthorized_calls", "unique_prefix",
 ]
