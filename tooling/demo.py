@@ -194,8 +194,14 @@ class Demo:
         self.sqs.delete_message(QueueUrl=q["url"], ReceiptHandle=msg["ReceiptHandle"])
         say(f"    consumer: resolved the pointer, {len(body):,} bytes, sha256 {got[:16]}... = the producer's: MATCH")
         rule = next(r for r in self.s3.get_bucket_lifecycle_configuration(Bucket=bucket["name"])["Rules"] if "Expiration" in r)
-        say(f"    the consumer leaves the payload; the lifecycle rule expires {rule['Filter'].get('Prefix', '')}* after "
-            f"{rule['Expiration']['Days']} days (derived: the longest a message can live, FIFO source + DLQ retention)")
+        say(f"    the consumer leaves the payload (a retry or redrive still needs it); the lifecycle rule expires "
+            f"{rule['Filter'].get('Prefix', '')}* after {rule['Expiration']['Days']} days, derived from the queues:")
+        for k in bucket["queues"]:
+            p = self.out["queues"][k]
+            src, dlq = p["message_retention_seconds"] // 86400, p["dlq_message_retention_seconds"] // 86400
+            life = f"source {src} d + DLQ {dlq} d = {src + dlq} d (FIFO: the move resets the enqueue time)" if p["fifo"] \
+                else f"DLQ {dlq} d (a message keeps its enqueue time when it moves)"
+            say(f"      {p['name']}: a message lives at most {life}")
 
     def idempotency(self) -> None:
         from resilient_sqs.consumer import BatchProcessor, lambda_event
@@ -264,6 +270,8 @@ class Demo:
         names = [n for per_queue in self.out["alarms"]["alarm_names"].values() for n in per_queue.values()]
         for a in sorted(self.cw.describe_alarms(AlarmNames=names)["MetricAlarms"], key=lambda a: a["AlarmName"]):
             say(f"      {a['StateValue']:<17} {a['AlarmName']}")
+        say("    (OK: evaluated, within bounds. INSUFFICIENT_DATA on the influx alarms: they use metric math,\n"
+            "     which LocalStack does not evaluate; CloudWatch does)")
 
     def destroy(self) -> None:
         if not self.applied:
