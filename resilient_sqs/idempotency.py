@@ -109,7 +109,7 @@ class IdempotencyStore:
             self._ddb = boto3.client("dynamodb")
         return self._ddb
 
-    def claim(self, key: str) -> tuple[bool, Any]:
+    def claim(self, key: str, _retry: bool = True) -> tuple[bool, Any]:
         """(True, None) when this caller now owns ``key``; (False, result) when it was completed before.
 
         Raises :class:`AlreadyInProgress` when an unexpired INPROGRESS record holds it.
@@ -141,8 +141,10 @@ class IdempotencyStore:
             return True, None
         except self.ddb.exceptions.ConditionalCheckFailedException as exc:
             item = exc.response.get("Item") or self._get(key)
-        if item is None:  # expired and deleted between the two calls: try once more
-            return self.claim(key)
+        if item is None:
+            if _retry:  # deleted (released or expired) between the two calls: try once more
+                return self.claim(key, _retry=False)
+            raise AlreadyInProgress(f"{key}: claimed and released concurrently; retry the message")
         status = item.get(STATUS_ATTR, {}).get("S")
         if status == COMPLETED:
             raw = item.get(DATA_ATTR, {}).get("S")

@@ -344,6 +344,21 @@ def test_a_failing_handler_releases_its_claim(complete, aws):
     assert depth(sqs, pair["url"]) == (0, 0)
 
 
+def test_an_expired_record_is_claimed_again(complete, aws):
+    """DynamoDB's TTL deletes expired items lazily (within days): the claim must not trust their presence."""
+    table = complete.outputs["idempotency_table"]["name"]
+    ddb = aws.client("dynamodb")
+    later = time.time() + 7200  # two hours on: past the 1 h record expiry
+    now_store = IdempotencyStore(table, expires_after_seconds=3600, dynamodb=ddb)
+    later_store = IdempotencyStore(table, expires_after_seconds=3600, dynamodb=ddb, clock=lambda: later)
+    key = f"expiry-{uuid.uuid4().hex}"
+    assert now_store.claim(key) == (True, None)
+    now_store.complete(key, {"n": 1})
+    assert now_store.claim(key) == (False, {"n": 1})  # still valid now
+    assert later_store.claim(key) == (True, None)  # the expired record is no guard
+    assert _item(aws, table, key)["status"] == {"S": INPROGRESS}
+
+
 # ---------------------------------------------------------------------------------------------
 # alarms
 # ---------------------------------------------------------------------------------------------
