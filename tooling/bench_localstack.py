@@ -82,7 +82,8 @@ def bench_startup(starts: int) -> dict[str, list[float]]:
 
 def bench_example(ls: L.LocalStack, name: str) -> dict[str, float]:
     work = copy_config(EXAMPLES / name)
-    tf = Terraform(work, variables={"name_prefix": f"bench{uuid.uuid4().hex[:6]}", "aws_max_retries": 2}, env=ls.env())
+    variables = {**L.example_variables(EXAMPLES / name), "name_prefix": f"bench{uuid.uuid4().hex[:6]}", "aws_max_retries": 2}
+    tf = Terraform(work, variables=variables, env=ls.env())
     times: dict[str, float] = {}
     try:
         for label, fn in (("init", tf.init), ("apply", tf.apply), ("re-plan", tf.plan_json), ("destroy", tf.destroy)):

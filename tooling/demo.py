@@ -1,24 +1,28 @@
-"""`make demo`: the module end to end against an embedded LocalStack (no Docker, no AWS account).
+"""`make demo`: examples/complete end to end against an embedded LocalStack (no Docker, no AWS account).
 
-Steps (each a function below, so the demo grows by adding steps):
+Steps (each a method of :class:`Demo`, so the demo grows by adding steps):
 
 1. start LocalStack (or use the one ``LOCALSTACK_ENDPOINT`` / ``AWS_ENDPOINT_URL`` points at);
-2. plan ``examples/basic`` and say in plain words what the module creates;
-3. apply it (a copy of the example; takes about a minute: the AWS provider waits
-   for every queue's attributes to propagate);
-4. send a good message through: received, processed, deleted;
-5. send a poison message: the consumer fails it ``maxReceiveCount`` times and
-   SQS moves it to the dead-letter queue;
-6. redrive it from the DLQ back to its queue with ``StartMessageMoveTask`` (what
-   an operator does once the bug is fixed), and process it;
-7. destroy everything and stop LocalStack.
+2. plan ``examples/complete`` and say in plain words what the module creates;
+3. run the plan policy check (``python -m policies check``) on that plan;
+4. apply it (a copy of the example; about two minutes: the AWS provider waits for
+   every queue's attributes and the bucket's lifecycle rule to settle);
+5. a poison message: the consumer fails it ``maxReceiveCount`` times and SQS moves it
+   to the dead-letter queue;
+6. a 2 MiB payload through the claim-check bucket (the AWS extended-client pointer
+   format), its SHA-256 checked on the consumer side;
+7. the same message delivered twice to an idempotent consumer: one side effect;
+8. the DLQ depth alarm fires on the poison message and notifies its SNS topic;
+9. the queues, DLQ depths and alarm states; then destroy everything and stop LocalStack.
 """
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import shutil
+import subprocess
 import sys
 import threading
 import time
@@ -32,8 +36,10 @@ import boto3
 from tooling import localstack
 from tooling.terraform import REPO_ROOT, Terraform, TerraformError, copy_config
 
-EXAMPLE = REPO_ROOT / "examples" / "basic"
-QUEUE_KEY = "orders"  # examples/basic's one queue: <name_prefix>-orders
+EXAMPLE = REPO_ROOT / "examples" / "complete"
+POINTER_CLASS = "software.amazon.payloadoffloading.PayloadS3Pointer"
+PAYLOAD_BYTES = 2 * 1024 * 1024
+ALARM_WAIT_SECONDS = 180
 
 
 class DemoError(RuntimeError):
@@ -50,7 +56,7 @@ def say(msg: str = "") -> None:
 
 
 def step(msg: str) -> None:
-    say(f"==> {msg}")
+    say(f"\n==> {msg}")
 
 
 @contextlib.contextmanager
@@ -79,136 +85,246 @@ class Demo:
     prefix: str
     tf: Terraform = field(init=False)
     applied: bool = False
-    queue: dict = field(default_factory=dict)
+    out: dict = field(default_factory=dict)
+    inbox: str | None = None
+    digest: str = ""
 
     def __post_init__(self) -> None:
-        self.tf = Terraform(self.work, variables={"name_prefix": self.prefix, "aws_max_retries": 2}, env=self.ls.env())
-        self.sqs = boto3.client(
-            "sqs", endpoint_url=self.ls.endpoint, region_name=localstack.REGION,
-            aws_access_key_id="test", aws_secret_access_key="test",
-        )
+        variables = {**localstack.example_variables(EXAMPLE), "name_prefix": self.prefix, "aws_max_retries": 2}
+        self.tf = Terraform(self.work, variables=variables, env=self.ls.env())
+        kw = dict(endpoint_url=self.ls.endpoint, region_name=localstack.REGION,
+                  aws_access_key_id="test", aws_secret_access_key="test")
+        self.sqs, self.s3, self.ddb = boto3.client("sqs", **kw), boto3.client("s3", **kw), boto3.client("dynamodb", **kw)
+        self.sns, self.cw = boto3.client("sns", **kw), boto3.client("cloudwatch", **kw)
 
-    # -- queue helpers ------------------------------------------------------------------------
-    def depths(self) -> str:
-        def d(url: str) -> str:
-            a = self.sqs.get_queue_attributes(
-                QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
-            )["Attributes"]
-            return f"{a['ApproximateNumberOfMessages']} waiting, {a['ApproximateNumberOfMessagesNotVisible']} in flight"
+    # -- helpers --------------------------------------------------------------------------------
+    def pair(self, key: str) -> dict:
+        return self.out["queues"][f"{self.prefix}-{key}"]
 
-        q = self.queue
-        return f"    {q['name']:<34} {d(q['url'])}\n    {q['dlq_name']:<34} {d(q['dlq_url'])}"
+    def depth(self, url: str) -> tuple[int, int]:
+        a = self.sqs.get_queue_attributes(
+            QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
+        )["Attributes"]
+        return int(a["ApproximateNumberOfMessages"]), int(a["ApproximateNumberOfMessagesNotVisible"])
 
     def receive(self, url: str, visibility: int | None = None, wait: int = 5) -> dict | None:
         kwargs = {"VisibilityTimeout": visibility} if visibility is not None else {}
         msgs = self.sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=1, WaitTimeSeconds=wait,
-                                        AttributeNames=["ApproximateReceiveCount"], **kwargs).get("Messages", [])
+                                        AttributeNames=["All"], MessageAttributeNames=["All"], **kwargs).get("Messages", [])
         return msgs[0] if msgs else None
 
     # -- steps ----------------------------------------------------------------------------------
-    def plan(self) -> None:
+    def plan(self) -> Path:
         step(f"terraform init + plan {EXAMPLE.relative_to(REPO_ROOT)} (a copy in {self.work.relative_to(REPO_ROOT)})")
+        say("    LocalStack settings: " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in localstack.example_variables(EXAMPLE).items()))
         self.tf.init()
         plan = self.tf.plan_json()
+        path = self.work / "plan.json"
+        path.write_text(json.dumps(plan))
         n = sum(1 for rc in plan["resource_changes"] if "create" in rc["change"]["actions"])
         say(f"\nThe plan creates {n} resources:")
         for line in summarize(plan):
             say("  " + line)
-        say()
+        return path
+
+    def policy_check(self, plan_json: Path) -> None:
+        step("plan policy check: python -m policies check plan.json (what CI runs before merge)")
+        proc = subprocess.run([sys.executable, "-m", "policies", "check", str(plan_json)],
+                              capture_output=True, text=True, cwd=REPO_ROOT)
+        lines = proc.stdout.rstrip().splitlines()
+        for line in lines[-12:] if len(lines) > 12 else lines:
+            say(f"    {line}")
+        if len(lines) > 12:
+            say(f"    ({len(lines) - 12} more lines above: `python -m policies check` on the plan shows them all)")
+        check(proc.returncode == 0, f"the policy check failed (exit {proc.returncode}): {proc.stderr.strip()}")
+        say("    exit 0: no error-level finding; the plan may be applied")
 
     def apply(self) -> None:
-        step("terraform apply (about a minute: the AWS provider waits ~25 s per queue for SQS to settle)")
+        step("terraform apply (about two minutes: the AWS provider waits for SQS and S3 to settle)")
         started = time.monotonic()
         self.applied = True
         with ticking("applying"):
             self.tf.apply()
-        self.queue = self.tf.outputs()["queues"][f"{self.prefix}-{QUEUE_KEY}"]
+        self.out = self.tf.outputs()
         say(f"    applied in {time.monotonic() - started:.0f} s")
-        say(self.depths())
 
-    def good_message(self) -> None:
-        step("a good message: sent, received by the consumer, processed, deleted")
-        self.sqs.send_message(QueueUrl=self.queue["url"], MessageBody=json.dumps({"order": 1, "status": "ok"}))
-        msg = self.receive(self.queue["url"])
-        check(msg is not None, "the good message was not delivered")
-        say(f"    received {msg['Body']} -> processed -> deleted")
-        self.sqs.delete_message(QueueUrl=self.queue["url"], ReceiptHandle=msg["ReceiptHandle"])
-        say(self.depths())
+    def subscribe_inbox(self) -> None:
+        """A queue subscribed to the alarm topic, standing in for the on-call's e-mail/pager."""
+        self.inbox = self.sqs.create_queue(QueueName=f"{self.prefix}-oncall-inbox")["QueueUrl"]
+        arn = self.sqs.get_queue_attributes(QueueUrl=self.inbox, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        self.sns.subscribe(TopicArn=self.out["alarms"]["sns_topic_arn"], Protocol="sqs", Endpoint=arn)
 
     def poison_message(self) -> None:
-        max_rc = self.queue["max_receive_count"]
-        step(f"a poison message: the consumer fails on it every time (maxReceiveCount = {max_rc})")
-        body = json.dumps({"order": 2, "status": "malformed"})
-        self.sqs.send_message(QueueUrl=self.queue["url"], MessageBody=body)
+        q = self.pair("orders")
+        max_rc = q["max_receive_count"]
+        step(f"a poison message on {q['name']}: the consumer fails on it every time (maxReceiveCount = {max_rc})")
+        self.subscribe_inbox()
+        self.sqs.send_message(QueueUrl=q["url"], MessageBody=json.dumps({"order": 2, "status": "malformed"}))
         for attempt in range(1, max_rc + 1):
-            # the consumer crashes before deleting it; a 1 s visibility brings it back quickly for the demo
-            msg = self.receive(self.queue["url"], visibility=1, wait=10)
+            # the consumer crashes before deleting it; visibility 0 brings it back at once for the demo
+            msg = self.receive(q["url"], visibility=0, wait=10)
             check(msg is not None, f"poison message not delivered on attempt {attempt}")
             say(f"    receive {attempt}/{max_rc}: {msg['Body']} -> consumer fails, message not deleted")
-        msg = self.receive(self.queue["url"], visibility=1, wait=3)
-        check(msg is None, "the poison message is still in the source queue")
-        say(f"    receive {max_rc + 1}: nothing - after {max_rc} failed receives SQS moved it to the dead-letter queue")
-        say(self.depths())
+        check(self.receive(q["url"], visibility=0, wait=1) is None, "the poison message is still in the source queue")
+        check(self.depth(q["dlq_url"])[0] == 1, "the poison message did not reach the DLQ")
+        say(f"    receive {max_rc + 1}: nothing - SQS moved it to {q['dlq_name']}, where it waits for a fix and a redrive")
 
-    def redrive(self) -> None:
-        step("redrive: after the fix, an operator moves the DLQ's messages back (StartMessageMoveTask)")
-        self.sqs.start_message_move_task(SourceArn=self.queue["dlq_arn"])
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            task = self.sqs.list_message_move_tasks(SourceArn=self.queue["dlq_arn"], MaxResults=1)["Results"][0]
-            if task["Status"] != "RUNNING":
-                break
-            time.sleep(0.5)
-        say(f"    move task {task['Status'].lower()}: {task.get('ApproximateNumberOfMessagesMoved', 0)} message(s) moved")
-        msg = self.receive(self.queue["url"])
-        check(msg is not None, "the redriven message did not come back")
-        self.sqs.delete_message(QueueUrl=self.queue["url"], ReceiptHandle=msg["ReceiptHandle"])
-        say(f"    received {msg['Body']} again -> processed by the fixed consumer -> deleted")
-        say(self.depths())
+    def claim_check(self) -> None:
+        q, bucket = self.pair("orders"), self.out["claim_check_bucket"]
+        step(f"a {PAYLOAD_BYTES // 1024 // 1024} MiB payload (SQS takes 256 KiB) through the claim-check bucket {bucket['name']}")
+        payload = os.urandom(PAYLOAD_BYTES // 2).hex()  # 2 MiB of text
+        self.digest = hashlib.sha256(payload.encode()).hexdigest()
+        key = f"{bucket['payload_prefix']}{uuid.uuid4()}"
+        # producer: the payload to S3, a pointer in the extended clients' format to SQS
+        self.s3.put_object(Bucket=bucket["name"], Key=key, Body=payload.encode())
+        pointer = json.dumps([POINTER_CLASS, {"s3BucketName": bucket["name"], "s3Key": key}])
+        self.sqs.send_message(QueueUrl=q["url"], MessageBody=pointer, MessageAttributes={
+            "ExtendedPayloadSize": {"DataType": "Number", "StringValue": str(len(payload))}})
+        head = self.s3.head_object(Bucket=bucket["name"], Key=key)
+        say(f"    producer: sha256 {self.digest[:16]}... -> s3://{bucket['name']}/{key} "
+            f"({head['ContentLength']:,} bytes, {head['ServerSideEncryption']})")
+        say(f"    message body ({len(pointer)} bytes): {pointer}")
+        # consumer: resolve the pointer
+        msg = self.receive(q["url"], visibility=60)
+        check(msg is not None and "ExtendedPayloadSize" in msg.get("MessageAttributes", {}), "pointer message not delivered")
+        _, ref = json.loads(msg["Body"])
+        body = self.s3.get_object(Bucket=ref["s3BucketName"], Key=ref["s3Key"])["Body"].read()
+        got = hashlib.sha256(body).hexdigest()
+        check(got == self.digest, f"payload hash mismatch: sent {self.digest}, got {got}")
+        self.sqs.delete_message(QueueUrl=q["url"], ReceiptHandle=msg["ReceiptHandle"])
+        say(f"    consumer: resolved the pointer, {len(body):,} bytes, sha256 {got[:16]}... = the producer's: MATCH")
+        rule = next(r for r in self.s3.get_bucket_lifecycle_configuration(Bucket=bucket["name"])["Rules"] if "Expiration" in r)
+        say(f"    the consumer leaves the payload (a retry or redrive still needs it); the lifecycle rule expires "
+            f"{rule['Filter'].get('Prefix', '')}* after {rule['Expiration']['Days']} days, derived from the queues:")
+        for k in bucket["queues"]:
+            p = self.out["queues"][k]
+            src, dlq = p["message_retention_seconds"] // 86400, p["dlq_message_retention_seconds"] // 86400
+            life = f"source {src} d + DLQ {dlq} d = {src + dlq} d (FIFO: the move resets the enqueue time)" if p["fifo"] \
+                else f"DLQ {dlq} d (a message keeps its enqueue time when it moves)"
+            say(f"      {p['name']}: a message lives at most {life}")
+
+    def idempotency(self) -> None:
+        from resilient_sqs.consumer import BatchProcessor, lambda_event
+        from resilient_sqs.idempotency import IdempotencyStore, idempotent
+
+        q, table = self.pair("orders"), self.out["idempotency_table"]["name"]
+        step(f"a message delivered twice to an idempotent consumer (idempotency table {table})")
+        charges: list[str] = []
+        store = IdempotencyStore(table, dynamodb=self.ddb)
+
+        @idempotent(store, name="demo-charge")
+        def charge(record: dict) -> dict:
+            charges.append(json.loads(record["body"])["order"])
+            return {"charged": True}
+
+        processor = BatchProcessor(log=lambda _line: None)
+        self.sqs.send_message(QueueUrl=q["url"], MessageBody=json.dumps({"order": 3, "amount": 42}))
+        msg = self.receive(q["url"], visibility=60)
+        check(msg is not None, "message not delivered")
+        processor.process(lambda_event([msg], q["arn"]), charge)
+        say("    delivery 1: card charged, then the consumer dies before deleting the message")
+        self.sqs.change_message_visibility(QueueUrl=q["url"], ReceiptHandle=msg["ReceiptHandle"], VisibilityTimeout=0)
+        again = self.receive(q["url"], visibility=60)
+        check(again is not None and again["MessageId"] == msg["MessageId"], "the message was not redelivered")
+        result = processor.process(lambda_event([again], q["arn"]), charge)
+        check(result == {"batchItemFailures": []} and len(charges) == 1, f"charged {len(charges)} times")
+        self.sqs.delete_message(QueueUrl=q["url"], ReceiptHandle=again["ReceiptHandle"])
+        say(f"    delivery {again['Attributes']['ApproximateReceiveCount']}: the table says COMPLETED -> "
+            f"not charged again, message deleted. Charges: {len(charges)}")
+
+    def alarm(self) -> None:
+        q = self.pair("orders")
+        name = self.out["alarms"]["alarm_names"][f"{self.prefix}-orders"]["dlq_depth"]
+        step(f"waiting for the DLQ alarm {name} (SQS publishes queue depth, CloudWatch evaluates every minute)")
+        started = time.monotonic()
+        state = None
+        with ticking("waiting for ALARM"):
+            while time.monotonic() - started < ALARM_WAIT_SECONDS:
+                state = self.cw.describe_alarms(AlarmNames=[name])["MetricAlarms"][0]["StateValue"]
+                if state == "ALARM":
+                    break
+                time.sleep(2)
+        check(state == "ALARM", f"{name} is still {state} after {ALARM_WAIT_SECONDS} s")
+        say(f"    {name}: ALARM after {time.monotonic() - started:.0f} s (the poison message in {q['dlq_name']})")
+        note = None
+        deadline = time.monotonic() + 30
+        while note is None and time.monotonic() < deadline and self.inbox:
+            msg = self.receive(self.inbox, wait=2)
+            if msg and json.loads(json.loads(msg["Body"])["Message"]).get("AlarmName") == name:
+                note = json.loads(msg["Body"])
+        check(note is not None, "the alarm topic did not deliver the notification")
+        say(f"    on-call notified through SNS topic {self.out['alarms']['sns_topic_arn'].rsplit(':', 1)[1]}: "
+            f"\"{note.get('Subject', '')}\"")
+
+    def report(self) -> None:
+        step("what the module gave you, now")
+        say("    queue                                  waiting  in flight")
+        for key in ("orders", "payments"):
+            q = self.pair(key)
+            for name, url in ((q["name"], q["url"]), (q["dlq_name"], q["dlq_url"])):
+                visible, inflight = self.depth(url)
+                note = "   <- the poison message, kept for inspection and redrive" if url == q["dlq_url"] and visible else ""
+                say(f"    {name:<38} {visible:>7}  {inflight:>9}{note}")
+        say(f"    claim check: payload sha256 sent = received ({self.digest[:16]}...)")
+        say("    alarms:")
+        names = [n for per_queue in self.out["alarms"]["alarm_names"].values() for n in per_queue.values()]
+        for a in sorted(self.cw.describe_alarms(AlarmNames=names)["MetricAlarms"], key=lambda a: a["AlarmName"]):
+            say(f"      {a['StateValue']:<17} {a['AlarmName']}")
+        say("    (OK: evaluated, within bounds. INSUFFICIENT_DATA on the influx alarms: they use metric math,\n"
+            "     which LocalStack does not evaluate; CloudWatch does)")
 
     def destroy(self) -> None:
         if not self.applied:
             return
-        step("terraform destroy (about half a minute: the provider waits until SQS confirms each deletion)")
+        step("terraform destroy")
+        if self.inbox:
+            with contextlib.suppress(Exception):
+                self.sqs.delete_queue(QueueUrl=self.inbox)
         with ticking("destroying"):
             self.tf.destroy()
         self.applied = False
-        left = self.sqs.list_queues(QueueNamePrefix=self.prefix).get("QueueUrls", [])
-        say(f"    queues named {self.prefix}* left: {len(left)}")
+        queues = self.sqs.list_queues(QueueNamePrefix=self.prefix).get("QueueUrls", [])
+        buckets = [b["Name"] for b in self.s3.list_buckets().get("Buckets", []) if b["Name"].startswith(self.prefix)]
+        tables = [t for t in self.ddb.list_tables()["TableNames"] if t.startswith(self.prefix)]
+        alarms = [a["AlarmName"] for a in self.cw.describe_alarms()["MetricAlarms"] if self.prefix in a["AlarmName"]]
+        say(f"    left behind: {len(queues)} queues, {len(buckets)} buckets, {len(tables)} tables, {len(alarms)} alarms")
 
 
 def summarize(plan: dict) -> list[str]:
-    """What the plan creates, per queue pair, in plain words."""
+    """What the plan creates, in plain words."""
     lines = []
-    queues = {rc["address"]: rc["change"]["after"] for rc in plan["resource_changes"] if rc["type"] == "aws_sqs_queue"}
+    rcs = [rc for rc in plan["resource_changes"] if "create" in rc["change"]["actions"]]
+    queues = {rc["address"]: rc["change"]["after"] for rc in rcs if rc["type"] == "aws_sqs_queue"}
     for addr, src in sorted(queues.items()):
         if not addr.endswith(".this"):
             continue
         dlq = queues[addr[: -len("this")] + "dlq"]
         sse = "SSE-KMS " + src["kms_master_key_id"] if src.get("kms_master_key_id") else "SSE-SQS"
-        tls = any(
-            s["Effect"] == "Deny" and s.get("Condition", {}).get("Bool", {}).get("aws:SecureTransport") == "false"
-            for s in json.loads(src["policy"])["Statement"]
-        )
         allow = json.loads(dlq["redrive_allow_policy"])
         lines += [
-            f"queue {src['name']}",
-            f"  visibility timeout   {src['visibility_timeout_seconds']} s",
-            f"  retention            {src['message_retention_seconds'] // 86400} days (DLQ: {dlq['message_retention_seconds'] // 86400} days)",
-            f"  long polling         {src['receive_wait_time_seconds']} s",
-            f"  encryption           {sse}",
-            f"  TLS-only policy      {'yes' if tls else 'NO'}",
-            f"  dead-letter queue    {dlq['name']} (after maxReceiveCount failed receives)",
-            f"  DLQ accepts from     {', '.join(allow['sourceQueueArns'])} ({allow['redrivePermission']})",
+            f"queue {src['name']}" + (" (FIFO)" if src.get("fifo_queue") else ""),
+            f"  visibility timeout {src['visibility_timeout_seconds']} s, long polling {src['receive_wait_time_seconds']} s, "
+            f"{sse}, TLS-only queue policy",
+            f"  retention {src['message_retention_seconds'] // 86400} d; dead-letter queue {dlq['name']} "
+            f"({dlq['message_retention_seconds'] // 86400} d) after maxReceiveCount failed receives, "
+            f"accepting only from its source ({allow['redrivePermission']})",
         ]
-    alarms = sorted(
-        rc["change"]["after"]["alarm_name"] for rc in plan["resource_changes"] if rc["type"] == "aws_cloudwatch_metric_alarm"
-    )
+    by_type: dict[str, list[dict]] = {}
+    for rc in rcs:
+        by_type.setdefault(rc["type"], []).append(rc["change"]["after"])
+    for b in by_type.get("aws_s3_bucket", []):
+        lines.append(f"claim-check bucket {b['bucket']}: SSE, public access blocked, TLS only, payloads expire (lifecycle rule)")
+    for t in by_type.get("aws_dynamodb_table", []):
+        lines.append(f"idempotency table {t['name']}: key id, TTL on expiration, PITR, on-demand")
+    policies = by_type.get("aws_iam_policy", [])
+    if policies:
+        lines.append(f"IAM policies ({len(policies)}): producer, consumer and redrive operator per queue, every action and ARN named")
+    alarms = by_type.get("aws_cloudwatch_metric_alarm", [])
     if alarms:
-        topics = [rc for rc in plan["resource_changes"] if rc["type"] == "aws_sns_topic"]
-        target = f"notifying SNS topic {topics[0]['change']['after']['name']} (encrypted)" if topics else "notifying the given topic, if any"
-        lines.append(f"alarms ({len(alarms)}), {target}")
-        lines += [f"  {name}" for name in alarms]
+        topics = by_type.get("aws_sns_topic", [])
+        target = f"notifying SNS topic {topics[0]['name']} (KMS-encrypted)" if topics else "notifying the given topic"
+        lines.append(f"alarms ({len(alarms)}), {target}:")
+        lines += [f"  {a['alarm_name']}" for a in sorted(alarms, key=lambda a: a["alarm_name"])]
     return lines
 
 
@@ -229,11 +345,14 @@ def main() -> int:
     demo = Demo(ls=ls, work=work, prefix=f"demo-{uuid.uuid4().hex[:6]}")
     failed = False
     try:
-        demo.plan()
+        plan_json = demo.plan()
+        demo.policy_check(plan_json)
         demo.apply()
-        demo.good_message()
-        demo.poison_message()
-        demo.redrive()
+        demo.poison_message()  # first: the DLQ alarm's minute runs while the next steps do
+        demo.claim_check()
+        demo.idempotency()
+        demo.alarm()
+        demo.report()
     except (TerraformError, DemoError, localstack.LocalStackError) as exc:
         print(f"demo failed: {exc}", file=sys.stderr)
         failed = True

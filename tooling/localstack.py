@@ -80,6 +80,30 @@ _EXIT_BROKEN_VENV = 4
 
 Progress = Callable[[str], None]
 
+# What an example needs to run against LocalStack (the tests and `make demo` pass these; only
+# the variables an example declares are passed, so every example gets what applies to it).
+EXAMPLE_VARIABLES: dict[str, object] = {
+    "s3_use_path_style": True,  # LocalStack has no per-bucket host names
+    "deletion_protection": False,  # throwaway: `terraform destroy` must remove the idempotency table...
+    "force_destroy": True,  # ...and the claim-check bucket with its payloads
+    "consumer_function_name": None,  # Lambda functions cannot run here: no event source mappings
+    "dlq_redrive_enabled": False,  # the dlq-redrive module deploys a Lambda function
+}
+
+
+def declared_variables(config_dir: Path) -> set[str]:
+    """Names of the input variables a Terraform root configuration declares."""
+    names: set[str] = set()
+    for tf in sorted(Path(config_dir).glob("*.tf")):
+        names.update(re.findall(r'^\s*variable\s+"([^"]+)"', tf.read_text(), flags=re.MULTILINE))
+    return names
+
+
+def example_variables(config_dir: Path) -> dict[str, object]:
+    """The LocalStack settings of :data:`EXAMPLE_VARIABLES` that ``config_dir`` declares."""
+    declared = declared_variables(config_dir)
+    return {k: v for k, v in EXAMPLE_VARIABLES.items() if k in declared}
+
 
 def _quiet(_msg: str) -> None:
     pass
@@ -525,6 +549,9 @@ def _launch_env(instance_dir: Path) -> dict[str, str]:
             "DNS_ADDRESS": "0",  # no DNS server on port 53
             "SKIP_SSL_CERT_DOWNLOAD": "1",
             "DISABLE_EVENTS": "1",  # no analytics calls
+            # SQS publishes its queue-depth metrics to CloudWatch every 10 s instead of 60 s, so
+            # an alarm on them (60 s periods, evaluated every period) reacts within about a minute
+            "SQS_CLOUDWATCH_METRICS_REPORT_INTERVAL": "10",
             "JAVA_TOOL_OPTIONS": f"-Djava.io.tmpdir={instance_dir / 'tmp'} -XX:-UsePerfData",
         }
     )

@@ -21,7 +21,7 @@ import uuid
 import pytest
 
 from tests.helpers import EXAMPLES
-from tests.localstack.support import AppliedExample, session
+from tests.localstack.support import ALARM_TAGS_DROPPED, AppliedExample, alarm_tags_dropped, session
 from tooling.localstack import LocalStackError, acquire_shared, release_shared
 
 DESTROY_TEST = "test_destroy_leaves_nothing_behind"
@@ -61,6 +61,12 @@ def localstack(request):
 def aws(localstack):
     """localstack-client session with LocalStack's default ("test") credentials."""
     return session(localstack)
+
+
+@pytest.fixture(scope="session")
+def known_differences(aws):
+    """The LocalStack defects a re-plan may show: only those the running LocalStack has (probed)."""
+    return (ALARM_TAGS_DROPPED,) if alarm_tags_dropped(aws) else ()
 
 
 @pytest.fixture(scope="session")

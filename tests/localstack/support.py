@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 import boto3
 from localstack_client.session import Session
 
-from tooling.localstack import ACCOUNT_ID, REGION, LocalStack
+from tooling.localstack import ACCOUNT_ID, REGION, LocalStack, example_variables
 from tooling.terraform import Terraform, TerraformError, copy_config
 
 # Terraform retries failed AWS calls 25 times by default; against LocalStack a
@@ -62,7 +62,12 @@ def unique_prefix(tag: str = "") -> str:
 
 
 class AppliedExample:
-    """A copy of an example directory applied against LocalStack (the example itself is untouched)."""
+    """A copy of an example directory applied against LocalStack (the example itself is untouched).
+
+    Variables: a unique ``name_prefix``, the region, few provider retries, and the
+    LocalStack settings the example declares (``tooling.localstack.EXAMPLE_VARIABLES``:
+    path-style S3, destroyable table and bucket, no Lambda consumers).
+    """
 
     def __init__(self, source: Path, ls: LocalStack, name_prefix: str | None = None):
         self.source = Path(source)
@@ -71,7 +76,12 @@ class AppliedExample:
         self.work = copy_config(self.source)
         self.tf = Terraform(
             self.work,
-            variables={"name_prefix": self.name_prefix, "region": REGION, "aws_max_retries": AWS_MAX_RETRIES},
+            variables={
+                **example_variables(self.source),
+                "name_prefix": self.name_prefix,
+                "region": REGION,
+                "aws_max_retries": AWS_MAX_RETRIES,
+            },
             env=ls.env(),
         )
         self.applied = False
@@ -111,19 +121,94 @@ class AppliedExample:
         shutil.rmtree(self.work, ignore_errors=True)
 
 
-def pending_changes(plan: dict) -> list[str]:
-    """Human-readable list of everything a plan would change, drift included (empty: nothing)."""
+@dataclass(frozen=True)
+class KnownDifference:
+    """A planned update that a LocalStack defect causes, not the configuration or the provider.
+
+    It covers an update of ``resource_type`` whose changed attributes are all in
+    ``attributes`` and were *empty* before (LocalStack dropped them), nothing else.
+    """
+
+    resource_type: str
+    attributes: frozenset[str]
+    reason: str
+
+    def covers(self, rc: dict) -> bool:
+        change = rc["change"]
+        if rc["type"] != self.resource_type or change["actions"] != ["update"]:
+            return False
+        changed = changed_attributes(change)
+        before = change.get("before") or {}
+        return bool(changed) and changed <= self.attributes and all(not before.get(a) for a in changed)
+
+
+# LocalStack 4.9.2's CloudWatch ignores the Tags of PutMetricAlarm (its TagResource works, and
+# real CloudWatch tags an alarm created with Tags). The provider creates alarms with Tags, reads
+# back none, so the first plan after apply updates them (TagResource). Only active when a probe of
+# the running LocalStack shows the defect: see alarm_tags_dropped().
+ALARM_TAGS_DROPPED = KnownDifference(
+    "aws_cloudwatch_metric_alarm",
+    frozenset({"tags", "tags_all"}),
+    "LocalStack drops the Tags of PutMetricAlarm (a LocalStack defect; TagResource keeps them)",
+)
+
+
+def changed_attributes(change: dict) -> set[str]:
+    before, after = change.get("before") or {}, change.get("after") or {}
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return {"*"}
+    unknown = {k for k, v in (change.get("after_unknown") or {}).items() if v}
+    return {k for k in set(before) | set(after) if before.get(k) != after.get(k)} | unknown
+
+
+def pending_changes(plan: dict, known: tuple[KnownDifference, ...] = ()) -> list[str]:
+    """Human-readable list of everything a plan would change (empty: Terraform says "No changes").
+
+    Counted as Terraform counts them (``plan -detailed-exitcode``): resource changes other
+    than no-op, and output changes. ``resource_drift`` entries alone are not changes (the
+    provider stores ``insufficient_data_actions = null`` when it creates an alarm and reads
+    ``[]`` back on refresh: Terraform lists that as drift yet reports "No changes"); they are
+    shown under a reported change of the same resource, for context. Updates covered by one of
+    the ``known`` LocalStack defects are not counted; any other change is.
+    """
+    drift = {rc["address"]: rc for rc in plan.get("resource_drift", [])}
     out = []
-    for rc in plan.get("resource_drift", []):
-        out.append(f"drift {rc['address']}: {_diff(rc['change'])}")
     for rc in plan.get("resource_changes", []):
         actions = rc["change"]["actions"]
-        if actions != ["no-op"]:
-            out.append(f"{'/'.join(actions)} {rc['address']}: {_diff(rc['change'])}")
+        if actions == ["no-op"] or any(k.covers(rc) for k in known):
+            continue
+        out.append(f"{'/'.join(actions)} {rc['address']}: {_diff(rc['change'])}")
+        if rc["address"] in drift:
+            out.append(f"  (refresh saw: {_diff(drift[rc['address']]['change'])})")
     for name, oc in (plan.get("output_changes") or {}).items():
         if oc["actions"] != ["no-op"]:
             out.append(f"{'/'.join(oc['actions'])} output {name}")
     return out
+
+
+def tolerated_changes(plan: dict, known: tuple[KnownDifference, ...]) -> list[str]:
+    """The planned changes that ``known`` LocalStack defects account for (reported, not counted)."""
+    return [
+        f"{rc['address']}: {_diff(rc['change'])}"
+        for rc in plan.get("resource_changes", [])
+        if rc["change"]["actions"] != ["no-op"] and any(k.covers(rc) for k in known)
+    ]
+
+
+def alarm_tags_dropped(sess: Session) -> bool:
+    """Whether this LocalStack drops the Tags given to PutMetricAlarm (probed with a throwaway alarm)."""
+    cw = sess.client("cloudwatch")
+    name = f"probe-alarm-tags-{uuid.uuid4().hex[:8]}"
+    cw.put_metric_alarm(
+        AlarmName=name, Namespace="Probe", MetricName="Probe", Statistic="Maximum", Period=60,
+        EvaluationPeriods=1, Threshold=0, ComparisonOperator="GreaterThanThreshold",
+        Tags=[{"Key": "probe", "Value": "1"}],
+    )
+    try:
+        arn = cw.describe_alarms(AlarmNames=[name])["MetricAlarms"][0]["AlarmArn"]
+        return {"Key": "probe", "Value": "1"} not in cw.list_tags_for_resource(ResourceARN=arn)["Tags"]
+    finally:
+        cw.delete_alarms(AlarmNames=[name])
 
 
 def _diff(change: dict) -> str:
@@ -149,25 +234,121 @@ def state_resources(state: dict) -> list[dict]:
     return out
 
 
+def _gone(call, *missing_codes: str) -> bool:
+    """True when ``call()`` fails with one of the error codes that mean "does not exist"."""
+    from botocore.exceptions import ClientError
+
+    try:
+        call()
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") in missing_codes:
+            return True
+        raise
+    return False
+
+
 def leftovers(sess: Session, resources: list[dict]) -> list[str]:
     """Which of ``resources`` (from :func:`state_resources`, taken before a destroy) still exist.
 
-    A resource type without a check here is reported as a failure, so a new
-    example cannot silently go unchecked: add the lookup for its type.
+    Each type is looked up in LocalStack by its own API. A KMS key counts as gone when it is
+    pending deletion (AWS never deletes a key at once; the shortest window is 7 days). A
+    resource type without a check here is reported as a failure, so a new example cannot
+    silently go unchecked: add the lookup for its type.
     """
     found = []
-    sqs = sess.client("sqs")
+    sqs, s3, ddb = sess.client("sqs"), sess.client("s3"), sess.client("dynamodb")
+    cw, sns, kms, iam = sess.client("cloudwatch"), sess.client("sns"), sess.client("kms"), sess.client("iam")
     for r in resources:
-        t, v = r["type"], r.get("values") or {}
+        t, v, addr = r["type"], r.get("values") or {}, r["address"]
         if t == "aws_sqs_queue":
-            try:
-                sqs.get_queue_url(QueueName=v["name"])
-                found.append(f"{r['address']}: queue {v['name']} still exists")
-            except sqs.exceptions.QueueDoesNotExist:
-                pass
+            if not _gone(lambda: sqs.get_queue_url(QueueName=v["name"]), "AWS.SimpleQueueService.NonExistentQueue",
+                         "QueueDoesNotExist"):
+                found.append(f"{addr}: queue {v['name']} still exists")
+        elif t == "aws_s3_bucket" or t.startswith("aws_s3_bucket_"):
+            # a bucket's configuration resources go with the bucket
+            if not _gone(lambda: s3.head_bucket(Bucket=v["bucket"]), "404", "NoSuchBucket"):
+                found.append(f"{addr}: bucket {v['bucket']} still exists")
+        elif t == "aws_dynamodb_table":
+            if not _gone(lambda: ddb.describe_table(TableName=v["name"]), "ResourceNotFoundException"):
+                found.append(f"{addr}: table {v['name']} still exists")
+        elif t == "aws_cloudwatch_metric_alarm":
+            if cw.describe_alarms(AlarmNames=[v["alarm_name"]])["MetricAlarms"]:
+                found.append(f"{addr}: alarm {v['alarm_name']} still exists")
+        elif t == "aws_sns_topic":
+            if not _gone(lambda: sns.get_topic_attributes(TopicArn=v["arn"]), "NotFound", "NotFoundException"):
+                found.append(f"{addr}: topic {v['arn']} still exists")
+        elif t == "aws_kms_key":
+            state = kms.describe_key(KeyId=v["key_id"])["KeyMetadata"]["KeyState"]
+            if state not in ("PendingDeletion", "Deleted"):
+                found.append(f"{addr}: KMS key {v['key_id']} is {state}, not pending deletion")
+        elif t == "aws_iam_policy":
+            if not _gone(lambda: iam.get_policy(PolicyArn=v["arn"]), "NoSuchEntity"):
+                found.append(f"{addr}: IAM policy {v['arn']} still exists")
         else:
-            found.append(f"{r['address']}: no leftover check for resource type {t} (add one to tests/localstack/support.py)")
+            found.append(f"{addr}: no leftover check for resource type {t} (add one to tests/localstack/support.py)")
     return found
+
+
+def named_leftovers(sess: Session, prefix: str) -> list[str]:
+    """Everything in LocalStack whose name carries ``prefix``: queues, buckets, tables, alarms,
+    SNS topics, IAM policies, and KMS keys (described with it) not pending deletion."""
+    found = []
+    found += sess.client("sqs").list_queues(QueueNamePrefix=prefix).get("QueueUrls", [])
+    found += [f"bucket {b['Name']}" for b in sess.client("s3").list_buckets().get("Buckets", []) if b["Name"].startswith(prefix)]
+    found += [f"table {t}" for t in sess.client("dynamodb").list_tables().get("TableNames", []) if t.startswith(prefix)]
+    cw = sess.client("cloudwatch")
+    for page in cw.get_paginator("describe_alarms").paginate():
+        found += [f"alarm {a['AlarmName']}" for a in page.get("MetricAlarms", []) + page.get("CompositeAlarms", []) if prefix in a["AlarmName"]]
+    sns = sess.client("sns")
+    for page in sns.get_paginator("list_topics").paginate():
+        found += [f"topic {t['TopicArn']}" for t in page["Topics"] if prefix in t["TopicArn"].rsplit(":", 1)[1]]
+    iam = sess.client("iam")
+    for page in iam.get_paginator("list_policies").paginate(Scope="Local"):
+        found += [f"IAM policy {p['Arn']}" for p in page["Policies"] if prefix in p["Arn"]]
+    kms = sess.client("kms")
+    for page in kms.get_paginator("list_keys").paginate():
+        for k in page["Keys"]:
+            meta = kms.describe_key(KeyId=k["KeyId"])["KeyMetadata"]
+            if prefix in meta.get("Description", "") and meta["KeyState"] not in ("PendingDeletion", "Deleted"):
+                found.append(f"KMS key {k['KeyId']} ({meta['Description']}) is {meta['KeyState']}")
+    return found
+
+
+# ------------------------------------------------------------------------------------------
+# the README's Python code, run as published
+# ------------------------------------------------------------------------------------------
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_snippet(docstring_start: str, sess: Session, ls: LocalStack, **globals_) -> dict:
+    """Execute the README's ```python block whose docstring starts with ``docstring_start``.
+
+    Returns its namespace. The snippet's module-level ``s3``/``sqs`` clients are replaced by
+    clients of this LocalStack; ``globals_`` adds names the snippet leaves to the reader
+    (e.g. ``process``).
+    """
+    import re
+
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
+    found = [b for b in blocks if b.lstrip().startswith(f'"""{docstring_start}')]
+    if len(found) != 1:
+        raise AssertionError(f"README.md: expected one python block starting with {docstring_start!r}, found {len(found)}")
+    ns: dict = {"__name__": f"readme_{docstring_start.split(':')[0].lower()}"}
+    saved = {k: os.environ.get(k) for k in ls.env()}
+    os.environ.update(ls.env())  # the snippet creates boto3 clients at import
+    try:
+        exec(compile(found[0], f"README.md[{docstring_start}]", "exec"), ns)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    for name in ("s3", "sqs"):
+        if name in ns:
+            ns[name] = sess.client(name)
+    ns.update(globals_)
+    return ns
 
 
 # ------------------------------------------------------------------------------------------
@@ -338,6 +519,7 @@ def delete_operator(sess: Session, name: str) -> None:
 
 __all__ = [
     "ACCOUNT_ID", "AppliedExample", "CallRecorder", "create_operator", "delete_operator", "depth", "drain",
-    "leftovers", "pending_changes", "policy_allows", "queue_arn", "receive", "redrive_operator_policy",
-    "send_batch", "session", "state_resources", "unauthorized_calls", "unique_prefix",
+    "ALARM_TAGS_DROPPED", "KnownDifference", "alarm_tags_dropped", "leftovers", "named_leftovers", "pending_changes",
+    "tolerated_changes", "policy_allows", "queue_arn", "receive", "redrive_operator_policy",
+    "readme_snippet", "send_batch", "session", "state_resources", "unauthorized_calls", "unique_prefix",
 ]

@@ -3,6 +3,13 @@
 New example directories are picked up automatically. The applied copy is the
 one the behaviour tests of the same example use (see conftest.py); the destroy
 test runs last.
+
+"Empty" as Terraform means it (``plan -detailed-exitcode`` = 0): no resource or output
+change. One LocalStack defect is tolerated, and only while the running LocalStack has it
+(probed: ``known_differences``): LocalStack 4.9.2 drops the Tags of PutMetricAlarm, so the
+first plan after apply re-tags every alarm. Exactly that is allowed: an update of an
+``aws_cloudwatch_metric_alarm`` whose only changes are ``tags``/``tags_all`` from empty to
+the configured tags. Any other change fails the test.
 """
 from __future__ import annotations
 
@@ -10,7 +17,7 @@ import pytest
 
 from tests.helpers import example_dirs
 from tests.localstack.conftest import example_group
-from tests.localstack.support import leftovers, pending_changes, state_resources
+from tests.localstack.support import leftovers, named_leftovers, pending_changes, state_resources, tolerated_changes
 
 pytestmark = pytest.mark.localstack
 
@@ -18,11 +25,14 @@ EXAMPLES = [pytest.param(d.name, id=d.name, marks=example_group(d.name)) for d i
 
 
 @pytest.mark.parametrize("example", EXAMPLES)
-def test_apply_then_replan_is_empty(example, applied):
+def test_apply_then_replan_is_empty(example, applied, known_differences, record_property):
     ex = applied(example)
     assert ex.outputs, f"examples/{example}: applied but produced no outputs"
-    changes = pending_changes(ex.replan())
+    record_property("apply_seconds", round(ex.apply_seconds or 0, 1))
+    plan = ex.replan()
+    changes = pending_changes(plan, known_differences)
     assert not changes, f"examples/{example}: the plan right after apply is not empty (drift):\n" + "\n".join(changes)
+    record_property("tolerated", len(tolerated_changes(plan, known_differences)))
 
 
 @pytest.mark.parametrize("example", EXAMPLES)
@@ -35,5 +45,5 @@ def test_destroy_leaves_nothing_behind(example, applied, aws):
     assert state_resources(ex.state()) == [], f"examples/{example}: resources left in state after destroy"
     left = leftovers(aws, created)
     assert not left, f"examples/{example}: still in LocalStack after destroy:\n" + "\n".join(left)
-    queues = aws.client("sqs").list_queues(QueueNamePrefix=ex.name_prefix).get("QueueUrls", [])
-    assert queues == [], f"examples/{example}: queues named {ex.name_prefix}* remain: {queues}"
+    named = named_leftovers(aws, ex.name_prefix)
+    assert named == [], f"examples/{example}: resources named after {ex.name_prefix} remain:\n" + "\n".join(named)
