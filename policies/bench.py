@@ -2,9 +2,11 @@
 
     .venv/bin/python -m policies.bench [--sizes 10,100,1000] [--no-checkov]
 
-Each pair is the root module's queue + DLQ (with queue policies and a
-redrive-allow policy), a Lambda function, its event source mapping, a DLQ depth
-alarm and an age alarm (tests/policies/configs/bench). The plan for N pairs is
+Each pair is what the root module creates by default for one queue key (queue
++ DLQ with queue policies, redrive and redrive-allow policies, six CloudWatch
+alarms, three IAM policy documents) plus a Lambda function and its event source
+mapping; the plan also holds one alarm topic and its KMS key
+(tests/policies/configs/bench). The plan for N pairs is
 generated from a real `terraform plan` of that configuration at N = 2 by
 replicating the second pair's elements under new keys, in exactly the shape
 Terraform emits. Before timing anything the generator is checked: its N = 3

@@ -1,13 +1,11 @@
 """Shared fixtures: the Terraform harness, offline plans of root configurations."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import OFFLINE_ACCOUNT
-from tooling.terraform import Terraform, offline_copy
 
 
 @pytest.hookimpl(trylast=True)
@@ -38,26 +36,26 @@ def pytest_collection_modifyitems(config, items):
 
 
 class OfflinePlanner:
-    """Plans a root configuration with no AWS access (dummy credentials, account ID as a variable)."""
+    """Plans a root configuration with no AWS access (dummy credentials, account ID as a variable).
+
+    Plans come from the shared cache (tests/plan_cache.py): one plan per content
+    and variables for the whole test run, whichever worker asks first.
+    """
 
     def __init__(self) -> None:
         self._cache: dict[tuple, dict] = {}
-        self._dirs: list[Path] = []
 
     def plan(self, root: Path, variables: dict | None = None) -> dict:
+        from tests import plan_cache
+
         variables = {"account_id": OFFLINE_ACCOUNT, **(variables or {})}
         key = (str(root), tuple(sorted((k, repr(v)) for k, v in variables.items())))
         if key not in self._cache:
-            work = offline_copy(root)
-            self._dirs.append(work)
-            tf = Terraform(work, variables=variables)
-            tf.init()
-            self._cache[key] = tf.plan_json()
+            self._cache[key] = plan_cache.load(root, variables)
         return self._cache[key]
 
     def cleanup(self) -> None:
-        for d in self._dirs:
-            shutil.rmtree(d, ignore_errors=True)
+        self._cache.clear()
 
 
 @pytest.fixture(scope="session")

@@ -1,14 +1,11 @@
 """Offline plan of examples/complete: everything on, with the stated defaults."""
 from __future__ import annotations
 
-import fcntl
 import json
-import os
-import time
 
 import pytest
 
-from tests.helpers import EXAMPLES, OFFLINE_ACCOUNT, REPO_ROOT, resources_by_address
+from tests.helpers import EXAMPLES, OFFLINE_ACCOUNT, resources_by_address
 from tests.test_examples_plan import _assert_pair_guarantees, _pairs
 
 pytestmark = pytest.mark.plan
@@ -19,29 +16,10 @@ M = "module.messaging"
 ORDERS, PAYMENTS = f"{PREFIX}-orders", f"{PREFIX}-payments"
 
 
-def shared_plan(offline_planner, name: str, variables: dict) -> dict:
-    """Plan examples/complete once per test run, however xdist spreads this module's
-    tests over workers (each worker has its own planner cache): the first worker
-    plans under a lock, the others read its plan JSON."""
-    run = os.environ.get("PYTEST_XDIST_TESTRUNUID", f"pid{os.getpid()}")
-    cache = REPO_ROOT / ".plans" / "shared"
-    cache.mkdir(parents=True, exist_ok=True)
-    path = cache / f"{name}-{run}.json"
-    with open(cache / f"{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if path.exists():
-            return json.loads(path.read_text())
-        for stale in cache.glob(f"{name}-*.json"):  # earlier runs
-            if stale.stat().st_mtime < time.time() - 3600:
-                stale.unlink(missing_ok=True)
-        plan = offline_planner.plan(EXAMPLES / "complete", variables)
-        path.write_text(json.dumps(plan))
-        return plan
-
-
 @pytest.fixture(scope="module")
 def plan(offline_planner):
-    return shared_plan(offline_planner, "complete-with-consumers", {"name_prefix": PREFIX, "consumer_function_name": FUNCTION})
+    # planned once per test run (tests/plan_cache.py), whichever worker asks first
+    return offline_planner.plan(EXAMPLES / "complete", {"name_prefix": PREFIX, "consumer_function_name": FUNCTION})
 
 
 @pytest.fixture(scope="module")

@@ -40,13 +40,16 @@ def _assert_pair_guarantees(key: str, src: dict, dlq: dict, region: str = "us-ea
         "sourceQueueArns": [f"arn:aws:sqs:{region}:{OFFLINE_ACCOUNT}:{src['name']}"],
     }, key
     assert src["fifo_queue"] == dlq["fifo_queue"], key
+    # the redrive policy is known at plan time: the DLQ's ARN built like the real one
+    redrive = json.loads(src["redrive_policy"])
+    assert redrive["deadLetterTargetArn"] == f"arn:aws:sqs:{region}:{OFFLINE_ACCOUNT}:{dlq['name']}", key
+    assert isinstance(redrive["maxReceiveCount"], int) and redrive["maxReceiveCount"] >= 2, key
 
 
-def _redrive_references(plan: dict) -> list[str]:
-    """The expression references of the source queue's redrive_policy in modules/queue."""
+def _source_queue_config(plan: dict) -> dict:
+    """The configuration of the source queue (aws_sqs_queue.this) in modules/queue."""
     q = plan["configuration"]["root_module"]["module_calls"]["messaging"]["module"]["module_calls"]["queue"]["module"]
-    src = next(r for r in q["resources"] if r["address"] == "aws_sqs_queue.this")
-    return src["expressions"]["redrive_policy"]["references"]
+    return next(r for r in q["resources"] if r["address"] == "aws_sqs_queue.this")
 
 
 def test_many_queues(offline_planner):
@@ -63,11 +66,20 @@ def test_many_queues(offline_planner):
     # shared defaults, overridden per queue
     assert pairs[f"{PREFIX}-reports"][0]["message_retention_seconds"] == 604800
     assert pairs[f"{PREFIX}-orders"][0]["message_retention_seconds"] == 345600
-    assert "aws_sqs_queue.dlq.arn" in _redrive_references(plan)
-    # the redrive policy needs the DLQ's ARN, which only exists after apply
+    # the redrive policy names the DLQ by its built ARN (known now), and the DLQ is
+    # still created first: SQS refuses a redrive policy whose DLQ does not exist
+    source = _source_queue_config(plan)
+    assert "local.dlq_arn_static" in source["expressions"]["redrive_policy"]["references"]
+    assert "aws_sqs_queue.dlq" in source["depends_on"]
+    outputs = plan["output_changes"]["queues"]["after"]
     for rc in plan["resource_changes"]:
         if rc["address"].endswith("aws_sqs_queue.this"):
-            assert rc["change"]["after_unknown"]["redrive_policy"] is True
+            assert "redrive_policy" not in rc["change"]["after_unknown"]
+            key = rc["address"].split('module.queue["', 1)[1].split('"]', 1)[0]
+            assert json.loads(rc["change"]["after"]["redrive_policy"]) == {
+                "deadLetterTargetArn": outputs[key]["dlq_arn_static"],
+                "maxReceiveCount": outputs[key]["max_receive_count"],
+            }
 
 
 def test_many_queues_outputs_keyed_by_queue(offline_planner):

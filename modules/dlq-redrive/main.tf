@@ -110,6 +110,7 @@ resource "aws_iam_role_policy" "logs" {
 }
 
 resource "aws_cloudwatch_log_group" "this" {
+  #checkov:skip=CKV_AWS_338:retention is the caller's log_retention_days (30 d default, up to 10 years); the log is an operational trail and each archived message carries its archive reason
   name              = "/aws/lambda/${var.name}"
   retention_in_days = var.log_retention_days
   kms_key_id        = var.log_kms_key_arn

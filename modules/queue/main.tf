@@ -5,11 +5,12 @@
 #
 # * The DLQ's redrive-allow policy must name the source queue, and the source
 #   queue's redrive policy must name the DLQ. Referencing each other's `arn`
-#   inline is a cycle. Here the DLQ is created first; the source's inline
-#   `redrive_policy` references the DLQ's real ARN (SQS checks that the DLQ
-#   exists), and the DLQ's inline `redrive_allow_policy` uses the source ARN
-#   *built* from partition, region, account and name - known at plan time, no
-#   cycle, no extra resource.
+#   inline is a cycle. Here both name the other by its ARN *built* from
+#   partition, region, account and name (identical to the real one, and known
+#   at plan time): no cycle, no extra resource. The source's `depends_on` on
+#   the DLQ keeps the order SQS needs (it checks that the DLQ exists when the
+#   redrive policy is set). Because the redrive policy is known at plan time,
+#   a plan shows its maxReceiveCount and DLQ, so plan checks can decide them.
 # * The separate redrive-allow resource is what other modules use to break the
 #   cycle, but it is one more API call and propagation wait per pair, and its
 #   destroy hangs against LocalStack (measured: killed after 400 s), which would
@@ -186,14 +187,18 @@ resource "aws_sqs_queue" "this" {
   deduplication_scope         = var.fifo ? var.deduplication_scope : null
   fifo_throughput_limit       = var.fifo ? var.fifo_throughput_limit : null
 
+  # The DLQ's ARN built at plan time (equal to aws_sqs_queue.dlq.arn), so the
+  # whole redrive policy is known in the plan; depends_on creates the DLQ first.
   redrive_policy = jsonencode({
-    deadLetterTargetArn = aws_sqs_queue.dlq.arn
+    deadLetterTargetArn = local.dlq_arn_static
     maxReceiveCount     = var.max_receive_count
   })
 
   policy = data.aws_iam_policy_document.queue.json
 
   tags = var.tags
+
+  depends_on = [aws_sqs_queue.dlq]
 
   lifecycle {
     precondition {

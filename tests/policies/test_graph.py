@@ -28,16 +28,35 @@ def test_arn_url_and_function_name_parsing():
         assert lambda_function_name(ref) == "fn", ref
 
 
-def test_module_redrive_link_through_unknown_arn(plan_doc):
-    """Our module: the source's redrive policy is unknown (it embeds the DLQ's new ARN)."""
+def test_module_redrive_link_through_known_arn(plan_doc):
+    """Our module: the source's redrive policy names the DLQ by its ARN built at plan
+    time, so the policy is known and the link comes from the value itself."""
     plan = Plan(plan_doc("example:many-queues"))
     model = Model(plan)
-    src = next(q for q in model.queues if q.address.endswith('["policy-orders"].aws_sqs_queue.this'))
-    assert src.res.attr("redrive_policy") is UNKNOWN
-    assert src.dlq.address == 'module.messaging.module.queue["policy-orders"].aws_sqs_queue.dlq'
+    src = next(q for q in model.queues if q.address.endswith('["plantest-orders"].aws_sqs_queue.this'))
+    assert json.loads(src.res.attr("redrive_policy")) == {
+        "deadLetterTargetArn": "arn:aws:sqs:us-east-1:123456789012:plantest-orders-dlq", "maxReceiveCount": 4}
+    assert src.max_receive_count == 4
+    assert src.dlq.address == 'module.messaging.module.queue["plantest-orders"].aws_sqs_queue.dlq'
     # the DLQ's redrive-allow policy is known and names the source by its built ARN
-    assert src.dlq.allow_value()["sourceQueueArns"] == ["arn:aws:sqs:us-east-1:123456789012:policy-orders"]
+    assert src.dlq.allow_value()["sourceQueueArns"] == ["arn:aws:sqs:us-east-1:123456789012:plantest-orders"]
     assert [s.address for s in src.dlq.sources] == [src.address]
+
+
+def test_redrive_link_through_references_when_the_policy_is_unknown(plan_doc):
+    """Stacks whose redrive policy references the DLQ's real ARN (unknown until
+    apply): the link follows the configuration's references, through for_each
+    keys and through a module instantiated with for_each."""
+    model = Model(Plan(plan_doc("config:redrive-links")))
+    q = {x.address: x for x in model.queues}
+    for src, dlq in [('aws_sqs_queue.keyed["a"]', 'aws_sqs_queue.keyed_dlq["a"]'),
+                     ('aws_sqs_queue.keyed["b"]', 'aws_sqs_queue.keyed_dlq["b"]'),
+                     ('module.pair["x"].aws_sqs_queue.this', 'module.pair["x"].aws_sqs_queue.dlq'),
+                     ('module.pair["y"].aws_sqs_queue.this', 'module.pair["y"].aws_sqs_queue.dlq')]:
+        assert q[src].res.attr("redrive_policy") is UNKNOWN, src
+        assert q[src].max_receive_count is UNKNOWN, src
+        assert q[src].dlq is q[dlq], src
+        assert q[dlq].sources == [q[src]], dlq
 
 
 def test_esm_to_queue_through_module_output_for_expression(plan_doc):
@@ -92,7 +111,8 @@ def test_claim_check_bucket_linked_by_policy_document(plan_doc):
 
 
 @pytest.mark.parametrize("subject", ["config:raw-good", "config:queue-bad", "config:consumers",
-                                     "config:redrive-links", "config:claim-check-bad", "example:many-queues"])
+                                     "config:redrive-links", "config:claim-check-bad", "example:many-queues",
+                                     "example:complete"])
 def test_rules_survive_every_attribute_being_unknown(plan_doc, subject):
     """Make every attribute of every resource unknown until apply: no rule may crash on
     a value it cannot see (UNKNOWN refuses to be used as a truth value), and the engine

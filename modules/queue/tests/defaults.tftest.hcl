@@ -47,6 +47,10 @@ run "safe_defaults" {
     error_message = "the DLQ's redrive-allow policy should name exactly its source queue"
   }
   assert {
+    condition     = jsondecode(aws_sqs_queue.this.redrive_policy) == { deadLetterTargetArn = "arn:aws:sqs:us-east-1:123456789012:orders-dlq", maxReceiveCount = 5 }
+    error_message = "the source's redrive policy should be known at plan time: the DLQ's built ARN and maxReceiveCount 5"
+  }
+  assert {
     condition     = output.queue_arn_static == "arn:aws:sqs:us-east-1:123456789012:orders" && output.dlq_arn_static == "arn:aws:sqs:us-east-1:123456789012:orders-dlq"
     error_message = "static ARNs should be built from partition, region, account and name"
   }
@@ -107,6 +111,10 @@ run "fifo_pair" {
   assert {
     condition     = aws_sqs_queue.this.fifo_queue && aws_sqs_queue.dlq.fifo_queue
     error_message = "the DLQ of a FIFO queue must be FIFO"
+  }
+  assert {
+    condition     = jsondecode(aws_sqs_queue.this.redrive_policy).deadLetterTargetArn == "arn:aws:sqs:us-east-1:123456789012:payments-dlq.fifo"
+    error_message = "the redrive policy should name the FIFO DLQ by its built ARN (with .fifo)"
   }
   assert {
     condition     = aws_sqs_queue.this.deduplication_scope == "messageGroup" && aws_sqs_queue.this.fifo_throughput_limit == "perMessageGroupId"

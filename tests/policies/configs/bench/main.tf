@@ -1,7 +1,8 @@
 # The benchmark's template (policies/bench.py): N queue pairs from the root
-# module, each consumed by its own Lambda function through an event source
-# mapping, each with a DLQ depth alarm and an age alarm. Every rule passes
-# except maxReceiveCount, unknown inside the module's redrive policy.
+# module with its defaults (per pair: queue + DLQ with their policies, six
+# alarms, three IAM policy documents; one alarm topic and its key), each pair
+# consumed by its own Lambda function through an event source mapping. Every
+# rule passes.
 variable "pairs" {
   description = "Number of queue pairs."
   type        = number
@@ -37,30 +38,4 @@ resource "aws_lambda_event_source_mapping" "consumer" {
   scaling_config {
     maximum_concurrency = 10
   }
-}
-
-resource "aws_cloudwatch_metric_alarm" "dlq_depth" {
-  for_each            = toset(local.keys)
-  alarm_name          = "${each.key}-dlq-depth"
-  namespace           = "AWS/SQS"
-  metric_name         = "ApproximateNumberOfMessagesVisible"
-  dimensions          = { QueueName = module.messaging.queues[each.key].dlq_name }
-  statistic           = "Maximum"
-  period              = 60
-  evaluation_periods  = 1
-  comparison_operator = "GreaterThanThreshold"
-  threshold           = 0
-}
-
-resource "aws_cloudwatch_metric_alarm" "age" {
-  for_each            = toset(local.keys)
-  alarm_name          = "${each.key}-age"
-  namespace           = "AWS/SQS"
-  metric_name         = "ApproximateAgeOfOldestMessage"
-  dimensions          = { QueueName = module.messaging.queues[each.key].name }
-  statistic           = "Maximum"
-  period              = 300
-  evaluation_periods  = 1
-  comparison_operator = "GreaterThanThreshold"
-  threshold           = 3600
 }

@@ -1,6 +1,8 @@
-# Redrive links the plan shows in other ways than an inline reference:
-# a literal ARN of a DLQ outside the plan, a literal ARN of a DLQ inside it,
-# and the separate redrive / redrive-allow / queue-policy resources.
+# Redrive links the plan shows in other ways than a known ARN: a literal ARN of
+# a DLQ outside the plan, a literal ARN of a DLQ inside it, the separate
+# redrive / redrive-allow / queue-policy resources, and inline redrive policies
+# referencing the DLQ's real ARN (unknown until apply) in for_each resources and
+# in a for_each module.
 locals {
   tls_policy = jsonencode({
     Version = "2012-10-17"
@@ -122,7 +124,7 @@ resource "aws_sqs_queue_policy" "sep" {
 }
 
 resource "aws_cloudwatch_metric_alarm" "dlq_depth" {
-  for_each            = toset(["links-literal-dlq", "links-separate-dlq"])
+  for_each            = toset(["links-literal-dlq", "links-separate-dlq", "links-keyed-a-dlq", "links-keyed-b-dlq", "links-pair-x-dlq", "links-pair-y-dlq"])
   alarm_name          = "${each.key}-depth"
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateNumberOfMessagesVisible"
@@ -135,7 +137,7 @@ resource "aws_cloudwatch_metric_alarm" "dlq_depth" {
 }
 
 resource "aws_cloudwatch_metric_alarm" "age" {
-  for_each            = toset(["links-uses-existing", "links-literal", "links-separate"])
+  for_each            = toset(["links-uses-existing", "links-literal", "links-separate", "links-keyed-a", "links-keyed-b", "links-pair-x", "links-pair-y"])
   alarm_name          = "${each.key}-age"
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateAgeOfOldestMessage"
@@ -145,4 +147,39 @@ resource "aws_cloudwatch_metric_alarm" "age" {
   evaluation_periods  = 1
   comparison_operator = "GreaterThanThreshold"
   threshold           = 3600
+}
+
+# for_each pairs whose redrive policies reference the DLQ of the same key:
+# unknown until apply, linked through the reference and the instance key.
+resource "aws_sqs_queue" "keyed_dlq" {
+  for_each                  = toset(["a", "b"])
+  name                      = "links-keyed-${each.key}-dlq"
+  message_retention_seconds = 1209600
+  receive_wait_time_seconds = 20
+  sqs_managed_sse_enabled   = true
+  policy                    = local.tls_policy
+  redrive_allow_policy = jsonencode({
+    redrivePermission = "byQueue"
+    sourceQueueArns   = ["arn:aws:sqs:us-east-1:123456789012:links-keyed-${each.key}"]
+  })
+}
+
+resource "aws_sqs_queue" "keyed" {
+  for_each                  = toset(["a", "b"])
+  name                      = "links-keyed-${each.key}"
+  receive_wait_time_seconds = 20
+  sqs_managed_sse_enabled   = true
+  policy                    = local.tls_policy
+  redrive_policy = jsonencode({
+    deadLetterTargetArn = aws_sqs_queue.keyed_dlq[each.key].arn
+    maxReceiveCount     = 3
+  })
+}
+
+# The same inside a module instantiated with for_each.
+module "pair" {
+  source     = "./pair"
+  for_each   = toset(["x", "y"])
+  name       = "links-pair-${each.key}"
+  account_id = "123456789012"
 }
