@@ -70,6 +70,18 @@ def test_role_allows_exactly_what_the_handler_calls(planned):
     assert {IAM_ACTION[c] for c in calls} == allowed
 
 
+def test_logs_policy_is_known_at_plan_and_names_the_function_log_group(planned):
+    """Writing its own log group only; built from the DLQ's region and account so a
+    plan checker can decide it before apply."""
+    logs = next(r for r in planned["resource_changes"] if r["address"] == "module.redrive.aws_iam_role_policy.logs")
+    assert "policy" not in logs["change"]["after_unknown"], "the logs policy is only known after apply"
+    (statement,) = json.loads(logs["change"]["after"]["policy"])["Statement"]
+    assert sorted(statement["Action"]) == ["logs:CreateLogStream", "logs:PutLogEvents"]
+    assert statement["Resource"] == "arn:aws:logs:us-east-1:123456789012:log-group:/aws/lambda/orders-dlq-redrive:*"
+    group = next(r for r in planned["resource_changes"] if r["address"] == "module.redrive.aws_cloudwatch_log_group.this")
+    assert statement["Resource"].split(":log-group:")[1] == group["change"]["after"]["name"] + ":*"
+
+
 def test_handler_refuses_a_broken_environment():
     mod = load_dlq_redrive()
     base = {"DLQ_URL": "https://q/dlq", "SOURCE_QUEUE_URL": "https://q/src", "ARCHIVE_BUCKET": "b"}

@@ -17,6 +17,12 @@ locals {
   # a crashed run releases them to the next run instead of to a concurrent one
   receive_visibility_timeout = var.timeout_seconds + 60
 
+  # the log group's ARN, built so the logs policy is known at plan time (a policy
+  # checker can read it before merge): the function and its log group live in
+  # its DLQ's account and region, the ones in the DLQ's ARN
+  dlq_arn_parts = split(":", var.dlq.arn)
+  log_group_arn = "arn:${data.aws_partition.current.partition}:logs:${local.dlq_arn_parts[3]}:${local.dlq_arn_parts[4]}:log-group:/aws/lambda/${var.name}"
+
   send_targets = compact([var.source_queue.arn, local.archive_to_s3 ? null : var.archive.queue_arn])
 
   # what src/dlq_redrive.py reads (Config.from_env)
@@ -92,9 +98,7 @@ resource "aws_iam_role_policy" "this" {
   policy = data.aws_iam_policy_document.function.json
 }
 
-# Separate so the data-plane document above is fully known at plan time (the
-# log group's ARN is not, until it exists). jsonencode rather than a policy
-# document data source, which would have to be read during apply.
+# jsonencode rather than a policy document data source: known at plan time.
 resource "aws_iam_role_policy" "logs" {
   name = "${var.name}-logs"
   role = aws_iam_role.this.id
@@ -104,7 +108,7 @@ resource "aws_iam_role_policy" "logs" {
       Sid      = "Logs"
       Effect   = "Allow"
       Action   = ["logs:CreateLogStream", "logs:PutLogEvents"]
-      Resource = "${aws_cloudwatch_log_group.this.arn}:*"
+      Resource = "${local.log_group_arn}:*"
     }]
   })
 }

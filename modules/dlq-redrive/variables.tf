@@ -9,7 +9,7 @@ variable "name" {
 }
 
 variable "dlq" {
-  description = "The dead-letter queue to drain: its `url` and `arn` (e.g. modules/queue outputs `dlq_url` and `dlq_arn`)."
+  description = "The dead-letter queue to drain: its `url` and `arn` (e.g. modules/queue outputs `dlq_url` and `dlq_arn`). Deploy the function in the DLQ's account and region: its log permissions name the log group there."
   type = object({
     url = string
     arn = string
