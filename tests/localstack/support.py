@@ -289,6 +289,17 @@ def leftovers(sess: Session, resources: list[dict]) -> list[str]:
     return found
 
 
+def live_named_keys(sess: Session, prefix: str) -> dict[str, str]:
+    """{key id: description} of the KMS keys described with ``prefix`` and not pending deletion."""
+    kms, found = sess.client("kms"), {}
+    for page in kms.get_paginator("list_keys").paginate():
+        for k in page["Keys"]:
+            meta = kms.describe_key(KeyId=k["KeyId"])["KeyMetadata"]
+            if prefix in meta.get("Description", "") and meta["KeyState"] not in ("PendingDeletion", "Deleted"):
+                found[k["KeyId"]] = meta["Description"]
+    return found
+
+
 def named_leftovers(sess: Session, prefix: str) -> list[str]:
     """Everything in LocalStack whose name carries ``prefix``: queues, buckets, tables, alarms,
     SNS topics, IAM policies, and KMS keys (described with it) not pending deletion."""
@@ -305,12 +316,7 @@ def named_leftovers(sess: Session, prefix: str) -> list[str]:
     iam = sess.client("iam")
     for page in iam.get_paginator("list_policies").paginate(Scope="Local"):
         found += [f"IAM policy {p['Arn']}" for p in page["Policies"] if prefix in p["Arn"]]
-    kms = sess.client("kms")
-    for page in kms.get_paginator("list_keys").paginate():
-        for k in page["Keys"]:
-            meta = kms.describe_key(KeyId=k["KeyId"])["KeyMetadata"]
-            if prefix in meta.get("Description", "") and meta["KeyState"] not in ("PendingDeletion", "Deleted"):
-                found.append(f"KMS key {k['KeyId']} ({meta['Description']}) is {meta['KeyState']}")
+    found += [f"KMS key {k} ({d}) is not pending deletion" for k, d in live_named_keys(sess, prefix).items()]
     return found
 
 
