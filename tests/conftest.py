@@ -1,11 +1,21 @@
 """Shared fixtures: the Terraform harness, offline plans of root configurations."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import OFFLINE_ACCOUNT
+
+
+def pytest_configure(config):
+    # Terraform and the AWS provider are Go: with GOGC=400 their collector runs at 4x
+    # the live heap instead of 2x. Most of the suite's Terraform processes are short and
+    # spend their time building the provider's schemas. Measured on `terraform validate`
+    # of modules/queue: user CPU 2.8-3.3 s -> 1.8-2.3 s, peak RSS 585 -> 620 MB. A GOGC
+    # set by the caller wins.
+    os.environ.setdefault("GOGC", "400")
 
 
 @pytest.hookimpl(trylast=True)
