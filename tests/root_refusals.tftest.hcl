@@ -13,7 +13,9 @@ provider "aws" {
 
 variables {
   account_id = "123456789012"
-  queues     = { orders = {} }
+  # alarms without a topic, on purpose (the plan would warn otherwise)
+  alarms = { create_sns_topic = false }
+  queues = { orders = {} }
 }
 
 run "bucket_enabled_without_name" {
