@@ -274,7 +274,7 @@ locals {
       override_dlq_queue_policy_documents = q.override_dlq_queue_policy_documents
       # queues of this call that use this queue's DLQ are admitted by its redrive-allow policy
       dlq_redrive_allow_policy = try([for v in [
-        contains(keys(local.dlq_users), local.dlq_arn[k]) && try(q.dlq_redrive_allow_policy.redrivePermission, "byQueue") != "allowAll" ? {
+        local.names[k].own && contains(keys(local.dlq_users), local.dlq_arn[k]) && try(q.dlq_redrive_allow_policy.redrivePermission, "byQueue") != "allowAll" ? {
           redrivePermission = try(q.dlq_redrive_allow_policy.redrivePermission, "byQueue")
           sourceQueueArns   = concat(try(q.dlq_redrive_allow_policy.sourceQueueArns, []), [for u in local.dlq_users[local.dlq_arn[k]] : local.queue_arn[u]])
         } : null,
