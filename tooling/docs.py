@@ -11,6 +11,10 @@ A Markdown file holds marker pairs; the generator rewrites what is between them:
     ...generated...                            (resilient_sqs.policy.rules)
     <!-- END_RULES -->
 
+    <!-- BEGIN_ACTION_DOCS -->                 inputs/outputs of the GitHub Action
+    ...generated...                            (action.yml at the repository root)
+    <!-- END_ACTION_DOCS -->
+
 Types and long defaults are abbreviated (``map(object({...}))``); each name links to
 the line of ``variables.tf``/``outputs.tf`` that declares it, where the full type is.
 Output depends only on the files read, so it is the same on every machine.
@@ -37,6 +41,7 @@ MARKER = re.compile(
     r"(<!-- BEGIN_TF_DOCS (?P<path>[^ ]+) -->\n)(?P<body>.*?)(<!-- END_TF_DOCS (?P=path) -->)", re.S
 )
 RULES_MARKER = re.compile(r"(<!-- BEGIN_RULES -->\n)(?P<body>.*?)(<!-- END_RULES -->)", re.S)
+ACTION_MARKER = re.compile(r"(<!-- BEGIN_ACTION_DOCS -->\n)(?P<body>.*?)(<!-- END_ACTION_DOCS -->)", re.S)
 # types and defaults longer than this are abbreviated in the tables (the link leads to the full text)
 ABBREVIATE_OVER = 50
 
@@ -251,7 +256,23 @@ def render_rules() -> str:
     return "\n".join(lines) + "\n"
 
 
-def update(md: Path, check: bool = False) -> list[str]:
+def render_action(action: Path) -> str:
+    """Inputs and outputs of a GitHub Action (action.yml)."""
+    import yaml
+
+    spec = yaml.safe_load(action.read_text())
+    lines = ["| Input | Description | Default | Required |", "|---|---|---|:---:|"]
+    for name, i in (spec.get("inputs") or {}).items():
+        default = i.get("default")
+        shown = "n/a" if default is None else (_code(json.dumps(default)) if default == "" else _code(str(default)))
+        lines.append(f"| `{name}` | {_cell(i.get('description', ''))} | {shown} | {'yes' if i.get('required') else 'no'} |")
+    lines += ["", "| Output | Description |", "|---|---|"]
+    for name, o in (spec.get("outputs") or {}).items():
+        lines.append(f"| `{name}` | {_cell(o.get('description', ''))} |")
+    return "\n".join(lines) + "\n"
+
+
+def update(md: Path, check: bool = False, root: Path = REPO_ROOT) -> list[str]:
     """Rewrite (or, with check, only compare) every generated section of ``md``;
     return the stale sections (module paths as written in the markers, ``rules``)."""
     text = md.read_text()
@@ -272,7 +293,13 @@ def update(md: Path, check: bool = False) -> list[str]:
             stale.append("rules")
         return m.group(1) + body + m.group(3)
 
-    new = RULES_MARKER.sub(replace_rules, MARKER.sub(replace, text))
+    def replace_action(m: re.Match) -> str:
+        body = render_action(root / "action.yml")
+        if body != m.group("body"):
+            stale.append("action")
+        return m.group(1) + body + m.group(3)
+
+    new = ACTION_MARKER.sub(replace_action, RULES_MARKER.sub(replace_rules, MARKER.sub(replace, text)))
     if not check and new != text:
         md.write_text(new)
     return stale
@@ -289,7 +316,7 @@ readmes = doc_files  # older name
 
 
 def stale_sections(root: Path = REPO_ROOT) -> list[str]:
-    return [f"{md.relative_to(root)} ({path})" for md in doc_files(root) for path in update(md, check=True)]
+    return [f"{md.relative_to(root)} ({path})" for md in doc_files(root) for path in update(md, check=True, root=root)]
 
 
 def stale_message(stale: list[str]) -> str:
@@ -310,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         return 0
     for md in doc_files(root):
-        for path in update(md):
+        for path in update(md, root=root):
             print(f"updated {md.relative_to(root)} ({path})")
     return 0
 
