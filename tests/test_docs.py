@@ -236,6 +236,7 @@ def test_documented_hcl_plans():
     assert empty == [], f"documented blocks that create nothing: {empty}"
 
 
+@pytest.mark.static
 def test_documented_hcl_is_formatted():
     """Each ```hcl block as `terraform fmt` writes it, so readers copy canonical code."""
     from tooling.terraform import terraform_bin, terraform_env
