@@ -63,13 +63,17 @@ def digest(directory: Path, variables: dict, offline: bool = True) -> str:
     h.update(json.dumps(variables, sort_keys=True).encode())
     h.update(b"offline" if offline else b"as-is")
     for f in [*_files(directory), *_files(REPO_ROOT / "modules"), *sorted(REPO_ROOT.glob("*.tf"))]:
-        h.update(str(f.relative_to(REPO_ROOT)).encode() + b"\0")
+        # a configuration outside the repository (a consumer stack) is named by its own paths
+        h.update(str(f.relative_to(REPO_ROOT if f.is_relative_to(REPO_ROOT) else directory)).encode() + b"\0")
         h.update(f.read_bytes())
     return h.hexdigest()[:20]
 
 
 def _slug(directory: Path) -> str:
-    return str(Path(directory).resolve().relative_to(REPO_ROOT)).replace("/", "-") or "root"
+    directory = Path(directory).resolve()
+    if not directory.is_relative_to(REPO_ROOT):  # a consumer stack outside the repository: its content names it
+        return "external"
+    return str(directory.relative_to(REPO_ROOT)).replace("/", "-") or "root"
 
 
 def _generate(directory: Path, variables: dict, offline: bool, out: Path, data_dir: Path) -> None:
