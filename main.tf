@@ -252,7 +252,7 @@ module "alarms" {
 check "alarms_notify_someone" {
   assert {
     condition     = !local.alarms_unheard
-    error_message = "alarms: the CloudWatch alarms of ${length(local.q)} queue(s) notify nobody: alarms.sns_topic_arn is not set and alarms.create_sns_topic is not true, so no SNS topic is created (and no KMS key). A message in a DLQ would raise an alarm that no one hears. Set alarms.sns_topic_arn to your on-call topic, or alarms.create_sns_topic = true (an encrypted topic, with a KMS key CloudWatch may use unless alarms.sns_kms_master_key_id is given). If alarms without notifications are intended, set alarms.create_sns_topic = false."
+    error_message = "alarms: the CloudWatch alarms of the queues notify nobody: alarms.sns_topic_arn is not set and alarms.create_sns_topic is not true, so no SNS topic is created (and no KMS key). A message in a DLQ would raise an alarm that no one hears. Set alarms.sns_topic_arn to your on-call topic, or alarms.create_sns_topic = true (an encrypted topic, with a KMS key CloudWatch may use unless alarms.sns_kms_master_key_id is given). If alarms without notifications are intended, set alarms.create_sns_topic = false."
   }
 }
 

@@ -160,30 +160,38 @@ locals {
   )
 
   # attributes the module does not know, and required ones that are missing
-  attribute_problems = {
-    for group, objects in merge({ queues = local.queue_objects }, local.switch_objects) :
-    group => flatten([
-      for o in objects : concat(
-        [
-          for a in sort(setsubtract(try(keys(o.value), []), local.attributes[o.kind])) : "${o.path}: unknown attribute \"${a}\"; ${
-            contains(keys(local.foreign), a) ? "${local.foreign[a]}." : [
-              # closeness: the share of the typo's character pairs found in a valid name,
-              # plus the Dice coefficient of the two sets (so the shorter match wins a tie)
-              for ab in [toset([for i in range(max(length(a) - 1, 1)) : substr(a, i, 2)])] : [
-                for scores in [{
-                  for n, nb in local.bigrams[o.kind] : n => length(setintersection(ab, nb)) / length(ab) + 2 * length(setintersection(ab, nb)) / (length(ab) + length(nb))
-                  }] : (
-                  max(values(scores)...) >= 0.6
-                  ? "did you mean \"${[for n, score in scores : n if score == max(values(scores)...)][0]}\"?"
-                  : "valid attributes here: ${join(", ", local.attributes[o.kind])}."
-                )
-              ][0]
-            ][0]
-          }"
-        ],
-        [for a in lookup(local.required, o.kind, []) : "${o.path}: \"${a}\" is required." if !contains(try(keys(o.value), []), a)],
-      ) if can(keys(o.value))
+  unknown_attributes = {
+    for group, objects in merge({ queues = local.queue_objects }, local.switch_objects) : group => flatten([
+      for o in objects : [
+        for a in sort(setsubtract(keys(o.value), local.attributes[o.kind])) : { path = o.path, attr = a, kind = o.kind }
+      ] if can(keys(o.value))
     ])
+  }
+  # what to write instead: the module's own spelling of a name from another module,
+  # else the closest valid name (the share of the typo's character pairs found in
+  # it, plus the Dice coefficient of the two sets, so the shorter match wins a tie)
+  hints = {
+    for u in flatten(values(local.unknown_attributes)) : "${u.kind}/${u.attr}" => (
+      contains(keys(local.foreign), u.attr) ? format("%s.", local.foreign[u.attr]) : [
+        for ab in [toset([for i in range(max(length(u.attr) - 1, 1)) : substr(u.attr, i, 2)])] : [
+          for scores in [{
+            for n, nb in local.bigrams[u.kind] : n => length(setintersection(ab, nb)) / length(ab) + 2 * length(setintersection(ab, nb)) / (length(ab) + length(nb))
+            }] : (
+            max(values(scores)...) >= 0.6
+            ? format("did you mean %q?", [for n, score in scores : n if score == max(values(scores)...)][0])
+            : format("valid attributes here: %s.", join(", ", local.attributes[u.kind]))
+          )
+        ][0]
+      ][0]
+    )...
+  }
+  attribute_problems = {
+    for group, objects in merge({ queues = local.queue_objects }, local.switch_objects) : group => concat(
+      [for u in local.unknown_attributes[group] : format("%s: unknown attribute %q; %s", u.path, u.attr, local.hints["${u.kind}/${u.attr}"][0])],
+      flatten([for o in objects : [
+        for a in lookup(local.required, o.kind, []) : format("%s: %q is required.", o.path, a) if !contains(keys(o.value), a)
+      ] if can(keys(o.value))]),
+    )
   }
   # said once under the list: why an unknown attribute is an error, not a warning
   unknown_attribute_note = "(An attribute the module does not know is refused: Terraform would drop it without a word and plan the default instead.)"
@@ -217,7 +225,7 @@ locals {
       given  = "${var.name_prefix}${q.name != null ? q.name : k}"
       base   = "${var.name_prefix}${trimsuffix(q.name != null ? q.name : k, ".fifo")}"
       suffix = try(tobool(local.picked[k].fifo), false) == true ? ".fifo" : ""
-      own    = local.picked[k].dlq_arn == null
+      own    = try(length(local.picked[k].dlq_arn), 0) == 0 # no dlq_arn (null or "")
     }
   }
   queue_name = { for k, x in local.names : k => "${x.base}${x.suffix}" }

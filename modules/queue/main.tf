@@ -45,7 +45,7 @@ locals {
   suffix     = var.fifo ? ".fifo" : ""
   base_name  = trimsuffix(var.name, ".fifo")
   queue_name = "${local.base_name}${local.suffix}"
-  create_dlq = var.dlq_arn == null
+  create_dlq = var.dlq_arn == ""
   dlq_name = (local.create_dlq
     ? "${var.dlq_name != null ? trimsuffix(var.dlq_name, ".fifo") : "${local.base_name}-dlq"}${local.suffix}"
     : element(split(":", var.dlq_arn), 5)
@@ -335,7 +335,8 @@ moved {
 }
 
 resource "aws_sqs_queue" "dlq" {
-  count = local.create_dlq ? 1 : 0
+  # `== ""`, not a null test: checkov does not evaluate a null default as null, and would leave the DLQ unscanned
+  count = var.dlq_arn == "" ? 1 : 0
 
   name       = local.dlq_name
   fifo_queue = var.fifo
@@ -414,18 +415,18 @@ resource "aws_sqs_queue" "this" {
       condition = local.dlq_arn_static != local.queue_arn_static
       error_message = (local.create_dlq
         ? "${local.n.dlq_name}: \"${local.dlq_name}\" is the queue's own name, so the queue would be its own dead-letter queue: a message that fails would never leave it and nothing would ever alarm. Give the DLQ another name, or leave dlq_name unset for \"${local.base_name}-dlq${local.suffix}\"."
-        : "${local.n.dlq_arn}: ${coalesce(var.dlq_arn, "-")} is this queue's own ARN, so the queue would be its own dead-letter queue. Give the ARN of another queue, or leave dlq_arn unset to create a DLQ."
+        : "${local.n.dlq_arn}: ${var.dlq_arn} is this queue's own ARN, so the queue would be its own dead-letter queue. Give the ARN of another queue, or leave dlq_arn unset to create a DLQ."
       )
     }
 
     precondition {
       condition     = local.create_dlq || endswith(local.dlq_name, ".fifo") == var.fifo
-      error_message = "${local.n.dlq_arn}: ${coalesce(var.dlq_arn, "-")} is ${endswith(local.dlq_name, ".fifo") ? "a FIFO" : "a standard"} queue but this queue is ${var.fifo ? "FIFO" : "standard"}. SQS requires the DLQ of a FIFO queue to be FIFO, and of a standard queue to be standard."
+      error_message = "${local.n.dlq_arn}: ${var.dlq_arn} is ${endswith(local.dlq_name, ".fifo") ? "a FIFO" : "a standard"} queue but this queue is ${var.fifo ? "FIFO" : "standard"}. SQS requires the DLQ of a FIFO queue to be FIFO, and of a standard queue to be standard."
     }
 
     precondition {
       condition     = local.create_dlq || (local.dlq_arn_parts[3] == local.region && local.dlq_arn_parts[4] == local.account_id)
-      error_message = "${local.n.dlq_arn}: ${coalesce(var.dlq_arn, "-")} is in ${local.dlq_arn_parts[3]}/${local.dlq_arn_parts[4]}, but this queue is in ${local.region}/${coalesce(local.account_id, "?")}. SQS requires the DLQ in the same account and region as its source queue."
+      error_message = "${local.n.dlq_arn}: ${var.dlq_arn} is in ${local.dlq_arn_parts[3]}/${local.dlq_arn_parts[4]}, but this queue is in ${local.region}/${coalesce(local.account_id, "?")}. SQS requires the DLQ in the same account and region as its source queue."
     }
 
     precondition {

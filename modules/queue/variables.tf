@@ -20,13 +20,14 @@ variable "dlq_name" {
 }
 
 variable "dlq_arn" {
-  description = "ARN of an existing queue to use as the dead-letter queue instead of creating one (a DLQ shared by several queues, or owned by another stack). It must be in the same account and region, and FIFO exactly when this queue is (both checked at plan when the ARN is known). Its retention, policy and redrive-allow policy are not managed here: its redrive-allow policy must admit this queue. Null (default): the module creates the DLQ."
+  description = "ARN of an existing queue to use as the dead-letter queue instead of creating one (a DLQ shared by several queues, or owned by another stack). It must be in the same account and region, and FIFO exactly when this queue is (both checked at plan when the ARN is known). Its retention, policy and redrive-allow policy are not managed here: its redrive-allow policy must admit this queue. Empty (default) or null: the module creates the DLQ."
   type        = string
-  default     = null
+  default     = ""
+  nullable    = false
 
   validation {
-    condition     = var.dlq_arn == null || can(regex("^arn:[a-z-]+:sqs:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,80}(\\.fifo)?$", coalesce(var.dlq_arn, "x")))
-    error_message = "${local.n.dlq_arn}: \"${coalesce(var.dlq_arn, "-")}\" must be an SQS queue ARN (arn:aws:sqs:<region>:<account>:<name>), not a URL or a name."
+    condition     = var.dlq_arn == "" || can(regex("^arn:[a-z-]+:sqs:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,80}(\\.fifo)?$", var.dlq_arn))
+    error_message = "${local.n.dlq_arn}: \"${var.dlq_arn}\" must be an SQS queue ARN (arn:aws:sqs:<region>:<account>:<name>), not a URL or a name."
   }
 }
 

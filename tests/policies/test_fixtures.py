@@ -69,7 +69,7 @@ EXPECTED = {
         ("S3002", FAIL, E, "aws_s3_bucket.logs"),
         ("S3003", FAIL, E, "aws_s3_bucket.logs"),
         ("S3004", FAIL, E, "aws_s3_bucket.payloads"),
-        ("CW001", FAIL, W, "module.jobs.aws_sqs_queue.dlq"),
+        ("CW001", FAIL, W, "module.jobs.aws_sqs_queue.dlq[0]"),
         ("CW002", FAIL, W, "module.jobs.aws_sqs_queue.this"),
     },
     "config:warnings": {
