@@ -1,6 +1,6 @@
 # Root module: composes the submodules under modules/.
 #
-# modules/inputs checks every input before anything is built (an attribute the
+# internal/inputs checks every input before anything is built (an attribute the
 # module does not know is refused, naming the queue) and resolves each queue's
 # settings: the queue's own value, then the visibility timeout its consumer
 # derives, then `queue_defaults`, then the submodule's own safe default.
@@ -17,7 +17,7 @@ locals {
 }
 
 module "inputs" {
-  source = "./modules/inputs"
+  source = "./internal/inputs"
 
   queues                 = var.queues
   queue_defaults_raw     = var.queue_defaults
