@@ -259,3 +259,19 @@ def check(directory: Path, name: str, current: dict) -> Path:
 def load(directory: Path, name: str, current: dict) -> dict[str, Any]:
     """The fixture's plan JSON, after checking that it is not stale."""
     return json.loads(check(directory, name, current).read_text())
+
+
+def update_plan_names() -> list[str]:
+    """Names of the update-plan scenarios (tests/policies/updates/*), each with a fixture."""
+    from tooling import update_plans
+
+    return [p.name for p in update_plans.scenario_dirs()]
+
+
+def update_plan(name: str) -> dict[str, Any]:
+    """The update-plan fixture of scenario ``name``, checked against its inputs first
+    (:class:`StaleFixture` names what changed and the command that regenerates it)."""
+    from tooling import update_plans
+
+    sc = update_plans.load_scenario(update_plans.SCENARIOS / name)
+    return load(UPDATE_PLANS, name, update_plans.manifest_entry(sc))
