@@ -73,6 +73,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fnmatch
+import hashlib
 import io
 import json
 import os
@@ -212,32 +213,54 @@ def find_module(name: str, explicit: str | None = None) -> Path | None:
     return None
 
 
-def manifest_entry(sc: Scenario, modules_dir: str | None = None) -> dict:
-    """The manifest entry (digest of inputs) the scenario's fixture must have; no LocalStack needed.
-    An external module absent here has digest None (see fixture_plans.reconcile_external)."""
+def scenario_files(sc: Scenario) -> list[Path]:
+    """The scenario's own files and every file of the local modules its configurations call
+    (sources relative to the scenario directory, whichever phase directory the file is in)."""
+    own = fixture_plans.tree_files(sc.directory)
+    files = set(own)
+    for tf in own:
+        if tf.suffix == ".tf":
+            for d in fixture_plans.local_sources(tf, base=sc.directory):
+                if d.is_relative_to(REPO_ROOT):  # an external module's mount does not exist here
+                    files.update(fixture_plans.configuration_files(d))
+    return sorted(files)
+
+
+def tree_digest(directory: Path) -> str:
+    """Content digest of an external module (relative paths and bytes of its files)."""
+    h = hashlib.sha256()
+    for f in fixture_plans.tree_files(directory):
+        h.update(str(f.relative_to(directory)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return "sha256:" + h.hexdigest()
+
+
+def inputs(sc: Scenario, modules_dir: str | None = None) -> tuple[list[Path], dict, dict[str, str | None]]:
+    """(files, variables, {external module: content digest, or None when it is absent here})."""
+    variables = {p: sc.phase_variables(p) for p in PHASES}
     external = {}
-    for mount, mod in sorted(sc.external.items()):
+    for mod in sorted(set(sc.external.values())):
         found = find_module(mod, modules_dir)
-        external[mod] = fixture_plans.tree_digest(found) if found else None
-    settings = {
-        "variables": {p: sc.phase_variables(p) for p in PHASES},
-        "external_modules": sc.external,
-        "lambda_functions": sc.lambda_functions,
-        "localstack_port": LOCALSTACK_PORT,
-    }
-    inputs = fixture_plans.terraform_inputs(sc.directory)
-    return fixture_plans.entry(inputs, settings, external, f"{COMMAND} {sc.name}")
+        external[mod] = tree_digest(found) if found else None
+    return scenario_files(sc), variables, external
 
 
-def stale(names: list[Scenario], modules_dir: str | None = None) -> dict[str, str]:
+def _extra(external: dict[str, str | None]) -> str:
+    return "".join(f"external {name} {d}\n" for name, d in sorted(external.items()))
+
+
+def stale_reason(sc: Scenario, modules_dir: str | None = None) -> str | None:
+    """Why the scenario's fixture does not match its inputs (None when it does). An external
+    module absent here is taken at the digest the manifest records: the rest is still checked."""
+    files, variables, external = inputs(sc, modules_dir)
+    manifest = fixture_plans.Manifest.load(OUT)
+    recorded = (manifest.fixtures.get(sc.name) or {}).get("external") or {}
+    external = {n: d if d is not None else recorded.get(n) for n, d in external.items()}
+    return manifest.check_inputs(sc.name, files, variables, _extra(external))
+
+
+def stale(selected: list[Scenario], modules_dir: str | None = None) -> dict[str, str]:
     """{scenario: why} for every fixture that is missing or does not match its inputs."""
-    out = {}
-    for sc in names:
-        try:
-            fixture_plans.check(OUT, sc.name, manifest_entry(sc, modules_dir))
-        except fixture_plans.StaleFixture as e:
-            out[sc.name] = str(e)
-    return out
+    return {sc.name: why for sc in selected if (why := stale_reason(sc, modules_dir))}
 
 
 # ------------------------------------------------------------------------------------------
@@ -286,13 +309,6 @@ def _create_functions(sc: Scenario, ls, prefix: str) -> None:
         with contextlib.suppress(lam.exceptions.ResourceConflictException):
             lam.create_function(FunctionName=f"{prefix}-{fn}", Runtime="python3.12", Role=role, Handler="handler.handler",
                                 Code={"ZipFile": buf.getvalue()}, Timeout=30)
-
-
-def _lock_providers(work: Path) -> dict[str, str]:
-    lock = work / ".terraform.lock.hcl"
-    if not lock.exists():
-        return {}
-    return dict(re.findall(r'provider "([^"]+)" \{\s*version\s*=\s*"([^"]+)"', lock.read_text()))
 
 
 def normalize(text: str, endpoint: str) -> str:
@@ -345,8 +361,7 @@ def generate(sc: Scenario, ls, *, out_dir: Path = OUT, name_prefix: str | None =
             raise ScenarioError(f"{sc.name}: the after plan is marked errored")
         if not (doc.get("prior_state") or {}).get("values"):
             raise ScenarioError(f"{sc.name}: the after plan has no prior state (did the before apply create nothing?)")
-        made_with = {"terraform": doc.get("terraform_version"), "providers": _lock_providers(work),
-                     "localstack": _localstack_version(ls), "apply_seconds": round(t1 - t0, 1),
+        made_with = {"localstack": _localstack_version(ls), "apply_seconds": round(t1 - t0, 1),
                      "plan_seconds": round(t2 - t1, 1)}
         return json.loads(normalize(json.dumps(doc), ls.endpoint)), made_with
     except TerraformError as e:
@@ -368,20 +383,24 @@ def _localstack_version(ls) -> str | None:
     return str(doc.get("version", "")).split(":")[0] or None
 
 
-def write(sc: Scenario, doc: dict, made_with: dict, entry: dict) -> Path:
+_manifest_lock = threading.Lock()
+
+
+def write(sc: Scenario, doc: dict, made_with: dict, captured: tuple, environment: dict) -> Path:
+    """Save the plan and record what produced it (``captured``: the inputs as they were when
+    its generation started)."""
+    files, variables, external = captured
     OUT.mkdir(parents=True, exist_ok=True)
     path = OUT / f"{sc.name}.json"
     tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(doc, indent=1) + "\n")
+    tmp.write_text(fixture_plans.dump(doc))
     tmp.replace(path)
     with _manifest_lock:
         manifest = fixture_plans.Manifest.load(OUT)
-        manifest.fixtures[sc.name] = {**entry, "made_with": made_with}
+        manifest.record(sc.name, files, variables, f"{COMMAND} {sc.name}", environment=environment,
+                        extra=_extra(external), external=external, **made_with)
         manifest.save()
     return path
-
-
-_manifest_lock = threading.Lock()
 
 
 def summary(doc: dict) -> str:
@@ -423,16 +442,17 @@ def run(selected: list[Scenario], jobs: int, modules_dir: str | None, keep: bool
     except LocalStackError as e:
         raise ScenarioError(f"LocalStack could not be started: {e}") from None
     _say(f"==> LocalStack at {ls.endpoint}; {len(runnable)} scenario(s), {jobs} at a time")
+    environment = fixture_plans.environment()
 
     def one(sc: Scenario) -> Outcome:
         _say(f"{sc.name}: applying before, then planning after")
-        entry = manifest_entry(sc, modules_dir)  # the inputs as they are when generation starts
+        captured = inputs(sc, modules_dir)  # the inputs as they are when generation starts
         try:
             doc, made_with = generate(sc, ls, modules_dir=modules_dir, destroy=ls.external, keep=keep)
         except ScenarioError as e:
             _say(f"{sc.name}: FAILED\n{e}")
             return Outcome(sc.name, False, str(e))
-        path = write(sc, doc, made_with, entry)
+        path = write(sc, doc, made_with, captured, environment)
         _say(f"{sc.name}: wrote {path.relative_to(REPO_ROOT)} (apply {made_with['apply_seconds']} s, "
              f"plan {made_with['plan_seconds']} s)\n{summary(doc) or '  (no changes)'}")
         return Outcome(sc.name, True, "written", made_with["apply_seconds"], made_with["plan_seconds"])

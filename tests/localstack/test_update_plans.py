@@ -43,10 +43,10 @@ def projection(doc: dict) -> dict[str, tuple]:
 @pytest.mark.parametrize("name", SAMPLE)
 def test_regenerated_update_plan_matches_the_fixture(localstack, name):
     sc = update_plans.load_scenario(update_plans.SCENARIOS / name)
-    committed = fixture_plans.load(fixture_plans.UPDATE_PLANS, name, update_plans.manifest_entry(sc))
+    committed = fixture_plans.update_plan(name)
     doc, made_with = update_plans.generate(sc, localstack, name_prefix=unique_prefix("u"), destroy=localstack.external)
     assert projection(doc) == projection(committed), (
         f"{name}: Terraform now plans differently from the committed fixture (made with "
-        f"{fixture_plans.Manifest.load(fixture_plans.UPDATE_PLANS).fixtures[name].get('made_with')}, now {made_with}); "
+        f"{fixture_plans.Manifest.load(fixture_plans.UPDATE_PLANS).fixtures[name].get('environment')}); "
         f"regenerate: {update_plans.COMMAND} {name}")
     assert change_findings(doc) == change_findings(committed)

@@ -1,172 +1,142 @@
-"""Committed plan fixtures and the manifests that say what produced them.
+"""Committed plan fixtures: plan JSONs kept in the repository so the policy engine's
+tests run without Terraform, with a manifest that says what produced each one.
 
-Plan JSONs the policy tests read without running Terraform live under
-``tests/policies/plans/``:
+Layout (one directory per kind of plan)::
 
-* ``plans/<name>.json``: first-apply plans (of ``tests/policies/configs/<name>``);
-* ``plans/update/<name>.json``: update plans, made by ``tooling/update_plans.py``
-  against LocalStack, so ``prior_state`` is real (see that module).
+    tests/policies/plans/<name>.json            first-apply plans (this module regenerates them)
+    tests/policies/plans/MANIFEST.json
+    tests/policies/plans/update/<name>.json     update plans (real prior state), same manifest format
+    tests/policies/plans/update/MANIFEST.json
 
-Each directory holds a ``MANIFEST.json``::
+MANIFEST.json::
 
     {
       "format": 1,
       "fixtures": {
         "<name>": {
-          "digest": "sha256:<hex>",          # of inputs + settings + external, below
-          "inputs": {"<repo-relative path>": "<sha256 of the file, 16 hex>", ...},
-          "settings": {...},                 # variables and anything else that shapes the plan
-          "external": {"<module dir name>": "sha256:<hex>" | null},
-          "made_with": {"terraform": "1.11.4", "providers": {...}, ...},
-          "regenerate": "<the command that remakes this fixture>"
+          "inputs": "<sha256 of the files and variables that produced it>",
+          "files": ["<repo-relative path>", ...],    # what the digest covers, for people
+          "variables": {...},
+          "environment": {"terraform": "Terraform v1.11.4", "providers": {"<source>": ["<version>"]}},
+          "regenerate": "<the command that rewrites this fixture>",
+          ...                                        # anything else the producer wants to record
         }
       }
     }
 
-``inputs`` are the configuration's files and every file of the local modules it
-reaches (``source = "./..."`` / ``"../..."``, followed recursively: their ``*.tf``
-files and the files they name with ``${path.module}/...``). ``external`` are
-modules from outside the repository (content digest; never copied in).
-``made_with`` records the Terraform, provider and LocalStack versions that made the
-plan; it is informative and not part of the digest (the fixture is a record of
-what those versions planned; a different local Terraform does not make it wrong).
+The ``inputs`` digest covers file contents (and repo-relative paths) and variables only,
+so a machine without Terraform can tell a fixture is stale (`check_inputs`). The Terraform
+and provider versions are recorded beside it and compared where Terraform runs
+(`check_environment`). A stale fixture fails with "stale fixture <path>: ... run `<command>`".
 
-A fixture is *stale* when the digest recomputed from the files now differs from
-the manifest's: :func:`check` then names the files that changed and the command
-that regenerates it. An external module that is absent here cannot be checked
-and is reported as such by :func:`external_status` (its pinned digest stays in
-the manifest).
+``python -m tests.policies.fixture_plans`` (``make fixture-plans``) re-plans every
+first-apply fixture (through the shared plan cache) and rewrites the directory; a plan
+equal to the committed one apart from its timestamp and list order is left untouched.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from tooling.terraform import REPO_ROOT
+from tooling.terraform import REPO_ROOT, offline_provider_override
 
-PLANS = Path(__file__).resolve().parent / "plans"
-UPDATE_PLANS = PLANS / "update"
-MANIFEST = "MANIFEST.json"
 FORMAT = 1
-
-_IGNORED_PARTS = {".terraform", "__pycache__", ".pytest_cache", ".git"}
-_IGNORED_SUFFIXES = {".tfplan", ".tfstate", ".pyc", ".lock", ".tmp", ".backup"}
-_TF_SUFFIXES = (".tf", ".tf.json")
-_SOURCE = re.compile(r'^\s*source\s*=\s*"(\.{1,2}/[^"]*)"', re.M)
-_PATH_MODULE = re.compile(r'\$\{path\.module\}/([^"$}*?\[\]]+)')
-
-
-class StaleFixture(AssertionError):
-    """A committed fixture no longer matches what produces it."""
+PLANS = Path(__file__).parent / "plans"
+REGENERATE = "make fixture-plans"
+# not inputs of a plan
+_SKIP_PARTS = {".terraform", "__pycache__", "tests", ".pytest_cache"}
+_SKIP_SUFFIXES = {".md", ".tfplan", ".tfstate", ".pyc", ".lock", ".tmp", ".backup"}
+_LOCAL_SOURCE = re.compile(r'^\s*source\s*=\s*"(\.{1,2}/[^"]*)"', re.M)
 
 
-def file_digest(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
-
-
-def _config_files(directory: Path) -> list[Path]:
-    """Every file of a configuration directory that can change its plan (recursively)."""
+# ------------------------------------------------------------------------------------------
+# digests
+# ------------------------------------------------------------------------------------------
+def _files_of(directory: Path, top_level_only: bool) -> list[Path]:
+    if top_level_only:
+        return sorted(p for p in directory.glob("*.tf") if p.is_file())
     return sorted(
         p for p in directory.rglob("*")
-        if p.is_file() and not (_IGNORED_PARTS & set(p.relative_to(directory).parts))
-        and p.suffix not in _IGNORED_SUFFIXES and p.name != ".terraform.lock.hcl"
+        if p.is_file() and not (_SKIP_PARTS & set(p.relative_to(directory).parts))
+        and p.suffix not in _SKIP_SUFFIXES and p.name != ".terraform.lock.hcl" and not p.name.endswith(".tfstate.backup")
     )
 
 
-def _module_files(directory: Path) -> list[Path]:
-    """A module's Terraform files and the files it reads through ``${path.module}/...``."""
-    files = sorted(p for p in directory.iterdir() if p.is_file() and p.name.endswith(_TF_SUFFIXES))
-    extra = set()
-    for f in files:
-        for rel in _PATH_MODULE.findall(f.read_text(errors="replace")):
-            target = (directory / rel).resolve()
-            if target.is_file():
-                extra.add(target)
-            elif target.is_dir():
-                extra.update(_config_files(target))
-    return sorted(set(files) | extra)
-
-
-def local_sources(tf_files: list[Path], base: Path | None = None) -> list[Path]:
-    """Directories named by local module sources (``./x``, ``../y``) in these files, that exist.
-    Sources are relative to ``base`` (default: each file's directory)."""
-    out = []
-    for f in tf_files:
-        if not f.name.endswith(_TF_SUFFIXES):
-            continue
-        for src in _SOURCE.findall(f.read_text(errors="replace")):
-            d = ((base or f.parent) / src.split("//")[0]).resolve()
-            if d.is_dir():
-                out.append(d)
-    return out
-
-
-def terraform_inputs(directory: Path, extra_files: list[Path] = ()) -> list[Path]:
-    """The configuration's files plus every file of the local modules it reaches.
-
-    Every ``*.tf`` file found under ``directory`` (subdirectories included: a
-    scenario keeps per-phase files there) is read as part of the configuration
-    rooted at ``directory``: its module sources are relative to it."""
-    directory = Path(directory).resolve()
-    files = set(_config_files(directory)) | {Path(p).resolve() for p in extra_files}
-    todo = local_sources(sorted(files), base=directory)
+def configuration_files(directory: Path) -> list[Path]:
+    """The files a plan of ``directory`` depends on: its own files and, recursively, those of
+    every local module it calls (``source = "./..."`` or ``"../..."``). For the repository
+    root, which holds everything else too, only its ``*.tf`` files count."""
     seen: set[Path] = set()
+    files: list[Path] = []
+    todo = [Path(directory).resolve()]
     while todo:
         d = todo.pop()
-        if d in seen or d == directory:
+        if d in seen:
             continue
         seen.add(d)
-        mod = _module_files(d)
-        files.update(mod)
-        todo.extend(local_sources(mod))
-    return sorted(files)
+        own = _files_of(d, top_level_only=(d == REPO_ROOT))
+        files += own
+        for tf in (f for f in own if f.suffix == ".tf"):
+            for src in _LOCAL_SOURCE.findall(tf.read_text()):
+                todo.append((tf.parent / src).resolve())
+    return sorted(set(files))
 
 
-def tree_digest(directory: Path) -> str:
-    """Content digest of a directory tree (relative paths and bytes)."""
-    directory = Path(directory)
+def digest(files: list[Path], variables: dict | None = None, extra: str = "") -> str:
+    """sha256 over each file's repo-relative path and bytes, the variables and ``extra``."""
     h = hashlib.sha256()
-    for f in _config_files(directory):
-        h.update(str(f.relative_to(directory)).encode() + b"\0")
-        h.update(f.read_bytes())
+    for f in sorted(files):
+        h.update(str(Path(f).resolve().relative_to(REPO_ROOT)).encode() + b"\0")
+        h.update(Path(f).read_bytes() + b"\0")
+    h.update(json.dumps(variables or {}, sort_keys=True).encode() + b"\0")
+    h.update(extra.encode())
     return "sha256:" + h.hexdigest()
 
 
-def _rel(path: Path) -> str:
-    path = Path(path).resolve()
-    try:
-        return str(path.relative_to(REPO_ROOT))
-    except ValueError:
-        raise ValueError(f"{path} is outside the repository: pass it as an external module") from None
+def environment() -> dict:
+    """Terraform's version and the providers of the local mirror (runs `terraform version`)."""
+    import subprocess
+
+    from tooling.terraform import MIRROR_DIR, mirrored_providers, terraform_bin, terraform_env
+
+    version = subprocess.run([terraform_bin(), "version"], capture_output=True, text=True,
+                             env=terraform_env()).stdout.split("\n")[0].strip()
+    providers = {p: sorted(x.name for x in (MIRROR_DIR / p).iterdir()) for p in mirrored_providers()}
+    return {"terraform": version, "providers": providers}
 
 
-def entry(inputs: list[Path], settings: dict, external: dict[str, str | None], regenerate: str) -> dict:
-    """A manifest entry (without ``made_with``) for a fixture produced from these inputs."""
-    files = {_rel(p): file_digest(p) for p in inputs}
-    return {
-        "digest": combined_digest(files, settings, external),
-        "inputs": dict(sorted(files.items())),
-        "settings": settings,
-        "external": dict(sorted(external.items())),
-        "regenerate": regenerate,
-    }
+# ------------------------------------------------------------------------------------------
+# plans compared as plans
+# ------------------------------------------------------------------------------------------
+def normalized(plan: dict) -> dict:
+    """A plan without what differs between two plans of the same inputs: its timestamp,
+    and the order of lists of objects (Terraform lists module resources in varying order)."""
+
+    def norm(v):
+        if isinstance(v, dict):
+            return {k: norm(x) for k, x in v.items()}
+        if isinstance(v, list):
+            items = [norm(x) for x in v]
+            if items and all(isinstance(x, dict) for x in items):
+                items.sort(key=lambda x: json.dumps(x, sort_keys=True))
+            return items
+        return v
+
+    return norm({k: v for k, v in plan.items() if k != "timestamp"})
 
 
-def combined_digest(files: dict[str, str], settings: dict, external: dict[str, str | None]) -> str:
-    h = hashlib.sha256()
-    h.update(f"format {FORMAT}\n".encode())
-    for path, d in sorted(files.items()):
-        h.update(f"{path}\0{d}\n".encode())
-    h.update(json.dumps(settings, sort_keys=True).encode() + b"\n")
-    for name, d in sorted(external.items()):
-        h.update(f"external {name}\0{d}\n".encode())
-    return "sha256:" + h.hexdigest()
+def dump(plan: dict) -> str:
+    """How a plan is committed: Terraform's key order, one value per line (readable diffs)."""
+    return json.dumps(plan, indent=1, ensure_ascii=False) + "\n"
 
 
+# ------------------------------------------------------------------------------------------
+# the manifest
+# ------------------------------------------------------------------------------------------
 @dataclass
 class Manifest:
     directory: Path
@@ -174,104 +144,186 @@ class Manifest:
 
     @classmethod
     def load(cls, directory: Path) -> "Manifest":
-        path = Path(directory) / MANIFEST
+        path = Path(directory) / "MANIFEST.json"
         if not path.exists():
             return cls(Path(directory), {})
-        data = json.loads(path.read_text())
-        if data.get("format") != FORMAT:
-            raise StaleFixture(f"{path}: manifest format {data.get('format')!r}, expected {FORMAT}; regenerate the fixtures")
-        return cls(Path(directory), data.get("fixtures") or {})
+        doc = json.loads(path.read_text())
+        if doc.get("format") != FORMAT:
+            raise ValueError(f"{path}: manifest format {doc.get('format')!r}, expected {FORMAT}")
+        return cls(Path(directory), doc["fixtures"])
 
     def save(self) -> None:
-        path = self.directory / MANIFEST
-        self.directory.mkdir(parents=True, exist_ok=True)
-        body = {"format": FORMAT, "fixtures": dict(sorted(self.fixtures.items()))}
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(body, indent=2) + "\n")
-        tmp.replace(path)
+        doc = {"format": FORMAT, "fixtures": {k: self.fixtures[k] for k in sorted(self.fixtures)}}
+        (self.directory / "MANIFEST.json").write_text(json.dumps(doc, indent=2) + "\n")
 
-    def plan_path(self, name: str) -> Path:
+    def path(self, name: str) -> Path:
         return self.directory / f"{name}.json"
 
+    def record(self, name: str, files: list[Path], variables: dict | None, regenerate: str,
+               environment: dict | None = None, extra: str = "", **more) -> None:
+        self.fixtures[name] = {
+            "inputs": digest(files, variables, extra),
+            "files": [str(Path(f).resolve().relative_to(REPO_ROOT)) for f in sorted(files)],
+            "variables": variables or {},
+            **({"environment": environment} if environment is not None else {}),
+            "regenerate": regenerate,
+            **more,
+        }
 
-def stale_reason(recorded: dict | None, current: dict, where: str) -> str | None:
-    """Why the recorded manifest entry does not match ``current`` (None when it does)."""
-    how = f"run `{current['regenerate']}`"
-    if recorded is None:
-        return f"{where}: no fixture recorded in {MANIFEST}; {how}"
-    if recorded.get("digest") == current["digest"]:
+    def _rel(self, name: str) -> str:
+        return str(self.path(name).relative_to(REPO_ROOT))
+
+    def check_inputs(self, name: str, files: list[Path], variables: dict | None, extra: str = "") -> str | None:
+        """None when the fixture exists and its inputs are unchanged, else why it is stale."""
+        entry = self.fixtures.get(name)
+        command = entry.get("regenerate", REGENERATE) if entry else REGENERATE
+        if entry is None or not self.path(name).exists():
+            return f"stale fixture {self._rel(name)}: not committed yet; run `{command}`"
+        if entry["inputs"] != digest(files, variables, extra):
+            now = {str(Path(f).resolve().relative_to(REPO_ROOT)) for f in files}
+            was = set(entry.get("files", []))
+            changed = sorted(now ^ was) or ["file contents or variables"]
+            return f"stale fixture {self._rel(name)}: its inputs changed ({', '.join(changed[:5])}); run `{command}`"
         return None
-    old, new = recorded.get("inputs") or {}, current["inputs"]
-    changed = sorted(p for p in new if p in old and old[p] != new[p])
-    added = sorted(set(new) - set(old))
-    removed = sorted(set(old) - set(new))
-    parts = []
-    if changed:
-        parts.append(f"changed: {', '.join(changed)}")
-    if added:
-        parts.append(f"new: {', '.join(added)}")
-    if removed:
-        parts.append(f"gone: {', '.join(removed)}")
-    if recorded.get("settings") != current["settings"]:
-        parts.append("settings changed")
-    for name, d in current["external"].items():
-        was = (recorded.get("external") or {}).get(name)
-        if d is not None and was != d:
-            parts.append(f"external module {name} changed")
-    if set(current["external"]) != set(recorded.get("external") or {}):
-        parts.append("external modules changed")
-    return f"stale fixture {where} ({'; '.join(parts) or 'digest differs'}): {how}"
+
+    def check_environment(self, name: str, env: dict) -> str | None:
+        entry = self.fixtures.get(name) or {}
+        if entry.get("environment") not in (None, env):
+            return (f"stale fixture {self._rel(name)}: planned with {entry['environment']}, this machine has {env}; "
+                    f"run `{entry.get('regenerate', REGENERATE)}`")
+        return None
 
 
-def reconcile_external(recorded: dict | None, current: dict) -> dict:
-    """``current`` with the recorded digest of each external module that is absent here.
-
-    An absent external module cannot be read, so its part of the digest is taken
-    from the manifest: the rest of the inputs are still checked.
-    """
-    ext = dict(current["external"])
-    for name, d in ext.items():
-        if d is None:
-            ext[name] = ((recorded or {}).get("external") or {}).get(name)
-    files = current["inputs"]
-    return {**current, "external": ext, "digest": combined_digest(files, current["settings"], ext)}
+# ------------------------------------------------------------------------------------------
+# the first-apply fixtures of tests/policies/plans
+# ------------------------------------------------------------------------------------------
+def fixture_name(subject: str) -> str:
+    """``config:<name>`` -> ``<name>`` (the convention for tests/policies/configs); other
+    subjects get their kind as a prefix: ``example:basic`` -> ``example-basic``."""
+    kind, _, rest = subject.partition(":")
+    return rest if kind == "config" else f"{kind}-{rest}".replace(":", "-")
 
 
-def external_status(current: dict) -> list[str]:
-    """External modules that are not present here (their content could not be checked)."""
-    return sorted(n for n, d in current["external"].items() if d is None)
+def inputs_of(subject: str) -> tuple[list[Path], dict, str]:
+    from tests.policies import plans
+
+    directory, variables, offline = plans.subjects()[subject]
+    return configuration_files(directory), variables, offline_provider_override() if offline else ""
 
 
-def check(directory: Path, name: str, current: dict) -> Path:
-    """The fixture's path if it exists and matches ``current``; else :class:`StaleFixture`."""
-    manifest = Manifest.load(directory)
-    recorded = manifest.fixtures.get(name)
-    where = f"{Path(directory).relative_to(REPO_ROOT)}/{name}.json"
-    reason = stale_reason(recorded, reconcile_external(recorded, current), where)
-    if reason:
-        raise StaleFixture(reason)
-    path = manifest.plan_path(name)
-    if not path.exists():
-        raise StaleFixture(f"{where} is listed in {MANIFEST} but missing; run `{current['regenerate']}`")
-    return path
+def regenerate(subjects: list[str] | None = None) -> list[str]:
+    """Re-plan (through the plan cache) and rewrite the committed fixtures; return the
+    names whose files changed. Fixtures of subjects that no longer exist are removed."""
+    from tests.policies import plans
+
+    every = plans.subjects()
+    names = {fixture_name(s): s for s in every}
+    assert len(names) == len(every), f"two subjects share a fixture name: {sorted(every)}"
+    PLANS.mkdir(exist_ok=True)
+    manifest = Manifest.load(PLANS)
+    env = environment()
+    changed = []
+    chosen = subjects or list(every)
+    fresh = plans.ensure_fresh(chosen)
+    for subject in chosen:
+        name = fixture_name(subject)
+        doc = json.loads(fresh[subject].read_text())
+        path = manifest.path(name)
+        old = json.loads(path.read_text()) if path.exists() else None
+        if old is None or normalized(old) != normalized(doc):
+            path.write_text(dump(doc))
+            changed.append(name)
+        files, variables, extra = inputs_of(subject)
+        manifest.record(name, files, variables, REGENERATE, environment=env, extra=extra, subject=subject)
+    if subjects is None:
+        for name in set(manifest.fixtures) - set(names):
+            manifest.fixtures.pop(name)
+            manifest.path(name).unlink(missing_ok=True)
+            changed.append(name)
+    manifest.save()
+    return changed
 
 
-def load(directory: Path, name: str, current: dict) -> dict[str, Any]:
-    """The fixture's plan JSON, after checking that it is not stale."""
-    return json.loads(check(directory, name, current).read_text())
+def stale() -> list[str]:
+    """Why each first-apply fixture is stale (empty when all are current); no Terraform needed."""
+    from tests.policies import plans
+
+    manifest = Manifest.load(PLANS)
+    problems = []
+    for subject in plans.subjects():
+        files, variables, extra = inputs_of(subject)
+        problem = manifest.check_inputs(fixture_name(subject), files, variables, extra)
+        if problem:
+            problems.append(problem)
+    known = {fixture_name(s) for s in plans.subjects()}
+    for name in sorted(set(manifest.fixtures) - known):
+        problems.append(f"stale fixture {manifest._rel(name)}: no subject produces it any more; run `{REGENERATE}`")
+    committed = {p.stem for p in PLANS.glob("*.json") if p.name != "MANIFEST.json"}
+    for name in sorted(committed - set(manifest.fixtures)):
+        problems.append(f"stale fixture {manifest._rel(name)}: not in MANIFEST.json; run `{REGENERATE}`")
+    return problems
+
+
+# ------------------------------------------------------------------------------------------
+# the update plans of tests/policies/plans/update (real prior state; tooling/update_plans.py)
+# ------------------------------------------------------------------------------------------
+UPDATE_PLANS = PLANS / "update"
+
+
+class StaleFixture(AssertionError):
+    """A committed fixture no longer matches what produces it (the message says how to fix it)."""
+
+
+def tree_files(directory: Path) -> list[Path]:
+    """Every file of a configuration directory that can change its plan (recursively)."""
+    return _files_of(Path(directory), top_level_only=False)
+
+
+def local_sources(tf_file: Path, base: Path | None = None) -> list[Path]:
+    """Existing directories named by the local module sources of one ``*.tf`` file, relative
+    to ``base`` (default: the file's directory)."""
+    out = []
+    for src in _LOCAL_SOURCE.findall(Path(tf_file).read_text()):
+        d = ((base or Path(tf_file).parent) / src).resolve()
+        if d.is_dir():
+            out.append(d)
+    return out
 
 
 def update_plan_names() -> list[str]:
-    """Names of the update-plan scenarios (tests/policies/updates/*), each with a fixture."""
+    """The update-plan scenarios (tests/policies/updates/*), one fixture each."""
     from tooling import update_plans
 
     return [p.name for p in update_plans.scenario_dirs()]
 
 
-def update_plan(name: str) -> dict[str, Any]:
-    """The update-plan fixture of scenario ``name``, checked against its inputs first
+def update_plan(name: str) -> dict:
+    """The update-plan fixture of scenario ``name``, after checking its inputs' digest
     (:class:`StaleFixture` names what changed and the command that regenerates it)."""
     from tooling import update_plans
 
-    sc = update_plans.load_scenario(update_plans.SCENARIOS / name)
-    return load(UPDATE_PLANS, name, update_plans.manifest_entry(sc))
+    problem = update_plans.stale_reason(update_plans.load_scenario(update_plans.SCENARIOS / name))
+    if problem:
+        raise StaleFixture(problem)
+    return json.loads(Manifest.load(UPDATE_PLANS).path(name).read_text())
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Regenerate the committed plan fixtures (tests/policies/plans).")
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a fixture is stale")
+    parser.add_argument("subjects", nargs="*", help="only these subjects (e.g. config:queue-bad); default: all")
+    args = parser.parse_args(argv)
+    if args.check:
+        problems = stale()
+        for p in problems:
+            print(p, file=sys.stderr)
+        return 1 if problems else 0
+    changed = regenerate(args.subjects or None)
+    print(f"{len(changed)} fixture(s) rewritten: {', '.join(changed) or 'none'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

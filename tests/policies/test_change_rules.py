@@ -133,7 +133,6 @@ def test_each_change_rule_fails_and_passes_on_real_update_plans(rule_id):
     assert {"fail", "pass"} <= outcomes, f"{rule_id}: outcomes {outcomes}"
 
 
-@pytest.mark.plan
 def test_first_apply_plans_have_no_change_findings(plan_doc):
     for name in plans.subjects():
         report = evaluate(plan_doc(name), ONLY_CHG)
@@ -173,14 +172,14 @@ def test_a_retirement_is_waived_with_a_reason_and_an_expiry_and_nothing_else_is(
     cfg.write_text('select: ["CHG*"]\nwaivers:\n  - address: "aws_sqs_queue.jobs*"\n    rules: [CHG003]\n'
                    '    reason: "jobs flow retired, both queues drained (OPS-311)"\n    expires: 2999-12-31\n')
     cli = [sys.executable, "-m", "resilient_sqs.policy", "check", "--config", str(cfg), "--format", "json"]
-    retired = fixture_plans.check(fixture_plans.UPDATE_PLANS, "raw-pair-retired",
-                                  update_plans.manifest_entry(update_plans.load_scenario(update_plans.SCENARIOS / "raw-pair-retired")))
+    _update_plan("raw-pair-retired")  # checked against its inputs
+    retired = fixture_plans.Manifest.load(fixture_plans.UPDATE_PLANS).path("raw-pair-retired")
     p = subprocess.run([*cli, str(retired)], capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr
     out = json.loads(p.stdout)
     assert out["summary"]["waived"] == 2 and out["summary"]["errors"] == 0
-    dlq = fixture_plans.check(fixture_plans.UPDATE_PLANS, "raw-dlq-removed",
-                              update_plans.manifest_entry(update_plans.load_scenario(update_plans.SCENARIOS / "raw-dlq-removed")))
+    _update_plan("raw-dlq-removed")
+    dlq = fixture_plans.Manifest.load(fixture_plans.UPDATE_PLANS).path("raw-dlq-removed")
     p = subprocess.run([*cli, str(dlq)], capture_output=True, text=True)
     assert p.returncode == 1, p.stdout + p.stderr
     assert [f["rule_id"] for f in json.loads(p.stdout)["findings"] if not f.get("waiver")] == ["CHG002", "CFG002"]

@@ -12,7 +12,6 @@ from resilient_sqs.policy.rules import RULES
 from tests.helpers import REPO_ROOT
 from tests.policies import fixture_plans, plans
 
-pytestmark = pytest.mark.plan
 
 
 @pytest.fixture(scope="module")

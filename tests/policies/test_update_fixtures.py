@@ -1,10 +1,11 @@
 """The committed update-plan fixtures (tests/policies/plans/update/) match the scenarios
-that produce them (tests/policies/updates/), and the digest check catches every kind of
-change. No LocalStack: the LocalStack tier regenerates a sample (tests/localstack/test_update_plans.py).
-"""
+that produce them (tests/policies/updates/), with the manifest format of
+tests/policies/fixture_plans.py. No LocalStack: the LocalStack tier regenerates a sample
+(tests/localstack/test_update_plans.py)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import uuid
 
@@ -14,35 +15,36 @@ from tests.policies import fixture_plans
 from tooling import update_plans
 from tooling.terraform import REPO_ROOT
 
-SCENARIOS = [s.name for s in update_plans.scenarios()]
+SCENARIOS = fixture_plans.update_plan_names()
 
 
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_fixture_is_current_and_an_update_plan(name):
-    sc = update_plans.load_scenario(update_plans.SCENARIOS / name)
-    entry = update_plans.manifest_entry(sc)
     try:
-        path = fixture_plans.check(fixture_plans.UPDATE_PLANS, name, entry)
+        doc = fixture_plans.update_plan(name)
     except fixture_plans.StaleFixture as e:
-        path, stale = None, str(e)
-    if path is None:
+        doc, stale = None, str(e)
+    if doc is None:
         pytest.fail(stale, pytrace=False)
-    doc = json.loads(path.read_text())
     # made against real prior state: objects in prior_state, changes read against them
     prior = doc["prior_state"]["values"]["root_module"]
     assert prior.get("resources") or prior.get("child_modules"), f"{name}: no prior state"
     assert any(rc["change"].get("before") is not None for rc in doc["resource_changes"]), name
     assert not doc.get("errored")
     # no trace of the instance's port: the plan shows LocalStack's default one
-    assert not __import__("re").search(r"localstack\.cloud:(?!4566)\d+", path.read_text())
+    text = fixture_plans.Manifest.load(fixture_plans.UPDATE_PLANS).path(name).read_text()
+    assert not re.search(r"localstack\.cloud:(?!4566)\d+", text)
 
 
 def test_every_fixture_has_a_scenario_and_an_entry():
     manifest = fixture_plans.Manifest.load(fixture_plans.UPDATE_PLANS)
-    files = {p.stem for p in fixture_plans.UPDATE_PLANS.glob("*.json") if p.name != fixture_plans.MANIFEST}
+    files = {p.stem for p in fixture_plans.UPDATE_PLANS.glob("*.json") if p.name != "MANIFEST.json"}
     assert set(manifest.fixtures) == files, "MANIFEST.json and the plan files disagree"
     orphans = files - set(SCENARIOS)
     assert not orphans, f"fixtures without a scenario directory (remove them): {sorted(orphans)}"
+    for name, entry in manifest.fixtures.items():
+        assert entry["regenerate"] == f"{update_plans.COMMAND} {name}"
+        assert entry["environment"]["terraform"].startswith("Terraform v") and entry["localstack"]
 
 
 def test_normalize_replaces_only_the_instance_port():
@@ -54,76 +56,72 @@ def test_normalize_replaces_only_the_instance_port():
 
 
 @pytest.fixture
-def scratch():
-    """A scenario-like configuration inside the repository (digests name repo-relative paths)."""
-    root = REPO_ROOT / ".cache" / f"fixture-test-{uuid.uuid4().hex[:8]}"
-    (root / "cfg").mkdir(parents=True)
+def scratch(monkeypatch):
+    """A scenario inside the repository (digests name repo-relative paths): common and
+    per-phase files, a local module called from a phase file, an external module."""
+    root = REPO_ROOT / ".cache" / f"update-fixture-test-{uuid.uuid4().hex[:8]}"
+    sc_dir = root / "scenarios" / "demo"
+    (sc_dir / "after").mkdir(parents=True)
     (root / "mod" / "dist").mkdir(parents=True)
-    (root / "cfg" / "main.tf").write_text('module "m" {\n  source = "../mod"\n}\n')
-    (root / "mod" / "main.tf").write_text('locals {\n  zip = "${path.module}/dist/pkg.zip"\n}\n')
+    (root / "modules-dir" / "ext-v1").mkdir(parents=True)
+    (sc_dir / "scenario.json").write_text('{"description": "demo", "after": {"variables": {"n": 2}}, '
+                                          '"external_modules": {"external/ext": "ext-v1"}}')
+    (sc_dir / "main.tf").write_text('variable "n" {\n  default = 1\n}\n')
+    # sources are relative to the scenario directory, also from a phase directory
+    (sc_dir / "after" / "mod.tf").write_text('module "m" {\n  source = "../../mod"\n}\n\n'
+                                             'module "e" {\n  source = "./external/ext"\n}\n')
+    (root / "mod" / "main.tf").write_text("# module\n")
     (root / "mod" / "dist" / "pkg.zip").write_bytes(b"zip")
-    (root / "mod" / "notes.md").write_text("not an input")
-    (root / "ext").mkdir()
-    (root / "ext" / "main.tf").write_text("# external module\n")
-    (root / "out").mkdir()
-    yield root
+    (root / "modules-dir" / "ext-v1" / "main.tf").write_text("# external module\n")
+    monkeypatch.setattr(update_plans, "OUT", root / "out")
+    yield root, update_plans.load_scenario(sc_dir), str(root / "modules-dir")
     shutil.rmtree(root, ignore_errors=True)
 
 
-def _entry(root, external_present=True):
-    inputs = fixture_plans.terraform_inputs(root / "cfg")
-    ext = {"ext-v1": fixture_plans.tree_digest(root / "ext") if external_present else None}
-    return fixture_plans.entry(inputs, {"variables": {"a": 1}}, ext, "regen cfg")
+def _record(sc, modules_dir):
+    update_plans.write(sc, {"format_version": "1.2"}, {"localstack": "test"}, update_plans.inputs(sc, modules_dir),
+                       {"terraform": "Terraform vX", "providers": {}})
 
 
-def _record(root, entry):
-    m = fixture_plans.Manifest.load(root / "out")
-    m.fixtures["cfg"] = entry
-    m.save()
-    (root / "out" / "cfg.json").write_text("{}")
-
-
-def test_digest_covers_the_configuration_its_modules_and_the_files_they_read(scratch):
-    inputs = {str(p.relative_to(scratch)) for p in fixture_plans.terraform_inputs(scratch / "cfg")}
-    assert inputs == {"cfg/main.tf", "mod/main.tf", "mod/dist/pkg.zip"}
+def test_inputs_follow_sources_from_phase_directories_and_leave_external_modules_out(scratch):
+    root, sc, mdir = scratch
+    files = {str(p.relative_to(root)) for p in update_plans.scenario_files(sc)}
+    assert files == {"scenarios/demo/scenario.json", "scenarios/demo/main.tf", "scenarios/demo/after/mod.tf",
+                     "mod/main.tf", "mod/dist/pkg.zip"}
+    _, variables, external = update_plans.inputs(sc, mdir)
+    assert variables == {"before": {}, "after": {"n": 2}}
+    assert external["ext-v1"].startswith("sha256:")
 
 
 @pytest.mark.parametrize("change, expect", [
-    (lambda r: (r / "mod" / "main.tf").write_text("# edited\n"), "changed: "),
-    (lambda r: (r / "mod" / "dist" / "pkg.zip").write_bytes(b"new zip"), "pkg.zip"),
-    (lambda r: (r / "cfg" / "extra.tf").write_text("# new\n"), "new: "),
-    (lambda r: (r / "ext" / "main.tf").write_text("# v2\n"), "external module ext-v1 changed"),
-], ids=["module-file", "file-read-by-module", "new-config-file", "external-module"])
+    (lambda r: (r / "mod" / "main.tf").write_text("# edited\n"), "inputs changed"),
+    (lambda r: (r / "mod" / "dist" / "pkg.zip").write_bytes(b"new zip"), "inputs changed"),
+    (lambda r: (r / "scenarios" / "demo" / "after" / "extra.tf").write_text("# new\n"), "after/extra.tf"),
+    (lambda r: (r / "modules-dir" / "ext-v1" / "main.tf").write_text("# v2\n"), "inputs changed"),
+], ids=["module-file", "module-package", "new-phase-file", "external-module"])
 def test_a_changed_input_makes_the_fixture_stale(scratch, change, expect):
-    _record(scratch, _entry(scratch))
-    assert fixture_plans.check(scratch / "out", "cfg", _entry(scratch)).name == "cfg.json"
-    change(scratch)
-    with pytest.raises(fixture_plans.StaleFixture) as err:
-        fixture_plans.check(scratch / "out", "cfg", _entry(scratch))
-    assert expect in str(err.value) and "run `regen cfg`" in str(err.value) and "stale fixture" in str(err.value)
+    root, sc, mdir = scratch
+    _record(sc, mdir)
+    assert update_plans.stale_reason(sc, mdir) is None
+    change(root)
+    why = update_plans.stale_reason(update_plans.load_scenario(sc.directory), mdir)
+    assert why and why.startswith("stale fixture") and expect in why
+    assert why.endswith(f"run `{update_plans.COMMAND} demo`")
 
 
-def test_changed_settings_or_missing_entry_are_stale(scratch):
-    _record(scratch, _entry(scratch))
-    other = fixture_plans.entry(fixture_plans.terraform_inputs(scratch / "cfg"), {"variables": {"a": 2}},
-                                {"ext-v1": fixture_plans.tree_digest(scratch / "ext")}, "regen cfg")
-    with pytest.raises(fixture_plans.StaleFixture, match="settings changed"):
-        fixture_plans.check(scratch / "out", "cfg", other)
-    with pytest.raises(fixture_plans.StaleFixture, match="no fixture recorded"):
-        fixture_plans.check(scratch / "out", "other", _entry(scratch))
-    (scratch / "out" / "cfg.json").unlink()
-    with pytest.raises(fixture_plans.StaleFixture, match="missing"):
-        fixture_plans.check(scratch / "out", "cfg", _entry(scratch))
+def test_an_absent_external_module_is_taken_from_the_manifest_and_the_rest_still_checked(scratch, tmp_path):
+    root, sc, mdir = scratch
+    _record(sc, mdir)
+    nowhere = str(tmp_path)  # the external module is not found there (nor in the default places)
+    assert update_plans.inputs(sc, nowhere)[2] == {"ext-v1": None}
+    assert update_plans.stale_reason(sc, nowhere) is None
+    (root / "mod" / "main.tf").write_text("# edited\n")
+    assert "inputs changed" in update_plans.stale_reason(sc, nowhere)
 
 
-def test_an_absent_external_module_is_taken_from_the_manifest_and_the_rest_still_checked(scratch):
-    _record(scratch, _entry(scratch))
-    absent = _entry(scratch, external_present=False)
-    assert fixture_plans.external_status(absent) == ["ext-v1"]
-    fixture_plans.check(scratch / "out", "cfg", absent)  # not stale: only the external part is unverifiable
-    (scratch / "cfg" / "main.tf").write_text('module "m" {\n  source = "../mod"\n}\n# edited\n')
-    with pytest.raises(fixture_plans.StaleFixture, match="cfg/main.tf"):
-        fixture_plans.check(scratch / "out", "cfg", _entry(scratch, external_present=False))
+def test_missing_fixture_is_stale(scratch):
+    root, sc, mdir = scratch
+    assert "not committed yet" in update_plans.stale_reason(sc, mdir)
 
 
 def test_malformed_scenarios_are_refused_by_name(tmp_path):
