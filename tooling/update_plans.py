@@ -404,11 +404,12 @@ def write(sc: Scenario, doc: dict, made_with: dict, captured: tuple, environment
 
 
 def summary(doc: dict) -> str:
-    """One line per resource change that is not a no-op: the actions as the plan shows them."""
+    """One line per managed resource change that is not a no-op (or is a move): the actions
+    as the plan shows them."""
     lines = []
     for rc in doc.get("resource_changes") or ():
         acts = rc["change"]["actions"]
-        if acts == ["no-op"] and not rc.get("previous_address"):
+        if (acts == ["no-op"] and not rc.get("previous_address")) or rc.get("mode") == "data":
             continue
         extra = []
         if rc.get("action_reason"):
@@ -418,6 +419,23 @@ def summary(doc: dict) -> str:
         if rc.get("previous_address"):
             extra.append(f"moved from {rc['previous_address']}")
         lines.append(f"  {'/'.join(acts):<15} {rc['address']}" + (f"  ({'; '.join(extra)})" if extra else ""))
+    return "\n".join(lines)
+
+
+def describe(sc: Scenario) -> str:
+    """The scenario, the actions its committed plan shows, and the change rules' findings on it."""
+    from resilient_sqs.policy.config import Config
+    from resilient_sqs.policy.engine import evaluate
+    from resilient_sqs.policy.rules import RULES
+
+    path = fixture_plans.Manifest.load(OUT).path(sc.name)
+    if not path.exists():
+        return f"{sc.name}: no fixture yet"
+    doc = json.loads(path.read_text())
+    only_change = Config(enabled={rid: rid.startswith("CHG") for rid in RULES})
+    findings = [f for f in evaluate(doc, only_change).findings]
+    lines = [f"{sc.name}: {sc.description}", summary(doc) or "  (no changes)"]
+    lines += [f"  => {f.rule_id} {f.slug} {f.severity}: {f.address}" for f in findings] or ["  => no change finding"]
     return "\n".join(lines)
 
 
@@ -473,6 +491,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stale", action="store_true", help="only scenarios whose fixture is missing or stale")
     ap.add_argument("--check", action="store_true", help="list stale fixtures and exit 1 if any (no LocalStack)")
     ap.add_argument("--list", action="store_true", help="list the scenarios")
+    ap.add_argument("--summary", action="store_true",
+                    help="for each committed fixture: the actions the plan shows and the change findings (no LocalStack)")
     ap.add_argument("--modules-dir", help=f"where external modules are found (also ${MODULES_ENV}; default {DEFAULT_MODULES_DIR})")
     ap.add_argument("--keep", action="store_true", help="keep the working directories (state, .terraform) for inspection")
     args = ap.parse_args(argv)
@@ -481,6 +501,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.list:
             for sc in selected:
                 print(f"{sc.name:<36} {sc.description}")
+            return 0
+        if args.summary:
+            for sc in selected:
+                print(describe(sc))
             return 0
         if args.check or args.stale:
             bad = stale(selected, args.modules_dir)

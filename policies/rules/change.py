@@ -442,8 +442,8 @@ def expiry_shortened(model: Model, opts):
         if not c.kept:
             continue
         for lc in _lifecycle(ch, c):
-            if not lc.kept:
-                continue  # removed: CHG008
+            if not lc.kept or lc.after is None:
+                continue  # removed (CHG008) or forgotten
             before = _expirations(lc.was("rule"), opts["payload_prefix"])
             after = _expirations(lc.will("rule"), opts["payload_prefix"])
             if not before:
@@ -503,7 +503,7 @@ def protection_removed(model: Model, opts):
                 continue
             if lc.deleted:
                 lost.append(f"the payload expiry is removed ({lc.address} deleted): payloads are never deleted")
-            elif lc.kept and not _expirations(lc.will("rule"), "") and lc.will("rule") is not UNKNOWN:
+            elif lc.kept and lc.after is not None and lc.will("rule") is not UNKNOWN and not _expirations(lc.will("rule"), ""):
                 lost.append(f"the payload expiry is removed from {lc.address}: payloads are never deleted")
         if lost:
             yield fail(addr, f"claim-check bucket {name!r}: {'; '.join(lost)}")
@@ -532,6 +532,9 @@ def retention_lowered(model: Model, opts):
     ch, qs = got
     for c in qs.queues:
         if not c.kept:
+            continue
+        if c.after is None:  # forget: the queue stays as it is, managed elsewhere
+            yield ok(c.address, "no longer managed by this configuration (forget); unchanged")
             continue
         old = c.was("message_retention_seconds", 345600)
         new = c.will("message_retention_seconds", 345600)

@@ -236,3 +236,17 @@ def test_change_rules_never_crash_on_odd_values():
         for node, key in rng.sample(slots, min(len(slots), 12)):
             node[key] = copy.deepcopy(rng.choice(JUNK))
         evaluate(doc, ONLY_CHG)  # raises on a crash
+
+
+def test_a_forgotten_queue_is_not_reported():
+    """A `removed { lifecycle { destroy = false } }` block hands a queue over to another stack:
+    the plan shows `forget`, nothing is deleted (the real plan of raw-dlq-removed, with the
+    DLQ's delete turned into the forget Terraform 1.7+ plans for such a block)."""
+    import copy
+
+    doc = copy.deepcopy(_update_plan("raw-dlq-removed"))
+    rc = next(rc for rc in doc["resource_changes"] if rc["address"] == "aws_sqs_queue.jobs_dlq")
+    assert rc["change"]["actions"] == ["delete"]
+    rc["change"]["actions"] = ["forget"]
+    rc.pop("action_reason", None)
+    assert _got(evaluate(doc, ONLY_CHG)) == set()
