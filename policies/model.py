@@ -457,7 +457,13 @@ class Model:
         doc = src.decode_json(ev.value)
         if isinstance(doc, src.Unknown):
             return UNKNOWN, ev.ref, doc.why
-        return src.to_plain(doc), ev.ref, None
+        plain = src.to_plain(doc)
+        if isinstance(plain, dict) and isinstance(doc, dict):  # why each unknown member is unknown
+            for k, v in doc.items():
+                u = src.first_unknown(v)
+                if plain.get(k) is UNKNOWN and u is not None:
+                    plain.setdefault("__why__", {})[k] = u.why
+        return plain, ev.ref, None
 
     def _queue_from_source(self, res: Resource, attr: str, attrs: tuple) -> Queue | None:
         """The queue whose ``attrs`` (e.g. its URL) the source says ``res.attr`` is."""
@@ -486,7 +492,8 @@ class Model:
         mrc = pol.get("maxReceiveCount")
         q.max_receive_count = UNKNOWN if mrc is UNKNOWN or hasattr(mrc, "pending") else _int(mrc)
         if q.max_receive_count is UNKNOWN:
-            q.redrive_why = "maxReceiveCount is built from a value known only after apply"
+            q.redrive_why = (pol.get("__why__") or {}).get("maxReceiveCount") or \
+                "it is built from a value known only after apply"
         arn = pol.get("deadLetterTargetArn")
         pending = getattr(arn, "pending", None)
         if pending is not None:
@@ -760,8 +767,7 @@ class Model:
             return PolicyDoc(res.address, d, via=v.res.address)
         doc = src.decode_json(v)
         if isinstance(doc, src.Unknown):
-            return PolicyDoc(res.address, None, unknown_reason=f"{attr} is only known after apply: {doc.why} ({ev.ref})",
-                             ref=ev.ref)
+            return PolicyDoc(res.address, None, unknown_reason=f"{attr} is only known after apply: {doc.why}", ref=ev.ref)
         try:
             return PolicyDoc(res.address, iamdoc.from_object(src.to_plain(doc), res.address, ref=ev.ref))
         except iamdoc.PolicyParseError as e:

@@ -546,6 +546,8 @@ def _heredoc_expr(node):
         return _heredoc_cache[token]
     got = None
     hb = _heredoc_body(token)
+    if hb is not None and hb[1] and re.search(r"[$%]\{~|~\}", hb[0]):
+        hb = None  # <<- trims after strip markers apply: not evaluated
     if hb is not None:
         quoted = _quote_template(hb[0])
         if quoted is not None:
@@ -1056,31 +1058,39 @@ class Evaluator:
                         mid = j
                     j += 1
                 if j >= end or items[j][0] != close:
-                    out.add_value(Unknown("an unterminated template directive"))
+                    out.failed = Unknown("an unterminated template directive")
                     return
-                if it[3]:
-                    out.strip_next = True
                 if kind == "if":
                     cond = self.eval(it[1], sc)
                     if isinstance(cond, Unknown) or is_unknown(cond):
-                        out.add_value(Unknown(f"a template %{{if}} condition is not known ({_why(cond)})"))
-                    elif cond is True or cond == "true":
-                        self._render(items, i + 1, mid if mid is not None else j, sc, out)
+                        out.failed = Unknown(f"a template %{{if}} condition is not known ({_why(cond)})")
+                        return
+                    if cond is True or cond == "true":
+                        branch, end_strip = (i + 1, mid if mid is not None else j), it[3]
+                        close_strip = items[mid][2] if mid is not None else items[j][2]
                     elif mid is not None:
-                        if items[mid][3]:
+                        branch, end_strip, close_strip = (mid + 1, j), items[mid][3], items[j][2]
+                    else:
+                        branch, end_strip, close_strip = None, it[3] or items[j][3], False
+                    if branch is not None:
+                        if end_strip:
                             out.strip_next = True
-                        self._render(items, mid + 1, j, sc, out)
+                        self._render(items, branch[0], branch[1], sc, out)
+                        if close_strip:
+                            out.strip_right()
                 else:
                     names, coll_node = it[1]
                     coll = _whole(self.eval(coll_node, sc))
                     if is_unknown(coll):
-                        out.add_value(Unknown(f"a template %{{for}} collection is not known ({_why(coll)})"))
-                    else:
-                        for k, v in _pairs(coll):
-                            bind = {names[0]: v} if len(names) == 1 else {names[0]: k, names[1]: v}
-                            self._render(items, i + 1, j, sc.bind(bind), out)
-                if items[j][2]:
-                    out.strip_right()
+                        out.failed = Unknown(f"a template %{{for}} collection is not known ({_why(coll)})")
+                        return
+                    for k, v in _pairs(coll):
+                        bind = {names[0]: v} if len(names) == 1 else {names[0]: k, names[1]: v}
+                        if it[3]:
+                            out.strip_next = True
+                        self._render(items, i + 1, j, sc.bind(bind), out)
+                        if items[j][2]:
+                            out.strip_right()
                 if items[j][3]:
                     out.strip_next = True
                 i = j + 1
@@ -1269,10 +1279,13 @@ class _TemplateOut:
     def __init__(self):
         self.parts: list = []
         self.strip_next = False
+        self.failed: Unknown | None = None  # a directive not evaluated: the whole string is unknown
 
     def add(self, s: str):
+        # HCL strips whitespace within the adjacent literal token, and a literal
+        # token ends after a newline: ~} takes the rest of its line
         if self.strip_next:
-            s = s.lstrip()
+            s = re.sub(r"^[ \t]*\n?", "", s, count=1)
             self.strip_next = False
         if s:
             if self.parts and isinstance(self.parts[-1], str):
@@ -1299,10 +1312,14 @@ class _TemplateOut:
         self.add(_str(v))
 
     def strip_right(self):
+        # %{~ takes the start of its line, or the whole previous line's end
         if self.parts and isinstance(self.parts[-1], str):
-            self.parts[-1] = self.parts[-1].rstrip()
+            self.parts[-1] = re.sub(r"[ \t]*\n?$" if self.parts[-1].endswith("\n") else r"[ \t]*$", "",
+                                    self.parts[-1], count=1)
 
     def result(self):
+        if self.failed is not None:
+            return self.failed
         if not self.parts:
             return ""
         if len(self.parts) == 1 and isinstance(self.parts[0], str):
@@ -1468,7 +1485,7 @@ def _shallow(fn):
 def _jsonencode(v):
     v = _whole_deep(v)
     if first_unknown(v) is None:
-        return json.dumps(_plain(v), separators=(",", ":"), ensure_ascii=False)
+        return json.dumps(_plain(v), separators=(",", ":"), ensure_ascii=False, sort_keys=True)
     if isinstance(v, Unknown):
         return v
     return JsonText(v)
@@ -1786,6 +1803,8 @@ class Source:
         if path in self._modules:
             return self._modules[path]
         self._modules[path] = None
+        if path and self.module_source(module_parent(module_addr)) is None:
+            return None  # the caller's source is not read: neither is the callee's
         d = self.module_dir(path)
         if d is None:
             return None

@@ -22,8 +22,8 @@ def _maybe(q: Queue, kind: str) -> str | None:
 def _dlq_or_unknown(q: Queue, what: str):
     """(dlq, None) or (None, Result) when the DLQ cannot be examined; (None, None) when there is none."""
     link = q.dlq_link
-    if link is None:
-        return None, None
+    if link is None or q.redrive_error:
+        return None, None  # no DLQ, or a broken redrive policy (SQS002 fails it)
     if link.one is not None:
         return link.one, None
     if link.external:

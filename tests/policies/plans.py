@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tests import plan_cache
-from tests.helpers import EXAMPLES, FIXTURES, OFFLINE_ACCOUNT, example_dirs
+from tests.helpers import EXAMPLES, FIXTURES, OFFLINE_ACCOUNT, REPO_ROOT, example_dirs
 
 CONFIGS = Path(__file__).parent / "configs"
 
@@ -28,6 +28,45 @@ EXAMPLE_EXTRA = {
 }
 # module fixtures (tests/fixtures/*) whose plans the policy engine must also accept
 MODULE_FIXTURES = ["dlq-redrive"]
+
+
+# configurations also planned with their local module calls turned into absolute-path
+# sources, which `terraform init` copies into .terraform/modules (as it does registry
+# and git modules): the source reader must find them through modules.json
+COPIED = ["source-good"]
+COPIES = REPO_ROOT / ".cache" / "fixtures"
+
+
+def copied_dir(name: str) -> Path:
+    return COPIES / f"{name}-copied"
+
+
+def materialize_copied(name: str) -> Path:
+    """``configs/<name>`` with ``source = "./x"`` module calls pointing at an absolute
+    copy of ``x`` (inside the copy, so the plan cache's digest covers it)."""
+    import re
+    import shutil
+
+    src, dst = CONFIGS / name, copied_dir(name)
+    tmp = dst.with_name(dst.name + f".{os.getpid()}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(src, tmp, ignore=shutil.ignore_patterns(".terraform", ".terraform.lock.hcl"))
+    for tf in tmp.glob("*.tf"):
+        text = tf.read_text()
+        text = re.sub(r'(source\s*=\s*)"\./([^"]+)"', lambda m: f'{m.group(1)}"{(dst / m.group(2)).as_posix()}"', text)
+        tf.write_text(text)
+    if dst.exists():
+        same = all((dst / p.relative_to(tmp)).is_file() and (dst / p.relative_to(tmp)).read_bytes() == p.read_bytes()
+                   for p in tmp.rglob("*") if p.is_file())
+        if same:
+            shutil.rmtree(tmp, ignore_errors=True)
+            return dst
+        shutil.rmtree(dst, ignore_errors=True)
+    try:
+        tmp.rename(dst)
+    except OSError:  # another worker made it first
+        shutil.rmtree(tmp, ignore_errors=True)
+    return dst
 
 
 def example_variables(name: str) -> dict:
@@ -47,12 +86,22 @@ def subjects() -> dict[str, tuple[Path, dict, bool]]:
         out[f"example:{ex.name}"] = (ex, example_variables(ex.name), True)
     for name in MODULE_FIXTURES:
         out[f"fixture:{name}"] = (FIXTURES / name, {"account_id": OFFLINE_ACCOUNT}, True)
+    for name in COPIED:
+        out[f"copied:{name}"] = (copied_dir(name), {}, False)
     return out
 
 
 def plan_path(name: str, wait: bool = True) -> Path | None:
     directory, variables, offline = subjects()[name]
+    if name.startswith("copied:"):
+        materialize_copied(name.split(":", 1)[1])
     return plan_cache.plan_path(directory, variables, offline, wait=wait)
+
+
+def data_dir(name: str) -> Path:
+    """TF_DATA_DIR the subject was planned with (it keeps the modules init installed)."""
+    directory, variables, offline = subjects()[name]
+    return plan_cache.data_dir(directory, variables, offline)
 
 
 def ensure_all(names: list[str] | None = None) -> dict[str, Path]:
@@ -69,5 +118,5 @@ def load(name: str) -> dict:
     return json.loads(plan_path(name).read_text())
 
 
-__all__ = ["CONFIGS", "EXAMPLES", "EXAMPLE_PREFIX", "ensure_all", "example_variables", "fixture_names", "load",
-           "plan_path", "subjects"]
+__all__ = ["CONFIGS", "EXAMPLES", "EXAMPLE_PREFIX", "copied_dir", "data_dir", "ensure_all", "example_variables",
+           "fixture_names", "load", "plan_path", "subjects"]
