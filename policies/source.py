@@ -296,7 +296,16 @@ class ModuleSource:
         if not files:
             self.error = f"no .tf files in {directory}"
             return
-        parse = _parser()
+        special = [f.name for f in sorted(directory.glob("*.tf.json"))] + [
+            f.name for f in files if f.name == "override.tf" or f.name.endswith("_override.tf")]
+        if special:
+            self.error = f"{', '.join(special[:3])}: JSON configuration and override files are not read"
+            return
+        try:
+            parse = _parser()
+        except ImportError as e:
+            self.error = f"python-hcl2 cannot be imported ({e}; pip install 'python-hcl2>=8.1,<9')"
+            return
         for f in files:
             try:
                 tree = parse(f.read_text(encoding="utf-8", errors="replace"))
@@ -1875,9 +1884,26 @@ class Source:
         self._checked[key] = why
         return why
 
+    def _guarded(self, fn, res: Resource, *args):
+        """Reading the source never fails the check: anything unexpected is said once."""
+        try:
+            return fn(res, *args)
+        except Exception as e:  # noqa: BLE001 - an odd configuration must not stop the check
+            self._note(("crash", res.address), f"source of {res.address} could not be read ({type(e).__name__}: "
+                       f"{' '.join(str(e).split())[:200]}); its values known only after apply stay unknown")
+            return None
+
     def value(self, res: Resource, attr: str) -> Evaluated | None:
         """The partial value of ``res.attr`` from source; None when the source cannot say
         (missing, not matching the plan, attribute not set in the block)."""
+        return self._guarded(self._value, res, attr)
+
+    def block(self, res: Resource) -> tuple[dict, SourceRef] | None:
+        """The block of ``res`` evaluated: attributes, and nested blocks (dynamic
+        ones expanded) as lists; None when the source cannot say."""
+        return self._guarded(self._block, res)
+
+    def _value(self, res: Resource, attr: str) -> Evaluated | None:
         ms, block = self._resource_block(res)
         if block is None:
             return None
@@ -1908,9 +1934,7 @@ class Source:
         self.used += 1
         return Evaluated(v, ref)
 
-    def block(self, res: Resource) -> tuple[dict, SourceRef] | None:
-        """The block of ``res`` evaluated: attributes, and nested blocks (dynamic
-        ones expanded) as lists; None when the source cannot say."""
+    def _block(self, res: Resource) -> tuple[dict, SourceRef] | None:
         ms, block = self._resource_block(res)
         if block is None:
             return None

@@ -22,7 +22,7 @@ SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
 
 # never imported by anything shipped
 DEV_ONLY = {"tooling", "tests", "policies", "python_terraform", "localstack_client", "pytest", "_pytest"}
-# the plan checker runs in other teams' CI with jsonschema and PyYAML only
+# the plan checker runs in other teams' CI with jsonschema, PyYAML and python-hcl2 only
 AWS_LIBS = {"boto3", "botocore", "aws_lambda_powertools", "sqs_extended_client"}
 # what `pip install <checkout>` must not bring
 FORBIDDEN_DISTS = {"python-terraform", "localstack-client", "boto3", "botocore", "pytest", "s3transfer"}
@@ -103,7 +103,7 @@ def _run(venv: Path, *args: str, cwd: Path, **kw) -> subprocess.CompletedProcess
 def test_fresh_install_brings_only_the_checkers_dependencies(fresh_install, tmp_path):
     listed = json.loads(_run(fresh_install, "python", "-m", "pip", "list", "--format=json", cwd=tmp_path).stdout)
     names = {d["name"].lower() for d in listed}
-    assert {"resilient-sqs", "jsonschema", "pyyaml"} <= names
+    assert {"resilient-sqs", "jsonschema", "pyyaml", "python-hcl2"} <= names
     assert not names & FORBIDDEN_DISTS, f"pip install of the checkout pulled in {sorted(names & FORBIDDEN_DISTS)}"
 
 

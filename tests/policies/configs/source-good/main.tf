@@ -31,8 +31,10 @@ locals {
     deadLetterTargetArn = aws_sqs_queue.payments_dlq.arn
     maxReceiveCount     = local.max_receive_count
   })
-  sources = merge({ orders = aws_sqs_queue.orders, payments = aws_sqs_queue.payments }, aws_sqs_queue.work)
-  dlqs    = merge({ orders = aws_sqs_queue.orders_dlq, payments = aws_sqs_queue.payments_dlq }, aws_sqs_queue.work_dlq)
+  batch   = { for i, q in aws_sqs_queue.batch : "batch${i}" => q }
+  sources = merge({ orders = aws_sqs_queue.orders, payments = aws_sqs_queue.payments }, aws_sqs_queue.work, local.batch)
+  dlqs = merge({ orders = aws_sqs_queue.orders_dlq, payments = aws_sqs_queue.payments_dlq }, aws_sqs_queue.work_dlq,
+  { for i, q in aws_sqs_queue.batch_dlq : "batch${i}" => q })
 }
 
 resource "aws_sns_topic" "events" {
@@ -157,9 +159,38 @@ resource "aws_sqs_queue_redrive_allow_policy" "work_dlq" {
   })
 }
 
+# -- count: redrive policies use count.index ---------------------------------------------
+resource "aws_sqs_queue" "batch_dlq" {
+  count                     = 2
+  name                      = "src-good-batch-${count.index}-dlq"
+  message_retention_seconds = 1209600
+  receive_wait_time_seconds = 20
+  sqs_managed_sse_enabled   = true
+}
+
+resource "aws_sqs_queue" "batch" {
+  count                     = 2
+  name                      = "src-good-batch-${count.index}"
+  receive_wait_time_seconds = 20
+  sqs_managed_sse_enabled   = true
+  redrive_policy = jsonencode({
+    deadLetterTargetArn = aws_sqs_queue.batch_dlq[count.index].arn
+    maxReceiveCount     = 3 + count.index
+  })
+}
+
+resource "aws_sqs_queue_redrive_allow_policy" "batch_dlq" {
+  count     = 2
+  queue_url = aws_sqs_queue.batch_dlq[count.index].url
+  redrive_allow_policy = jsonencode({
+    redrivePermission = "byQueue"
+    sourceQueueArns   = aws_sqs_queue.batch[*].arn
+  })
+}
+
 # -- aws_iam_policy_document with unknown resources ------------------------------------
 data "aws_iam_policy_document" "tls" {
-  for_each = merge(aws_sqs_queue.work, local.dlqs)
+  for_each = merge(aws_sqs_queue.work, local.batch, local.dlqs)
   statement {
     sid       = "DenyInsecureTransport"
     effect    = "Deny"
@@ -178,7 +209,7 @@ data "aws_iam_policy_document" "tls" {
 }
 
 resource "aws_sqs_queue_policy" "work" {
-  for_each  = aws_sqs_queue.work
+  for_each  = merge(aws_sqs_queue.work, local.batch)
   queue_url = each.value.id
   policy    = data.aws_iam_policy_document.tls[each.key].json
 }
