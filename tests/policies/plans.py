@@ -1,8 +1,11 @@
 """Real plan JSON for the policy tests: `terraform plan` + `show -json` of the
 configurations under tests/policies/configs/, of the examples and of the
-module fixtures, through tooling.terraform, offline.
+module fixtures, offline.
 
-Plans come from the shared cache (tests/plan_cache.py): keyed by content,
+The engine's tests read the committed copies (tests/policies/plans/, see
+fixture_plans.py), so they need no Terraform. The full suite checks that every
+committed plan still equals a fresh plan (tests/policies/test_fixture_plans.py);
+fresh plans come from the shared cache (tests/plan_cache.py): keyed by content,
 planned once however many workers or sessions ask. The examples are planned
 with the same variables as the other plan tests (tests/test_examples_plan.py,
 tests/test_complete_plan.py), so each is planned once for all of them.
@@ -14,10 +17,10 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from tests import plan_cache
 from tests.helpers import EXAMPLES, FIXTURES, OFFLINE_ACCOUNT, REPO_ROOT, example_dirs
 
 CONFIGS = Path(__file__).parent / "configs"
+SOURCE_EVAL = Path(__file__).parent / "source_eval"
 
 # every example is planned with these; the name prefix keeps copies apart
 EXAMPLE_PREFIX = "plantest"
@@ -30,10 +33,32 @@ EXAMPLE_EXTRA = {
 MODULE_FIXTURES = ["dlq-redrive"]
 
 
-# configurations also planned with their local module calls turned into absolute-path
-# sources, which `terraform init` copies into .terraform/modules (as it does registry
-# and git modules): the source reader must find them through modules.json
-COPIED = ["source-good"]
+def example_variables(name: str) -> dict:
+    return {"account_id": OFFLINE_ACCOUNT, "name_prefix": EXAMPLE_PREFIX, **EXAMPLE_EXTRA.get(name, {})}
+
+
+def fixture_names() -> list[str]:
+    return sorted(p.name for p in CONFIGS.iterdir() if p.is_dir() and not p.name.startswith("_") and list(p.glob("*.tf")))
+
+
+# name -> (directory, variables, offline copy needed)
+def subjects() -> dict[str, tuple[Path, dict, bool]]:
+    out = {f"config:{n}": (CONFIGS / n, {}, False) for n in fixture_names()}
+    # the benchmark's template at N = 3, to check its plan generator against Terraform
+    out["bench:3"] = (CONFIGS / "bench", {"pairs": 3}, True)
+    for ex in example_dirs():
+        out[f"example:{ex.name}"] = (ex, example_variables(ex.name), True)
+    for name in MODULE_FIXTURES:
+        out[f"fixture:{name}"] = (FIXTURES / name, {"account_id": OFFLINE_ACCOUNT}, True)
+    # expressions whose planned values the configuration-source evaluator must reproduce
+    out["eval:source"] = (SOURCE_EVAL, {}, False)
+    return out
+
+
+# A configuration planned with its local module calls turned into absolute-path sources,
+# which `terraform init` copies into its data directory (as it does registry and git
+# modules): the source reader must find them through modules.json. Not committed (the plan
+# holds this checkout's absolute paths): planned fresh, with Terraform.
 COPIES = REPO_ROOT / ".cache" / "fixtures"
 
 
@@ -69,54 +94,61 @@ def materialize_copied(name: str) -> Path:
     return dst
 
 
-def example_variables(name: str) -> dict:
-    return {"account_id": OFFLINE_ACCOUNT, "name_prefix": EXAMPLE_PREFIX, **EXAMPLE_EXTRA.get(name, {})}
+def copied_plan(name: str) -> tuple[Path, Path, Path]:
+    """(plan JSON, configuration directory, TF_DATA_DIR with modules.json) of the copied
+    variant of ``configs/<name>`` (Terraform, through the plan cache)."""
+    from tests import plan_cache
+
+    directory = materialize_copied(name)
+    return (plan_cache.plan_path(directory, {}, offline=False), directory,
+            plan_cache.data_dir(directory, {}, offline=False))
 
 
-def fixture_names() -> list[str]:
-    return sorted(p.name for p in CONFIGS.iterdir() if p.is_dir() and not p.name.startswith("_") and list(p.glob("*.tf")))
+class MissingFixture(AssertionError):
+    pass
 
 
-# name -> (directory, variables, offline copy needed)
-def subjects() -> dict[str, tuple[Path, dict, bool]]:
-    out = {f"config:{n}": (CONFIGS / n, {}, False) for n in fixture_names()}
-    # the benchmark's template at N = 3, to check its plan generator against Terraform
-    out["bench:3"] = (CONFIGS / "bench", {"pairs": 3}, True)
-    for ex in example_dirs():
-        out[f"example:{ex.name}"] = (ex, example_variables(ex.name), True)
-    for name in MODULE_FIXTURES:
-        out[f"fixture:{name}"] = (FIXTURES / name, {"account_id": OFFLINE_ACCOUNT}, True)
-    for name in COPIED:
-        out[f"copied:{name}"] = (copied_dir(name), {}, False)
-    return out
+def plan_path(name: str, wait: bool = True) -> Path:
+    """The committed plan JSON of subject ``name`` (no Terraform)."""
+    from tests.policies import fixture_plans
+
+    if name not in subjects():
+        raise KeyError(f"no plan subject {name!r}; known: {sorted(subjects())}")
+    path = fixture_plans.PLANS / f"{fixture_plans.fixture_name(name)}.json"
+    if not path.exists():
+        raise MissingFixture(f"stale fixture {path.relative_to(fixture_plans.REPO_ROOT)}: not committed yet; "
+                             f"run `{fixture_plans.REGENERATE}`")
+    return path
 
 
-def plan_path(name: str, wait: bool = True) -> Path | None:
+def fresh_plan_path(name: str, wait: bool = True) -> Path | None:
+    """A fresh plan of subject ``name`` (Terraform, through the plan cache); the binary plan
+    file is beside it (``.with_suffix(".tfplan")``). With ``wait=False`` a plan another
+    process is making right now is not waited for: None is returned."""
+    from tests import plan_cache
+
     directory, variables, offline = subjects()[name]
-    if name.startswith("copied:"):
-        materialize_copied(name.split(":", 1)[1])
     return plan_cache.plan_path(directory, variables, offline, wait=wait)
 
 
-def data_dir(name: str) -> Path:
-    """TF_DATA_DIR the subject was planned with (it keeps the modules init installed)."""
-    directory, variables, offline = subjects()[name]
-    return plan_cache.data_dir(directory, variables, offline)
-
-
 def ensure_all(names: list[str] | None = None) -> dict[str, Path]:
-    """Every plan, generated in parallel: under pytest-xdist each worker plans what
+    """{subject: committed plan path} for every subject (or ``names``)."""
+    return {n: plan_path(n) for n in (names or list(subjects()))}
+
+
+def ensure_fresh(names: list[str] | None = None) -> dict[str, Path]:
+    """Every fresh plan, generated in parallel: under pytest-xdist each worker plans what
     no other worker is planning, then waits for the rest."""
     names = names or list(subjects())
     threads = 1 if os.environ.get("PYTEST_XDIST_WORKER") else 4
     with ThreadPoolExecutor(max_workers=threads) as ex:
-        list(ex.map(lambda n: plan_path(n, wait=False), names))
-        return dict(zip(names, ex.map(plan_path, names)))
+        list(ex.map(lambda n: fresh_plan_path(n, wait=False), names))
+        return dict(zip(names, ex.map(fresh_plan_path, names)))
 
 
 def load(name: str) -> dict:
     return json.loads(plan_path(name).read_text())
 
 
-__all__ = ["CONFIGS", "EXAMPLES", "EXAMPLE_PREFIX", "copied_dir", "data_dir", "ensure_all", "example_variables",
-           "fixture_names", "load", "plan_path", "subjects"]
+__all__ = ["CONFIGS", "EXAMPLES", "EXAMPLE_PREFIX", "MissingFixture", "copied_dir", "copied_plan", "ensure_all",
+           "ensure_fresh", "example_variables", "fixture_names", "fresh_plan_path", "load", "plan_path", "subjects"]

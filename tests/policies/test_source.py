@@ -20,15 +20,12 @@ import pytest
 from resilient_sqs.policy.engine import evaluate
 from resilient_sqs.policy.graph import Plan
 from resilient_sqs.policy.source import JsonText, Pending, Source, Unknown, _whole_deep
-from tests import plan_cache
 from tests.helpers import REPO_ROOT
 from tests.policies import plans
 
-pytestmark = pytest.mark.plan
-
 E, W = "error", "warning"
 FAIL, UNK = "fail", "unknown"
-EVAL = Path(__file__).parent / "source_eval"
+EVAL = plans.SOURCE_EVAL
 
 
 def _got(report) -> set:
@@ -40,11 +37,11 @@ def _source_of(name: str) -> Path:
 
 
 # -- the evaluator agrees with Terraform ---------------------------------------------------------
-def test_evaluator_gives_what_terraform_plans():
+def test_evaluator_gives_what_terraform_plans(plan_doc):
     """Every output of source_eval/main.tf (templates, heredocs, for expressions, splats,
     functions, operators) evaluated from source equals Terraform's planned value; the one
     built from a value known after apply is a placeholder naming that resource."""
-    doc = plan_cache.load(EVAL, {}, offline=False)
+    doc = plan_doc("eval:source")
     src = Source(Plan(doc), EVAL)
     outputs = doc["planned_values"]["outputs"]
     assert len(outputs) >= 6 and len(outputs["functions"]["value"]) >= 30
@@ -67,7 +64,6 @@ def test_evaluator_gives_what_terraform_plans():
 EXPECTED = {
     # a compliant stack in the common styles: nothing unknown, nothing failing
     "config:source-good": set(),
-    "copied:source-good": set(),
     # every mistake found; unknown only what cannot be known before apply
     "config:source-bad": {
         # decided from source
@@ -110,15 +106,8 @@ EXPECTED = {
 }
 
 
-def _data_dir_env(name):
-    """TF_DATA_DIR as `terraform init` left it for this plan (modules.json, module copies)."""
-    return {"TF_DATA_DIR": str(plans.data_dir(name))}
-
-
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_source_fixture_findings(plan_doc, name, monkeypatch):
-    for k, v in _data_dir_env(name).items():
-        monkeypatch.setenv(k, v)
+def test_source_fixture_findings(plan_doc, name):
     report = evaluate(plan_doc(name), source_dir=str(_source_of(name)))
     got = _got(report)
     assert got == EXPECTED[name], f"unexpected: {sorted(got - EXPECTED[name])}; missing: {sorted(EXPECTED[name] - got)}"
@@ -156,15 +145,28 @@ def test_bad_stack_says_why_it_stays_unknown(plan_doc):
     assert not {r for r, a in msgs if a == "aws_sqs_queue.refunds"} & {"SQS004", "SQS005", "SQS006"}
 
 
-def test_copied_module_is_found_through_modules_json(plan_doc):
-    """A module call `terraform init` copied into its data directory (as it does registry and
-    git modules): found through modules.json; without it, said once, and left unknown."""
-    name = "copied:source-good"
-    directory = plans.copied_dir("source-good")
-    manifest = json.loads((plans.data_dir(name) / "modules" / "modules.json").read_text())
+@pytest.fixture(scope="module")
+def copied():
+    """(plan, configuration, TF_DATA_DIR) of source-good whose module call `terraform init`
+    copied into its data directory (as it does registry and git modules)."""
+    plan, directory, data = plans.copied_plan("source-good")
+    return json.loads(plan.read_text()), directory, data, plan
+
+
+@pytest.mark.plan
+def test_copied_module_is_found_through_modules_json(copied, monkeypatch):
+    """Found through modules.json in TF_DATA_DIR; without it, said once, and left unknown."""
+    doc, directory, data, _ = copied
+    manifest = json.loads((data / "modules" / "modules.json").read_text())
     audit = next(m for m in manifest["Modules"] if m["Key"] == "audit")
-    assert audit["Source"].startswith("file://") and Path(audit["Dir"]).is_relative_to(plans.data_dir(name))
-    without = evaluate(plan_doc(name), source_dir=str(directory))
+    assert audit["Source"].startswith("file://") and Path(audit["Dir"]).is_relative_to(data)
+    monkeypatch.setenv("TF_DATA_DIR", str(data))
+    report = evaluate(doc, source_dir=str(directory))
+    assert report.findings == [] and report.notes == []
+    module = next(f for f in report.passed if f.rule_id == "SQS003" and f.address == "module.audit.aws_sqs_queue.this")
+    assert module.source is not None and Path(module.source.path).is_relative_to(data)
+    monkeypatch.delenv("TF_DATA_DIR")
+    without = evaluate(doc, source_dir=str(directory))
     assert without.notes and len(without.notes) == 1 and "module.audit" in without.notes[0]
     assert "terraform init" in without.notes[0]
     assert {f.address for f in without.findings if f.status == UNK} == {
@@ -323,10 +325,10 @@ def test_cli_without_matching_source_says_so_once_and_falls_back(plan_files, tmp
     assert quiet["notes"] == [] and quiet["summary"] == out["summary"]
 
 
-def test_cli_finds_copied_modules_through_tf_data_dir(plan_files):
-    name = "copied:source-good"
-    proc = cli("check", str(plan_files[name]), "--format", "json", "--source-dir", str(plans.copied_dir("source-good")),
-               env=_data_dir_env(name))
+@pytest.mark.plan
+def test_cli_finds_copied_modules_through_tf_data_dir(copied):
+    _, directory, data, plan = copied
+    proc = cli("check", str(plan), "--format", "json", "--source-dir", str(directory), env={"TF_DATA_DIR": str(data)})
     out = json.loads(proc.stdout)
     assert proc.returncode == 0 and out["notes"] == [] and out["summary"]["unknown"] == 0, out
 
@@ -341,9 +343,9 @@ def test_reading_source_is_lazy(plan_files):
         assert proc.stderr.strip().endswith(want), (name, proc.stderr)
 
 
-def test_unknown_reasons_are_specific():
+def test_unknown_reasons_are_specific(plan_doc):
     """What the evaluator does not evaluate stays unknown, naming why."""
-    doc = plan_cache.load(EVAL, {}, offline=False)
+    doc = plan_doc("eval:source")
     src = Source(Plan(doc), EVAL)
     ev = src.evaluator
     from hcl2.api import parses_to_tree
