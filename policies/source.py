@@ -453,7 +453,7 @@ def _refs(node, bound, out):
         if t is not None:
             root, steps, dynamic = t
             if root not in bound:
-                if steps or root not in ("var", "local", "module", "data", "each", "count", "path", "self", "terraform"):
+                if steps:  # a bare name is no reference (a function's result attribute, a typo)
                     out.add(_fmt_ref(root, steps))
             for x in dynamic:
                 _refs(x, bound, out)
@@ -472,6 +472,11 @@ def _refs(node, bound, out):
         if got is not None:
             _refs(got, bound, out)
         return
+    if d == "string":  # names bound by %{for} directives are not references
+        names = [_name(x) for p in node.children if hasattr(p, "data") for c in p.children
+                 if hasattr(c, "data") and c.data == "template_for_start" for x in _trees(c) if x.data == "identifier"]
+        if names:
+            bound = bound | frozenset(names)
     if d == "function_call":
         for c in _trees(node)[1:]:
             _refs(c, bound, out)

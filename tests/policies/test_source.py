@@ -60,6 +60,20 @@ def test_evaluator_gives_what_terraform_plans(plan_doc):
     assert src.notes == []
 
 
+def test_references_are_those_terraform_records(plan_doc):
+    """The references read from source (how source is matched to the plan) equal the ones
+    Terraform lists in the plan's configuration, for every output of source_eval."""
+    from resilient_sqs.policy.source import _longest, _plan_refs, references
+
+    doc = plan_doc("eval:source")
+    src = Source(Plan(doc), EVAL)
+    ms = src.module_source("")
+    outputs = doc["configuration"]["root_module"]["outputs"]
+    assert set(outputs) == set(ms.outputs)
+    for name, out in outputs.items():
+        assert _longest(references(ms.outputs[name][0])) == _longest(_plan_refs(out["expression"])), name
+
+
 # -- the new fixtures ------------------------------------------------------------------------------
 EXPECTED = {
     # a compliant stack in the common styles: nothing unknown, nothing failing
