@@ -536,6 +536,9 @@ class Model:
                 Link(external=src) if not found else Link(unknown_reason=f"event_source_arn {src} matches {len(found)} queues"))
         elif src is UNKNOWN:
             found = self.queues_in(self.plan.expr_targets(r, "event_source_arn"), r)
+            if len(found) != 1:
+                q = self._queue_from_source(r, "event_source_arn", ("arn",))
+                found = [q] if q is not None else found
             if len(found) == 1:
                 e.queue_link = Link(found)
             elif found:
