@@ -498,7 +498,9 @@ class Model:
         pending = getattr(arn, "pending", None)
         if pending is not None:
             target = pending.res
-            if target.type != "aws_sqs_queue" or target.address not in self.queue_by_res:
+            if target.type == "aws_sqs_queue" and target.mode == "data" and pending.path == ("arn",):
+                q.dlq_link = Link(external=f"{target.address} (an existing queue, read at apply)")
+            elif target.type != "aws_sqs_queue" or target.address not in self.queue_by_res:
                 q.redrive_error = f"deadLetterTargetArn is {pending.why.split(',')[0]}, not a queue's ARN"
                 q.dlq_link = Link(unknown_reason=q.redrive_error)
             elif pending.path != ("arn",):
