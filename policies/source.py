@@ -542,8 +542,6 @@ def _heredoc_body(token: str) -> tuple[str, bool] | None:
     if not m:
         return None
     body = m.group(3)
-    if body and not token[: m.end(3) + 1].endswith("\n"):
-        pass
     body = body + "\n" if body else ""  # the body keeps its last newline
     if m.group(1):
         lines = body.split("\n")
@@ -634,8 +632,6 @@ def _template_end(s: str, i: int) -> int | None:
             if depth == 0:
                 return i
             depth -= 1
-        elif c == "\n" and depth == 0:
-            pass
         i += 1
     return None
 
@@ -896,7 +892,6 @@ class Evaluator:
         return _Coll({k: _ResObj(r) for k, r in insts.items()}, kind, local)
 
     def module_ref(self, module: str, name: str):
-        kids = self.plan.children.get((module, name))
         cfg = self.plan.module_config(module)
         call = cfg.calls.get(name) if cfg else None
         if call is None:
@@ -904,7 +899,7 @@ class Evaluator:
         if call.each_refs is None:
             addr = f"{module + '.' if module else ''}module.{name}"
             return _ModObj(self, addr)
-        kids = kids or {}
+        kids = self.plan.children.get((module, name)) or {}
         kind = "count" if isinstance(next(iter(kids), 0), int) else "for_each"
         return _Coll({k: _ModObj(self, a) for k, a in kids.items()}, kind, f"module.{name}")
 
