@@ -18,7 +18,12 @@ What this adds to the library, and only that:
   :func:`extended_client` makes the client write ``<prefix><uuid>`` keys (an ``S3Key``
   attribute's value goes under the prefix too);
 * :func:`resolve` for Lambda event records, through the client's own S3 retrieval
-  (the library resolves pointers only in its ``receive_message``).
+  (the library resolves pointers only in its ``receive_message``);
+* no global side effect: importing ``sqs_extended_client`` replaces ``boto3.Session``
+  (and the default session) with its own, so every SQS client the process creates
+  afterwards (Powertools', yours) silently fetches pointers' payloads in
+  ``receive_message`` with an S3 client of its own. This module imports it and puts
+  boto3 back as it was; only the clients made here are extended.
 
 Payloads are not deleted with their messages (the library's default, kept): the bucket's
 lifecycle rule expires them, and a retried or redriven message still needs its payload.
@@ -38,13 +43,11 @@ def extended_client(bucket: str, prefix: str = "payloads/", *, session: Any = No
     ``s3``: the S3 client for payloads (default: the library's, from the session);
     ``client_kwargs``: for ``session.client("sqs", ...)`` (region_name, endpoint_url, config).
     """
-    from sqs_extended_client import SQSExtendedClientSession
-
     if not bucket:
         raise ValueError("bucket: give the claim-check bucket's name (module output claim_check_bucket.name)")
     if prefix and not prefix.endswith("/"):
         raise ValueError(f"prefix: {prefix!r} must end with '/' (module output claim_check_bucket.payload_prefix)")
-    session = session or SQSExtendedClientSession()
+    session = session or extended_session_class()()
     sqs = session.client("sqs", **client_kwargs)
     if s3 is not None:
         sqs.s3_client = s3
@@ -58,6 +61,19 @@ def extended_client(bucket: str, prefix: str = "payloads/", *, session: Any = No
     # the library asks self.get_s3_key(attributes) for each payload's key
     sqs.get_s3_key = prefixed_key
     return sqs
+
+
+def extended_session_class():
+    """``sqs_extended_client.SQSExtendedClientSession``, imported without its global patch of boto3."""
+    import boto3
+    import boto3.session
+
+    saved = (boto3.session.Session, boto3.Session, boto3.DEFAULT_SESSION)
+    try:
+        from sqs_extended_client.client import SQSExtendedClientSession
+    finally:
+        boto3.session.Session, boto3.Session, boto3.DEFAULT_SESSION = saved
+    return SQSExtendedClientSession
 
 
 def is_pointer(record: Any) -> bool:
@@ -75,4 +91,4 @@ def resolve(record: Any, sqs: Any) -> str:
     return sqs.retrieve_message_from_s3(raw["body"])
 
 
-__all__ = ["SIZE_ATTRIBUTES", "extended_client", "is_pointer", "resolve"]
+__all__ = ["SIZE_ATTRIBUTES", "extended_client", "extended_session_class", "is_pointer", "resolve"]

@@ -149,7 +149,11 @@ def redrive_guard(
         log(json.dumps({"message_id": _raw(record)["messageId"], "outcome": outcome, "detail": detail}, sort_keys=True))
 
     def wrap(handler: Callable[..., Any]) -> Callable[..., Any]:
-        wants_context = "lambda_context" in inspect.signature(handler).parameters
+        params = inspect.signature(handler).parameters
+        wants_context = "lambda_context" in params
+        # by keyword when the handler names it `record` (Powertools' idempotent_function
+        # finds its data by keyword: data_keyword_argument="record")
+        by_keyword = "record" in params
 
         @functools.wraps(handler)
         def guarded(record: Any, lambda_context: Any = None) -> Any:
@@ -158,9 +162,10 @@ def redrive_guard(
                 emit(record, "poison", f"redriven {count} times > {max_redrive_count}: back to the DLQ for archiving")
                 raise RedriveLimitExceeded(f"redriven {count} times (limit {max_redrive_count})")
             try:
+                args, kwargs = ((), {"record": record}) if by_keyword else ((record,), {})
                 if wants_context:
-                    return handler(record, lambda_context=lambda_context)
-                return handler(record)
+                    kwargs["lambda_context"] = lambda_context
+                return handler(*args, **kwargs)
             except PermanentFailure as exc:
                 if sender is None:
                     raise

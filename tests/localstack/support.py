@@ -326,12 +326,12 @@ def named_leftovers(sess: Session, prefix: str) -> list[str]:
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
-def readme_snippet(docstring_start: str, sess: Session, ls: LocalStack, **globals_) -> dict:
+def readme_snippet(docstring_start: str, ls: LocalStack, env: dict | None = None, **globals_) -> dict:
     """Execute the README's ```python block whose docstring starts with ``docstring_start``.
 
-    Returns its namespace. The snippet's module-level ``s3``/``sqs`` clients are replaced by
-    clients of this LocalStack; ``globals_`` adds names the snippet leaves to the reader
-    (e.g. ``process``).
+    Returns its namespace. It runs with this LocalStack's environment (its clients talk to
+    LocalStack through ``AWS_ENDPOINT_URL``) plus ``env`` (what a function's configuration
+    would set); ``globals_`` adds names the snippet leaves to the reader (e.g. ``process``).
     """
     import re
 
@@ -340,8 +340,9 @@ def readme_snippet(docstring_start: str, sess: Session, ls: LocalStack, **global
     if len(found) != 1:
         raise AssertionError(f"README.md: expected one python block starting with {docstring_start!r}, found {len(found)}")
     ns: dict = {"__name__": f"readme_{docstring_start.split(':')[0].lower()}"}
-    saved = {k: os.environ.get(k) for k in ls.env()}
-    os.environ.update(ls.env())  # the snippet creates boto3 clients at import
+    run_env = {**ls.env(), **(env or {})}
+    saved = {k: os.environ.get(k) for k in run_env}
+    os.environ.update(run_env)  # the snippet creates boto3 clients at import
     try:
         exec(compile(found[0], f"README.md[{docstring_start}]", "exec"), ns)
     finally:
@@ -350,9 +351,6 @@ def readme_snippet(docstring_start: str, sess: Session, ls: LocalStack, **global
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-    for name in ("s3", "sqs"):
-        if name in ns:
-            ns[name] = sess.client(name)
     ns.update(globals_)
     return ns
 
@@ -527,6 +525,27 @@ class CallRecorder:
         return {f"{svc}:{op}" for svc, op, _ in self.calls}
 
 
+@contextlib.contextmanager
+def recording_calls():
+    """A CallRecorder attached to every botocore client created meanwhile (whoever creates it:
+    the extended client's S3 client, Powertools' DynamoDB client, redrive_guard's DLQ client)."""
+    import botocore.session
+
+    recorder = CallRecorder()
+    original = botocore.session.Session.create_client
+
+    def create_client(self, *args, **kwargs):
+        client = original(self, *args, **kwargs)
+        recorder.attach(client)
+        return client
+
+    botocore.session.Session.create_client = create_client
+    try:
+        yield recorder
+    finally:
+        botocore.session.Session.create_client = original
+
+
 def _task_source(handle: str) -> str | None:
     with contextlib.suppress(ValueError, KeyError):
         padded = handle + "=" * (-len(handle) % 4)
@@ -601,5 +620,5 @@ __all__ = [
     "ACCOUNT_ID", "AppliedExample", "CallRecorder", "create_operator", "delete_operator", "depth", "drain",
     "ALARM_TAGS_DROPPED", "KnownDifference", "alarm_tags_dropped", "leftovers", "named_leftovers", "pending_changes",
     "tolerated_changes", "policy_allows", "queue_arn", "receive", "required_permissions",
-    "readme_snippet", "send_batch", "session", "state_resources", "unauthorized_calls", "unique_prefix",
+    "readme_snippet", "recording_calls", "send_batch", "session", "state_resources", "unauthorized_calls", "unique_prefix",
 ]
