@@ -14,7 +14,7 @@ CHECKOV_STAMP := $(CHECKOV_VENV)/.installed
 # pytest workers: the suite is mostly waiting on Terraform and LocalStack
 WORKERS ?= 4
 
-.PHONY: all venv checkov-venv localstack demo test fmt clean
+.PHONY: all venv checkov-venv localstack demo test docs fmt clean
 
 all: test
 
@@ -44,6 +44,10 @@ demo: $(STAMP) localstack
 
 test: $(STAMP) $(CHECKOV_STAMP) localstack
 	$(PY) -m pytest -n $(WORKERS) --dist loadgroup $(PYTEST_ARGS)
+
+# regenerate the generated sections of the Markdown (inputs/outputs tables, rule table)
+docs: $(STAMP)
+	$(PY) -m tooling.docs
 
 fmt:
 	terraform fmt -recursive

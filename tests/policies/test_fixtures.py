@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies.engine import evaluate
+from resilient_sqs.policy.engine import evaluate
 from tests.policies import plans
 
 pytestmark = pytest.mark.plan
