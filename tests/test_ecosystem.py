@@ -140,7 +140,7 @@ def _pre_commit(stack: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=900)
 
 
-@pytest.mark.plan
+@pytest.mark.install  # pre-commit installs the hook's environment
 @pytest.mark.xdist_group("pre-commit")  # one worker owns the clone and pre-commit's store
 @pytest.mark.parametrize("plan,args,config,rc,needles", [
     pytest.param(CLEAN, ["plan.json"], None, 0, ["Passed"], id="clean-plan-no-config-file"),
@@ -285,8 +285,8 @@ def _run_checks(installed_action, ws: Path, given: dict) -> dict:
                       outputs=install_outputs)
 
 
+@pytest.mark.install
 @pytest.mark.xdist_group("action")  # one install of the checker
-@pytest.mark.plan
 def test_action_clean_plan_passes_and_writes_sarif(installed_action, tmp_path):
     r = _run_checks(installed_action, _workspace(tmp_path, CLEAN), {})
     assert r["failed"] is None, r["log"]
@@ -296,8 +296,8 @@ def test_action_clean_plan_passes_and_writes_sarif(installed_action, tmp_path):
     assert "No violations." in r["summary"]
 
 
+@pytest.mark.install
 @pytest.mark.xdist_group("action")  # one install of the checker
-@pytest.mark.plan
 def test_action_violations_fail_the_step_and_still_write_sarif(installed_action, tmp_path):
     r = _run_checks(installed_action, _workspace(tmp_path, VIOLATIONS), {})
     assert r["failed"] == "Outcome" and r["rc"] == 1, r["log"]
@@ -307,8 +307,8 @@ def test_action_violations_fail_the_step_and_still_write_sarif(installed_action,
     assert any(res["ruleId"] == "SQS002" for res in results)
 
 
+@pytest.mark.install
 @pytest.mark.xdist_group("action")  # one install of the checker
-@pytest.mark.plan
 def test_action_reports_only_when_told_not_to_fail(installed_action, tmp_path):
     r = _run_checks(installed_action, _workspace(tmp_path, VIOLATIONS), {"fail-on-violations": "false"})
     assert r["failed"] is None, r["log"]
@@ -316,8 +316,8 @@ def test_action_reports_only_when_told_not_to_fail(installed_action, tmp_path):
     assert r["action_outputs"]["sarif-file"] == str(tmp_path / "ws" / "sqs-policy.sarif")
 
 
+@pytest.mark.install
 @pytest.mark.xdist_group("action")  # one install of the checker
-@pytest.mark.plan
 def test_action_finds_the_config_file_in_the_working_directory(installed_action, tmp_path):
     ws = _workspace(tmp_path, VIOLATIONS, config="select: [DDB003]\n", where="infra")
     r = _run_checks(installed_action, ws, {"working-directory": "infra", "sarif-file": ""})
@@ -326,14 +326,15 @@ def test_action_finds_the_config_file_in_the_working_directory(installed_action,
     assert not list(ws.rglob("*.sarif"))
 
 
+@pytest.mark.install
 @pytest.mark.xdist_group("action")  # one install of the checker
-@pytest.mark.plan
 def test_action_strict_and_fail_on_inputs_reach_the_check(installed_action, tmp_path):
     ws = _workspace(tmp_path, WARNINGS_ONLY)
     assert _run_checks(installed_action, ws, {})["action_outputs"]["exit-code"] == "0"
     assert _run_checks(installed_action, ws, {"fail-on": "warning"})["action_outputs"]["exit-code"] == "1"
 
 
+@pytest.mark.install
 @pytest.mark.xdist_group("action")  # one install of the checker
 @pytest.mark.parametrize("given,needle", [
     ({}, "sqs-policy: error: plan.json"),
@@ -349,6 +350,7 @@ def test_action_input_errors_always_fail(installed_action, tmp_path, given, need
     assert "Traceback" not in r["log"]
 
 
+@pytest.mark.install
 @pytest.mark.xdist_group("action")  # one install of the checker
 def test_action_bad_fail_on_violations_value_is_refused(installed_action, tmp_path):
     r = _run_checks(installed_action, _workspace(tmp_path, "not-json"), {"fail-on-violations": "maybe"})
