@@ -49,6 +49,9 @@ def extended_client(bucket: str, prefix: str = "payloads/", *, session: Any = No
         raise ValueError(f"prefix: {prefix!r} must end with '/' (module output claim_check_bucket.payload_prefix)")
     session = session or extended_session_class()()
     sqs = session.client("sqs", **client_kwargs)
+    if not hasattr(type(sqs), "large_payload_support"):
+        raise ValueError(f"session: {type(session).__name__} makes plain SQS clients; give an "
+                         "SQSExtendedClientSession (resilient_sqs.claim_check.extended_session_class()()) or none")
     if s3 is not None:
         sqs.s3_client = s3
     sqs.large_payload_support = bucket

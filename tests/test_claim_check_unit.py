@@ -44,6 +44,13 @@ def test_bad_settings_are_refused(kwargs, message):
         extended_client(**kwargs, **ENV)
 
 
+def test_a_plain_session_is_refused():
+    import boto3
+
+    with pytest.raises(ValueError, match="session: Session makes plain SQS clients"):
+        extended_client("b", session=boto3.session.Session(**{k: v for k, v in ENV.items()}))
+
+
 def test_is_pointer_reads_both_size_attributes():
     assert is_pointer({"messageAttributes": {"ExtendedPayloadSize": {}}, "body": "[]"})
     assert is_pointer({"messageAttributes": {"SQSLargePayloadSize": {}}, "body": "[]"})
