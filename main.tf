@@ -88,6 +88,8 @@ module "queue" {
   source_dlq_queue_policy_documents   = each.value.source_dlq_queue_policy_documents
   override_dlq_queue_policy_documents = each.value.override_dlq_queue_policy_documents
 
+  prevent_destroy = each.value.settings.prevent_destroy
+
   input_names = each.value.input_names
   tags        = merge(var.tags, each.value.tags)
 }
@@ -134,6 +136,7 @@ module "claim_check_bucket" {
   force_destroy                          = local.cc.force_destroy
   abort_incomplete_multipart_upload_days = local.cc.abort_incomplete_multipart_upload_days
   access_log_bucket                      = local.cc.access_log_bucket
+  prevent_destroy                        = local.cc.prevent_destroy
 
   tags = merge(var.tags, local.cc.tags)
 }
@@ -146,6 +149,7 @@ module "idempotency_table" {
   sort_key_attr               = module.inputs.idempotency_table.sort_key_attr
   kms_key_arn                 = module.inputs.idempotency_table.kms_key_arn
   deletion_protection_enabled = module.inputs.idempotency_table.deletion_protection_enabled
+  prevent_destroy             = module.inputs.idempotency_table.prevent_destroy
   account_id                  = local.account_id
 
   tags = merge(var.tags, module.inputs.idempotency_table.tags)
@@ -195,6 +199,7 @@ module "iam" {
 
   producer_queue_arns = [module.queue[each.key].queue_arn_static]
   consumer_queue_arns = [module.queue[each.key].queue_arn_static]
+  consumer_dlq_arns   = [module.queue[each.key].dlq_arn_static]
   redrive = [{
     dlq_arn          = module.queue[each.key].dlq_arn_static
     source_queue_arn = module.queue[each.key].queue_arn_static

@@ -18,6 +18,7 @@ locals {
     "deduplication_scope", "fifo_throughput_limit", "dlq_visibility_timeout_seconds", "dlq_delay_seconds",
     "dlq_receive_wait_time_seconds", "dlq_kms_master_key_id", "dlq_kms_data_key_reuse_period_seconds",
     "dlq_sqs_managed_sse_enabled", "dlq_content_based_deduplication", "dlq_deduplication_scope", "dlq_fifo_throughput_limit",
+    "prevent_destroy",
   ]
   thresholds = [
     "dlq_influx_messages", "dlq_influx_evaluation_periods", "dlq_stale_age_seconds", "age_warning_seconds",
@@ -45,9 +46,9 @@ locals {
     condition = ["test", "variable", "values"]
     claim_check_bucket = [
       "enabled", "name", "queues", "payload_prefix", "expiration_days", "kms_key_arn", "versioning_enabled",
-      "force_destroy", "abort_incomplete_multipart_upload_days", "access_log_bucket", "tags",
+      "force_destroy", "abort_incomplete_multipart_upload_days", "access_log_bucket", "prevent_destroy", "tags",
     ]
-    idempotency_table = ["enabled", "name", "sort_key_attr", "kms_key_arn", "deletion_protection_enabled", "tags"]
+    idempotency_table = ["enabled", "name", "sort_key_attr", "kms_key_arn", "deletion_protection_enabled", "prevent_destroy", "tags"]
     alarms = [
       "enabled", "sns_topic_arn", "create_sns_topic", "sns_topic_name", "sns_kms_master_key_id", "notify_on_ok",
       "alarm_name_prefix", "thresholds",

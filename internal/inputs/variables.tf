@@ -48,6 +48,7 @@ variable "queue_defaults" {
     dlq_content_based_deduplication       = optional(bool)
     dlq_deduplication_scope               = optional(string)
     dlq_fifo_throughput_limit             = optional(string)
+    prevent_destroy                       = optional(bool)
   })
   default  = {}
   nullable = false
@@ -90,6 +91,7 @@ variable "claim_check_bucket" {
     force_destroy                          = optional(bool, false)
     abort_incomplete_multipart_upload_days = optional(number, 1)
     access_log_bucket                      = optional(string)
+    prevent_destroy                        = optional(bool, false)
     tags                                   = optional(map(string), {})
   })
   default  = {}
@@ -104,6 +106,7 @@ variable "idempotency_table" {
     sort_key_attr               = optional(string)
     kms_key_arn                 = optional(string)
     deletion_protection_enabled = optional(bool, true)
+    prevent_destroy             = optional(bool, false)
     tags                        = optional(map(string), {})
   })
   default  = {}

@@ -470,3 +470,30 @@ resource "aws_sqs_queue" "this" {
     }
   }
 }
+
+# Terraform's lifecycle.prevent_destroy must be a literal, so it cannot follow an
+# input on the queues themselves. The switch adds a guard that has it: the guard is
+# replaced whenever either queue is (their IDs change only when they are replaced)
+# and removed with them, so a plan that would delete the queues' messages fails.
+resource "terraform_data" "prevent_destroy" {
+  count = var.prevent_destroy && local.create_dlq ? 1 : 0
+
+  input = "guards SQS queues ${local.queue_name} and ${local.dlq_name} against deletion and replacement"
+
+  lifecycle {
+    prevent_destroy      = true
+    replace_triggered_by = [aws_sqs_queue.this.id, aws_sqs_queue.dlq[0].id]
+  }
+}
+
+# With an existing DLQ (`dlq_arn`) the module guards the queue alone: the DLQ is not its own.
+resource "terraform_data" "prevent_destroy_queue" {
+  count = var.prevent_destroy && !local.create_dlq ? 1 : 0
+
+  input = "guards SQS queue ${local.queue_name} against deletion and replacement"
+
+  lifecycle {
+    prevent_destroy      = true
+    replace_triggered_by = [aws_sqs_queue.this.id]
+  }
+}

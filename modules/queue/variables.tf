@@ -400,6 +400,13 @@ variable "override_dlq_queue_policy_documents" {
   }
 }
 
+variable "prevent_destroy" {
+  description = "Refuse, at plan time, every plan that deletes or replaces the queue or its DLQ (and so their messages): renaming either, switching `fifo`, or removing the pair fails with Terraform's \"Instance cannot be destroyed\" naming this module's `terraform_data.prevent_destroy[0]` (`terraform_data.prevent_destroy_queue[0]` with `dlq_arn`, which guards the queue alone). In-place changes plan as usual. To lift it for a planned removal: set it false and run `terraform state rm` on that guard (it holds no infrastructure), then plan again. Default false."
+  type        = bool
+  default     = false
+  nullable    = false
+}
+
 variable "account_id" {
   description = "AWS account ID the queues live in, used to build their ARNs at plan time (the DLQ's redrive-allow policy and the queue policies need the ARN before the queue exists). Null: looked up with sts:GetCallerIdentity, which needs AWS access: set it for plans made without credentials."
   type        = string

@@ -285,3 +285,40 @@ run "whole_policy_documents" {
     error_message = "an override document must not replace the TLS-only deny"
   }
 }
+
+run "prevent_destroy_guard" {
+  command = plan
+
+  variables {
+    prevent_destroy = true
+  }
+
+  # the guard that makes a plan deleting or replacing what it protects fail
+  assert {
+    condition     = length(terraform_data.prevent_destroy) == 1
+    error_message = "prevent_destroy = true should create the guard"
+  }
+}
+
+run "no_guard_by_default" {
+  command = plan
+
+  assert {
+    condition     = length(terraform_data.prevent_destroy) == 0
+    error_message = "no guard unless prevent_destroy = true"
+  }
+}
+
+run "prevent_destroy_guard_with_an_existing_dlq" {
+  command = plan
+
+  variables {
+    prevent_destroy = true
+    dlq_arn         = "arn:aws:sqs:us-east-1:123456789012:shared-dlq"
+  }
+
+  assert {
+    condition     = length(terraform_data.prevent_destroy) == 0 && length(terraform_data.prevent_destroy_queue) == 1 && length(aws_sqs_queue.dlq) == 0
+    error_message = "the guard covers the queue alone when the DLQ is an existing one"
+  }
+}
