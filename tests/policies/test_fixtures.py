@@ -73,6 +73,51 @@ EXPECTED = {
         ("CW001", FAIL, W, "module.jobs.aws_sqs_queue.dlq"),
         ("CW002", FAIL, W, "module.jobs.aws_sqs_queue.this"),
     },
+    # policies on queues the stack does not create: evaluated on their own content
+    "config:existing-queues": {
+        ("SQS003", FAIL, E, "aws_sqs_queue_redrive_policy.one_receive"),
+        ("SQS009", FAIL, E, "aws_sqs_queue_policy.open"),
+        ("SQS010", FAIL, E, "aws_sqs_queue_policy.open"),
+        ("SQS011", FAIL, W, "aws_sqs_queue_redrive_allow_policy.allow_all"),
+    },
+    # queue policies created with for_each over a local map: which queue each targets
+    # is not in the plan, so "no queue policy" is unknown, not a failure
+    "config:policy-from-locals": {
+        ("SQS002", FAIL, E, 'aws_sqs_queue.q["billing"]'),
+        ("SQS002", FAIL, E, 'aws_sqs_queue.q["shipping"]'),
+        ("SQS009", UNK, E, 'aws_sqs_queue.q["billing"]'),
+        ("SQS009", UNK, E, 'aws_sqs_queue.q["shipping"]'),
+        ("CW002", FAIL, W, 'aws_sqs_queue.q["billing"]'),
+        ("CW002", FAIL, W, 'aws_sqs_queue.q["shipping"]'),
+    },
+    # the TLS-only Deny must cover the bucket's objects too
+    "config:s3-tls": {
+        ("S3003", FAIL, E, 'aws_s3_bucket.b["tls-bucket-only"]'),
+        ("S3003", UNK, E, "aws_s3_bucket.late"),
+    },
+    # alarms match queues on name, region and account
+    "config:alarm-region": {
+        ("CW001", FAIL, W, 'aws_sqs_queue.dlq["ar-west"]'),
+        ("CW002", FAIL, W, 'aws_sqs_queue.src["ar-west"]'),
+        ("CW001", UNK, W, 'aws_sqs_queue.dlq["ar-other"]'),
+        ("CW002", UNK, W, 'aws_sqs_queue.src["ar-other"]'),
+    },
+    # queues that are other services' DLQs: no SQS002, no age alarm, a depth alarm
+    "config:service-dlqs": {
+        ("CW001", FAIL, W, 'aws_sqs_queue.dlq["svc-async-failures"]'),
+        ("CW001", FAIL, W, 'aws_sqs_queue.dlq["svc-events-dlq"]'),
+        ("CW001", FAIL, W, 'aws_sqs_queue.dlq["svc-fn-dlq"]'),
+    },
+    # documents merged from source/override documents, decided though their JSON is unknown
+    "config:iam-sources": {
+        ("IAM001", FAIL, E, "aws_iam_policy.producer"),
+        ("IAM002", FAIL, E, "aws_iam_policy.producer"),
+        ("SQS001", FAIL, E, "aws_sqs_queue.jobs"),
+        ("SQS002", FAIL, E, "aws_sqs_queue.jobs"),
+        ("SQS009", FAIL, E, "aws_sqs_queue.jobs"),
+        ("SQS007", FAIL, W, "aws_sqs_queue.jobs"),
+        ("CW002", FAIL, W, "aws_sqs_queue.jobs"),
+    },
     "config:warnings": {
         ("SQS003", FAIL, W, "aws_sqs_queue.jobs"),
         ("SQS007", FAIL, W, "aws_sqs_queue.dlq"),
@@ -126,6 +171,34 @@ def test_complete_example_is_checked_with_its_consumers(plan_doc):
     esm = {f.rule_id for f in report.passed if f.rule_id.startswith("ESM")}
     assert esm == {"ESM002", "ESM003", "ESM004"}
     assert len([f for f in report.passed if f.rule_id in ("S3004", "DDB001")]) == 2
+
+
+def test_policies_of_existing_queues_fail_the_cli_even_when_nothing_else_is_known(plan_files):
+    """A queue policy allowing everyone and a redrive policy with maxReceiveCount 1, both on a
+    queue the plan does not create: exit 1 (they used to pass, even with --strict)."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "resilient_sqs.policy", "check", str(plan_files["config:existing-queues"]),
+                           "--strict"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stdout
+
+
+def test_merged_policy_documents_are_decided(plan_doc):
+    """The consumer document (a source document overridden by Sid, plus an override
+    document) passes on its own merged statements, not "only known after apply"."""
+    report = evaluate(plan_doc("config:iam-sources"))
+    passed = {(f.rule_id, f.address) for f in report.passed}
+    assert {("IAM001", "aws_iam_policy.consumer"), ("IAM002", "aws_iam_policy.consumer")} <= passed
+    msg = next(f.message for f in report.findings if f.rule_id == "IAM001")
+    assert "via data.aws_iam_policy_document.producer" in msg
+
+
+def test_service_dlqs_are_dlqs(plan_doc):
+    report = evaluate(plan_doc("config:service-dlqs"))
+    depth = {f.address for f in report.passed if f.rule_id == "CW001"}
+    assert depth == {'aws_sqs_queue.dlq["svc-sns-dlq"]'}
+    assert not any(f.rule_id in ("SQS002", "CW002") for f in report.findings + report.passed)
 
 
 @pytest.mark.parametrize("name", MODULE_FIXTURES)
