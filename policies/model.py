@@ -139,9 +139,11 @@ def receive_count(v: Any) -> Any:
     decimal string), or Invalid. SQS accepts 1..1000."""
     if isinstance(v, str) and re.fullmatch(r"\s*[0-9]{1,9}\s*", v):
         v = int(v)
-    if v is None:
-        return Invalid("maxReceiveCount", v, "set (the redrive policy has none)")
-    return number(v, "maxReceiveCount", 1, 1000)
+    got = number(v, "maxReceiveCount", 1, 1000)
+    if v is None or (isinstance(got, Invalid) and not isinstance(v, (int, float))):
+        # written by hand in the policy JSON (not typed by the provider): SQS refuses it
+        return Invalid("maxReceiveCount", v, "a whole number within 1..1000, what SQS accepts")
+    return got
 
 
 class Link:

@@ -73,7 +73,7 @@ def unknown(address: str, message: str, fix: str | None = None) -> Result:
 def invalid(address: str, bad: Any, fix: str | None = None) -> Result:
     """The finding for a planned value the AWS provider would not produce (model.Invalid):
     it fails rather than being decided on or passed."""
-    why = ("AWS refuses it, so the apply will fail" if bad.expected.startswith("within")
+    why = ("AWS refuses it, so the apply will fail" if "within" in bad.expected
            else "Terraform's AWS provider never plans such a value (was the plan edited?)")
     return Result(FAIL, address, f"{bad}: {why}", fix or f"Set {bad.what} to {bad.expected.split(',')[0]}.")
 
