@@ -125,8 +125,8 @@ def _mutate_json_string(rng: random.Random, s: str):
     return text.replace(json.dumps(NAN), "NaN").replace(json.dumps(INF), "Infinity").replace(json.dumps(BIGINT), "9" * 4400)
 
 
-def _mutate(rng: random.Random, doc, paths):
-    path = rng.choices(paths, weights=[_interesting(p) for p in paths])[0] if paths else ()
+def _mutate(rng: random.Random, doc, paths, weights):
+    path = rng.choices(paths, cum_weights=weights)[0] if paths else ()
     try:
         cur = _get(doc, path)
     except (KeyError, IndexError, TypeError):
@@ -230,14 +230,12 @@ def hand_made() -> list[Case]:
     return cases
 
 
-def make_case(rng: random.Random, seeds: list[tuple[str, dict, list]], n_mutations: int | None = None) -> Case:
-    name, doc, paths = rng.choice(seeds)
-    doc = json.loads(json.dumps(doc))  # a private copy
+def make_case(rng: random.Random, seeds: list[tuple[str, str, list, list]], n_mutations: int | None = None) -> Case:
+    name, text, paths, weights = rng.choice(seeds)
+    doc = json.loads(text)  # a private copy
     muts = n_mutations or rng.choice((1, 1, 1, 2, 3))
-    for _ in range(muts):
-        if muts > 1:
-            paths = _paths(doc)
-        doc = _mutate(rng, doc, paths)
+    for _ in range(muts):  # later mutations may find a path gone: then they do nothing
+        doc = _mutate(rng, doc, paths, weights)
     args = ["--format", rng.choice(("text", "text", "json", "sarif"))]
     if rng.random() < 0.15:
         args.append("--strict")
@@ -247,11 +245,15 @@ def make_case(rng: random.Random, seeds: list[tuple[str, dict, list]], n_mutatio
     return Case(_encode(rng, doc), args, cfg, f"{name} x{muts}")
 
 
-def load_seeds(paths: list[Path]) -> list[tuple[str, dict, list]]:
+def load_seeds(paths: list[Path]) -> list[tuple[str, str, list, list]]:
+    """(name, JSON text, every path in the plan, cumulative weights of the paths)."""
+    import itertools
+
     out = []
     for p in paths:
-        doc = json.loads(Path(p).read_text())
-        out.append((Path(p).name, doc, _paths(doc)))
+        text = Path(p).read_text()
+        paths_ = _paths(json.loads(text))
+        out.append((Path(p).name, text, paths_, list(itertools.accumulate(_interesting(x) for x in paths_))))
     return out
 
 
@@ -279,6 +281,44 @@ def _site(exc: BaseException) -> str:
     if f is None:
         return type(exc).__name__
     return f"{type(exc).__name__} at {Path(f.filename).name}:{f.lineno} ({f.name})"
+
+
+def run_in_memory(case: Case, workdir: Path) -> Outcome:
+    """The `check` pipeline on the case's bytes in this process, without argument parsing
+    and file reading (the CLI tests cover those): decode, parse and validate, evaluate,
+    render in the case's format, encode as the CLI writes it. For the in-suite fuzz test."""
+    from resilient_sqs.policy import loader
+    from resilient_sqs.policy import report as rep
+    from resilient_sqs.policy.config import load_config
+    from resilient_sqs.policy.engine import evaluate
+    from resilient_sqs.policy.errors import InputError
+
+    fmt = case.args[case.args.index("--format") + 1] if "--format" in case.args else "text"
+    try:
+        cfg = None
+        if case.config is not None:
+            (workdir / "policy.yaml").write_text(case.config)
+            cfg = load_config(str(workdir / "policy.yaml"))
+        doc = loader.parse(loader.decode_bytes(case.data, "plan.json"), "plan.json")
+        report = evaluate(doc, cfg, strict="--strict" in case.args, keep_passes="--show-pass" in case.args)
+        if fmt == "json":
+            out = rep.render_json(report, "--show-pass" in case.args)
+        elif fmt == "sarif":
+            out = rep.render_sarif(report, doc, "plan.json", str(workdir))
+        else:
+            out = rep.render_text(report, "--show-pass" in case.args)
+        out.encode("utf-8", "backslashreplace")
+        if fmt != "text":
+            json.loads(out)
+        return Outcome("1" if report.failed() else "0")
+    except InputError as e:
+        if len(str(e)) > 2000:
+            return Outcome("contract", "exit 2 with an error line over 2000 characters", str(e)[:200])
+        return Outcome("2")
+    except RecursionError:
+        return Outcome("2")
+    except Exception as e:  # noqa: BLE001 - what the fuzzer is looking for
+        return Outcome("internal", _site(e), f"{type(e).__name__}: {str(e)[:200]}")
 
 
 def run_case(case: Case, workdir: Path) -> Outcome:
