@@ -100,6 +100,7 @@ def _run(venv: Path, *args: str, cwd: Path, **kw) -> subprocess.CompletedProcess
                           timeout=120, **kw)
 
 
+@pytest.mark.install
 def test_fresh_install_brings_only_the_checkers_dependencies(fresh_install, tmp_path):
     listed = json.loads(_run(fresh_install, "python", "-m", "pip", "list", "--format=json", cwd=tmp_path).stdout)
     names = {d["name"].lower() for d in listed}
@@ -107,6 +108,7 @@ def test_fresh_install_brings_only_the_checkers_dependencies(fresh_install, tmp_
     assert not names & FORBIDDEN_DISTS, f"pip install of the checkout pulled in {sorted(names & FORBIDDEN_DISTS)}"
 
 
+@pytest.mark.install
 def test_fresh_install_has_one_top_level_package(fresh_install, tmp_path):
     site = Path(_run(fresh_install, "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
                      cwd=tmp_path).stdout.strip())
@@ -121,7 +123,7 @@ def _source_version() -> str:
     return next(n.value.value for n in tree.body if isinstance(n, ast.Assign) and n.targets[0].id == "__version__")
 
 
-@pytest.mark.plan
+@pytest.mark.install
 def test_installed_checker_works_from_another_directory(fresh_install, tmp_path):
     from tests.policies import plans
 
@@ -147,6 +149,7 @@ def test_installed_checker_works_from_another_directory(fresh_install, tmp_path)
     assert {"__init__.py", "_common.py", "sqs.py"} <= {p.name for p in checks.iterdir()}
 
 
+@pytest.mark.install
 def test_runtime_cli_without_the_runtime_extra_says_what_to_install(fresh_install, tmp_path):
     proc = _run(fresh_install, "sqs-redrive", "list", "my-dlq", cwd=tmp_path)
     assert proc.returncode == 2

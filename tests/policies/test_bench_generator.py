@@ -8,7 +8,6 @@ import pytest
 from tooling import bench_policy as bench
 from resilient_sqs.policy.engine import evaluate
 
-pytestmark = pytest.mark.plan
 
 
 def test_generator_reproduces_a_real_plan(plan_doc):

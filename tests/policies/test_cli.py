@@ -13,7 +13,6 @@ from resilient_sqs.policy.rules import CONFIG_RULES, RULES
 from tests.helpers import REPO_ROOT
 from tests.policies import plans
 
-pytestmark = pytest.mark.plan
 
 MALFORMED = Path(__file__).parent / "malformed"
 
@@ -53,8 +52,9 @@ def test_malformed_input(fname, needles):
     _one_line_error(cli("check", str(MALFORMED / fname)), str(MALFORMED / fname), *needles)
 
 
-def test_binary_plan_file_says_to_run_terraform_show(plan_files):
-    binary = plan_files["config:raw-good"].with_suffix(".tfplan")
+@pytest.mark.plan
+def test_binary_plan_file_says_to_run_terraform_show():
+    binary = plans.fresh_plan_path("config:raw-good").with_suffix(".tfplan")
     assert binary.read_bytes()[:2] == b"PK"  # the real `terraform plan -out` file
     _one_line_error(cli("check", str(binary)), "is a binary Terraform plan file", f"terraform show -json {binary}")
 

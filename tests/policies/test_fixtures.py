@@ -6,7 +6,6 @@ import pytest
 from resilient_sqs.policy.engine import evaluate
 from tests.policies import plans
 
-pytestmark = pytest.mark.plan
 
 E, W = "error", "warning"
 FAIL, UNK = "fail", "unknown"

@@ -8,7 +8,6 @@ import pytest
 from resilient_sqs.policy.graph import UNKNOWN, Index, Plan, parse_module_address, parse_traversal, reduce_refs
 from resilient_sqs.policy.model import Model, lambda_function_name, parse_sqs_arn, parse_sqs_url
 
-pytestmark = pytest.mark.plan
 
 
 def test_address_and_traversal_parsing():

@@ -11,7 +11,6 @@ from resilient_sqs.policy.rules import RULES
 from tests.helpers import REPO_ROOT
 from tests.policies import plans
 
-pytestmark = pytest.mark.plan
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ import pytest
 from resilient_sqs.policy import schema
 from tests.policies import plans
 
-pytestmark = pytest.mark.plan
 
 
 def test_generated_validator_matches_the_schema():
