@@ -125,8 +125,11 @@ def _list_rules(args) -> int:
     if args.format == "json":
         import json
 
+        from .references import REFERENCES
+
         _write(json.dumps([{"id": r.id, "slug": r.slug, "severity": r.severity, "area": r.area,
-                            "title": r.title, "options": {o.name: o.default for o in r.options}}
+                            "title": r.title, "options": {o.name: o.default for o in r.options},
+                            "references": [{"title": REFERENCES[k][0], "url": REFERENCES[k][1]} for k in r.sources]}
                            for r in rules], indent=2) + "\n")
         return 0
     lines = []
@@ -156,7 +159,10 @@ def _explain(args) -> int:
         out.append("  Options (config file, rules." + r.id + "):")
         for o in r.options:
             out.append(f"    {o.name} = {o.default!r}: {o.help}")
-    out.append(f"  Sources: {r.sources}")
+    from .references import REFERENCES
+
+    out.append("  Sources:")
+    out += [f"    {REFERENCES[k][0]}: {REFERENCES[k][1]}" for k in r.sources]
     _write("\n".join(out) + "\n")
     return 0
 

@@ -8,6 +8,7 @@ from typing import Any
 from .config import Config
 from .graph import Plan
 from .model import Model
+from .module_inputs import ModuleInputs
 from .rules import CONFIG_RULES, FAIL, PASS, RULES, UNDECIDED
 
 
@@ -63,6 +64,7 @@ def evaluate(doc: dict, config: Config | None = None, *, strict: bool = False,
     today = today or _dt.date.today()
     plan = Plan(doc)
     model = Model(plan)
+    inputs = ModuleInputs(plan)
     report = Report(resources=len(plan.resources), strict=strict)
     for rid, rule in RULES.items():
         if not config.rule_enabled(rid):
@@ -82,7 +84,10 @@ def evaluate(doc: dict, config: Config | None = None, *, strict: bool = False,
                 msg = f"cannot be decided before apply (--strict): {res.message}"
             else:
                 msg = res.message
-            f = Finding(rid, rule.slug, sev, status, res.address, msg, res.remediation or rule.remediation)
+            fix = res.remediation or rule.remediation
+            if status != PASS:
+                fix = inputs.rewrite(res.address, fix)
+            f = Finding(rid, rule.slug, sev, status, res.address, msg, fix)
             (report.passed if status == PASS else report.findings).append(f)
     _apply_waivers(report, config, today)
     return report

@@ -89,14 +89,15 @@ def number(v: Any, what: str, lo: float | None = None, hi: float | None = None, 
     """A numeric attribute as a rule may use it: the number, UNKNOWN, None (unset) or Invalid."""
     if v is UNKNOWN or v is None:
         return v
+    of = f" of {'seconds' if unit == 's' else unit}" if unit else ""
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return Invalid(what, v, "a number" + (f" of {unit}" if unit else ""))
+        return Invalid(what, v, ("a whole number" if integer else "a number") + of)
     if isinstance(v, float):
         if not math.isfinite(v):
-            return Invalid(what, v, "a finite number")
+            return Invalid(what, v, "a finite number" + of)
         if integer:
             if not v.is_integer():
-                return Invalid(what, v, "a whole number" + (f" of {unit}" if unit else ""))
+                return Invalid(what, v, "a whole number" + of)
             v = int(v)
     if (lo is not None and v < lo) or (hi is not None and v > hi):
         rng = f"{lo:g}..{hi:g}" if lo is not None and hi is not None else (f">= {lo:g}" if lo is not None else f"<= {hi:g}")

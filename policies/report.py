@@ -10,6 +10,7 @@ from urllib.parse import quote
 
 from . import __version__
 from .engine import Finding, Report
+from .references import REFERENCES
 from .rules import CONFIG_RULES, RULES, UNDECIDED
 
 
@@ -153,6 +154,7 @@ def render_sarif(report: Report, doc: dict, plan_path: str, root: str) -> str:
             "fullDescription": {"text": " ".join(r.why.split())},
             "help": {"text": f"{' '.join(r.why.split())}\n\nFix: {r.remediation}",
                      "markdown": f"{' '.join(r.why.split())}\n\n**Fix:** {r.remediation}"},
+            "helpUri": REFERENCES[r.sources[0]][1],
             "defaultConfiguration": {"level": r.severity},
             "properties": {"tags": [r.area, "terraform", "sqs"], "precision": "high"},
         })

@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
+from ..references import REFERENCES
+
 PASS, FAIL, UNDECIDED = "pass", "fail", "unknown"
 SEVERITIES = ("error", "warning")
 
@@ -36,7 +38,7 @@ class Rule:
     title: str
     why: str
     remediation: str
-    sources: str
+    sources: tuple[str, ...]  # keys of references.REFERENCES
     options: tuple[Option, ...] = ()
     check: Callable[..., Iterable[Result]] | None = field(default=None, repr=False)
     severity_note: str | None = None
@@ -48,10 +50,11 @@ class Rule:
 RULES: dict[str, Rule] = {}
 
 
-def rule(id: str, slug: str, severity: str, area: str, title: str, *, why: str, fix: str, sources: str,
+def rule(id: str, slug: str, severity: str, area: str, title: str, *, why: str, fix: str, sources: tuple[str, ...],
          options: tuple[Option, ...] = (), severity_note: str | None = None):
     def deco(fn):
         assert id not in RULES, id
+        assert sources and all(k in REFERENCES for k in sources), (id, sources)
         RULES[id] = Rule(id, slug, severity, area, title, why.strip(), fix.strip(), sources, options, fn, severity_note)
         return fn
 
@@ -107,9 +110,9 @@ CONFIG_RULES = {
                    "finding it covered is reported again, and the stale waiver itself fails the check so "
                    "that someone renews it with a new reason or fixes the resource.",
                    "Fix the resource, or renew the waiver with a new expiry and a current reason.",
-                   "issue 6"),
+                   ("sarif-suppressions",)),
     "CFG002": Rule("CFG002", "waiver-unused", "warning", "config", "A waiver matches no finding",
                    "A waiver that matches no failing or unknown finding is stale (the resource was fixed or "
                    "renamed). Stale waivers hide future regressions on the same address.",
-                   "Remove the waiver from the configuration file.", "issue 6"),
+                   "Remove the waiver from the configuration file.", ("sarif-suppressions",)),
 }

@@ -53,7 +53,7 @@ ApproximateNumberOfMessagesVisible > 0 failures pile up unseen until the DLQ's r
 them. An alarm whose threshold is higher than the first message hides the first failures.""",
       fix='Add an aws_cloudwatch_metric_alarm: namespace "AWS/SQS", metric_name "ApproximateNumberOfMessagesVisible", '
           'dimensions { QueueName = <DLQ name> }, comparison_operator "GreaterThanThreshold", threshold 0.',
-      sources="seeds 000, 001, 002",
+      sources=('sqs-dlq-alarms', 'sqs-metrics'),
       options=(Option("max_threshold", 0, (int, float), "alarm must fire when visible messages exceed this"),),
       severity_note=SEVERITY_NOTE)
 def dlq_depth_alarm(model: Model, opts):
@@ -96,7 +96,7 @@ messages expire. Its threshold must be below the queue's retention, or it fires 
 messages it should have saved are gone.""",
       fix='Add an aws_cloudwatch_metric_alarm: namespace "AWS/SQS", metric_name "ApproximateAgeOfOldestMessage", '
           "dimensions { QueueName = <queue name> }, threshold well below message_retention_seconds.",
-      sources="seeds 000, 001, 002",
+      sources=('sqs-metrics',),
       severity_note=SEVERITY_NOTE)
 def age_alarm(model: Model, opts):
     metric = "ApproximateAgeOfOldestMessage"

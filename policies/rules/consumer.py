@@ -27,7 +27,7 @@ function timeout defaults to 3 s when unset. When the function is not in the pla
 name or ARN) and no data source shows its timeout, the rule cannot decide and says so.""",
       fix="Raise the queue's visibility_timeout_seconds to at least 6 x the function timeout + the batching window, "
           "or lower the function timeout.",
-      sources="seed 001 §10.1.3, AWS Lambda docs",
+      sources=('lambda-sqs-configure', 'sqs-visibility'),
       options=(Option("multiplier", 6, (int, float), "factor applied to the function timeout"),))
 def visibility(model: Model, opts):
     k = opts["multiplier"]
@@ -72,7 +72,7 @@ including the ones already processed, becomes visible again and is processed aga
 and each receive counts toward maxReceiveCount, so healthy messages can end up in the DLQ.""",
       fix='Set function_response_types = ["ReportBatchItemFailures"] and return batchItemFailures from the handler '
           "(Powertools BatchProcessor does this).",
-      sources="seeds 001 §10.2.2, 003")
+      sources=('lambda-sqs-errors', 'powertools-batch'))
 def partial_batch(model: Model, opts):
     for e in model.esms:
         v = e.response_types()
@@ -94,7 +94,7 @@ can exhaust the account's Lambda concurrency or overwhelm a downstream database;
 on the function instead makes the poller throttle, and throttled receives count toward
 maxReceiveCount. A warning: it protects neighbours and downstreams.""",
       fix="Add scaling_config { maximum_concurrency = N } (2-1000) sized for the downstream.",
-      sources="seed 001 §10.1.2")
+      sources=('lambda-sqs-scaling',))
 def bounded_concurrency(model: Model, opts):
     for e in model.esms:
         v = e.maximum_concurrency()
@@ -114,7 +114,7 @@ For FIFO queues Lambda accepts a batch size of at most 10 and no batching window
 refused by the API at apply time (after the rest of the stack has changed), and a batching window
 would hold back a message group's next message. Batch size defaults to 10 when unset.""",
       fix="Set batch_size <= 10 and remove maximum_batching_window_in_seconds (or set it to 0).",
-      sources="seed 003")
+      sources=('lambda-sqs-configure',))
 def fifo_batching(model: Model, opts):
     for e in model.esms:
         q, why = _queue(e)

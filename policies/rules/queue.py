@@ -38,7 +38,7 @@ Messages often carry personal or business data. SQS encrypts at rest only when t
 that sets neither leaves encryption to the account default at creation time, which the plan cannot
 show and a reviewer cannot verify.""",
       fix="Set sqs_managed_sse_enabled = true (SSE-SQS), or kms_master_key_id to a KMS key (SSE-KMS).",
-      sources="seeds 000, 002, 003")
+      sources=('sqs-sse', 'sqs-security'))
 def queue_encryption(model: Model, opts):
     for q in model.queues:
         enc = q.encryption()
@@ -64,7 +64,7 @@ where it can be inspected and redriven. A queue counts as a DLQ (and needs none 
 queue's redrive policy targets it, or it declares a redrive-allow policy (byQueue/allowAll).""",
       fix="Add redrive_policy = jsonencode({deadLetterTargetArn = aws_sqs_queue.<dlq>.arn, maxReceiveCount = 5}), "
           "or an aws_sqs_queue_redrive_policy resource.",
-      sources="seeds 000, 001, 003")
+      sources=('sqs-dlq',))
 def queue_has_dlq(model: Model, opts):
     for q in _sources(model):
         link = q.dlq_link
@@ -92,7 +92,7 @@ times and reaches the DLQ late; below 3 a transient dependency failure is not re
 are warnings. When the redrive policy embeds a DLQ ARN created in the same apply the whole JSON,
 maxReceiveCount included, is unknown at plan time and the rule says so.""",
       fix="Set maxReceiveCount in the redrive policy to 3-5.",
-      sources="seeds 000, 001, 002, 003",
+      sources=('sqs-dlq', 'sqs-set-attributes', 'sqs-visibility'),
       options=(Option("min", 3, int, "lowest recommended maxReceiveCount"),
                Option("max", 5, int, "highest recommended maxReceiveCount"),
                Option("floor", 2, int, "below this the finding is an error (ghost receives)")),
@@ -139,7 +139,7 @@ DLQ's retention clock has already run for as long as the message sat in the sour
 messages no longer than its source deletes failures before anyone can inspect or redrive them.
 Retention left unset is the AWS default, 345600 s (4 days).""",
       fix="Raise the DLQ's message_retention_seconds above the source's (1209600 s, 14 days, the maximum, is usual).",
-      sources="seeds 000, 001, 003")
+      sources=('sqs-dlq-retention',))
 def dlq_retention(model: Model, opts):
     for q in _sources(model):
         dlq, res = _dlq_or_unknown(q, "retention")
@@ -169,7 +169,7 @@ def dlq_retention(model: Model, opts):
 SQS requires the dead-letter queue of a FIFO queue to be FIFO and that of a standard queue to be
 standard; a mismatch fails at apply time (or, for a redrive policy set later, when messages move).""",
       fix="Make the DLQ FIFO (fifo_queue = true, name ending in .fifo) exactly when the source is.",
-      sources="seed 003")
+      sources=('sqs-dlq', 'sqs-set-attributes'))
 def dlq_fifo(model: Model, opts):
     for q in _sources(model):
         dlq, res = _dlq_or_unknown(q, "type (FIFO or standard)")
@@ -195,7 +195,7 @@ def dlq_fifo(model: Model, opts):
 Failed messages move to the DLQ with their bodies. An encrypted source with an unencrypted DLQ stores
 exactly the messages that needed attention in clear.""",
       fix="Enable SSE on the DLQ (sqs_managed_sse_enabled = true or the source's kms_master_key_id).",
-      sources="seed 003")
+      sources=('sqs-sse', 'sqs-dlq'))
 def dlq_encrypted(model: Model, opts):
     for q in _sources(model):
         dlq, res = _dlq_or_unknown(q, "encryption")
@@ -223,7 +223,7 @@ With short polling (wait 0, the SQS default) a receive samples a subset of serve
 empty while messages wait, and every empty receive is billed. Long polling (1-20 s; 20 is usual)
 waits for messages and queries all servers. A warning: it costs money and latency, not messages.""",
       fix="Set receive_wait_time_seconds = 20.",
-      sources="seeds 000, 003",
+      sources=('sqs-polling',),
       options=(Option("min_seconds", 1, int, "smallest acceptable wait"),))
 def long_polling(model: Model, opts):
     for q in model.queues:
@@ -244,7 +244,7 @@ def long_polling(model: Model, opts):
 Retention is how long a message may wait for a consumer. Below a day, an outage that starts on a
 Friday evening (or any incident noticed late) silently deletes work before anyone can react.""",
       fix="Set message_retention_seconds to at least 86400 (the AWS default is 345600, 4 days).",
-      sources="seed 000",
+      sources=('sqs-set-attributes', 'sqs-dlq-retention'),
       options=(Option("min_seconds", 86400, int, "minimum retention of a source queue"),))
 def source_retention(model: Model, opts):
     lo = opts["min_seconds"]
@@ -267,7 +267,7 @@ SQS accepts plain-HTTP requests unless the queue policy denies them. The guard (
 a Deny of sqs:* to every principal when aws:SecureTransport is "false". A Deny with wildcards is the
 correct shape here and is not an IAM-wildcard finding.""",
       fix=f"Add a queue policy statement {TLS_STATEMENT}.",
-      sources="seed 003 (enforceSSL)")
+      sources=('sqs-security',))
 def queue_policy_tls(model: Model, opts):
     for q in model.queues:
         docs = model.queue_policies(q)
@@ -311,7 +311,7 @@ aws:SourceAccount, aws:PrincipalOrgID, ...) lets anyone on the internet send, re
 Deny statements with "*" (such as the TLS guard) restrict access and are not findings. A queue
 policy resource is evaluated on its own when its queue is not in the plan.""",
       fix="Name the principal (e.g. {Service = \"sns.amazonaws.com\"}) and add an aws:SourceArn condition.",
-      sources="SQS_PUBLIC")
+      sources=('sqs-security',))
 def queue_policy_public(model: Model, opts):
     for q in model.queues:
         yield _public_verdict(q.address, model.queue_policies(q))
@@ -362,7 +362,7 @@ Without a redrive-allow policy any queue in the account may use the DLQ as its d
 (allowAll), mixing unrelated failures into it and into its alarms. `byQueue` with the source ARNs
 documents and enforces the pairing. A warning: it protects operations, not messages.""",
       fix='Set redrive_allow_policy = jsonencode({redrivePermission = "byQueue", sourceQueueArns = [<source ARNs>]}).',
-      sources="seed 003",
+      sources=('sqs-set-attributes', 'sqs-dlq'),
       severity_note="warning when the DLQ has no redrive-allow policy or allows more than byQueue; error when a "
                     "byQueue policy omits one of its sources (SQS then refuses to move that source's failures)")
 def dlq_redrive_allow(model: Model, opts):

@@ -28,7 +28,7 @@ Claim-check payloads are the message bodies too large for SQS: the same data, at
 bucket must declare its encryption (aws_s3_bucket_server_side_encryption_configuration with AES256
 or aws:kms) so the plan shows it; checked on every bucket in the plan.""",
       fix="Add an aws_s3_bucket_server_side_encryption_configuration (sse_algorithm = \"aws:kms\" or \"AES256\").",
-      sources="seeds 001, 003")
+      sources=('s3-encryption', 'sqs-large-messages'))
 def bucket_encryption(model: Model, opts):
     for b in model.buckets:
         algs = [_sse_algorithm(r, ("rule",)) for r in b.sse]
@@ -48,7 +48,7 @@ def bucket_encryption(model: Model, opts):
 block_public_acls, block_public_policy, ignore_public_acls and restrict_public_buckets together stop
 a later ACL or policy change from exposing payloads publicly. Any one missing leaves a path open.""",
       fix="Add an aws_s3_bucket_public_access_block with all four flags true.",
-      sources="seeds 001, 003")
+      sources=('s3-public-access',))
 def bucket_pab(model: Model, opts):
     for b in model.buckets:
         if not b.pab:
@@ -77,7 +77,7 @@ S3 accepts plain-HTTP requests unless the bucket policy denies them: a Deny of s
 when aws:SecureTransport is "false", on the bucket and its objects.""",
       fix='Add a bucket policy statement: Effect "Deny", Principal "*", Action "s3:*", Resource [bucket ARN, '
           'bucket ARN/*], Condition {"Bool": {"aws:SecureTransport": "false"}}.',
-      sources="seeds 001, 003")
+      sources=('s3-security',))
 def bucket_tls(model: Model, opts):
     for b in model.buckets:
         docs = [d for d in (model.document_from(r, a) for r, a in b.policies) if d is not None]
@@ -184,7 +184,7 @@ policy document that grants access to both, by a Lambda consumer that references
 the nearest enclosing module with them.""",
       fix="Add an aws_s3_bucket_lifecycle_configuration rule with expiration.days >= the longest message lifetime "
           "(in days, rounded up) on the payload prefix.",
-      sources="S3004",
+      sources=('sqs-large-messages', 'sqs-dlq-retention', 's3-lifecycle-expiration'),
       options=(Option("payload_prefix", "", str,
                       "key prefix of the payloads; empty: every expiration rule of the bucket counts"),))
 def claim_check_expiry(model: Model, opts):
@@ -278,7 +278,7 @@ An idempotency record only needs to outlive the replay window (the longest time 
 arrive). Without TTL on the attribute the library writes (Powertools: `expiration`) the table grows
 forever and stale records make it slower and costlier.""",
       fix='Add ttl { attribute_name = "expiration", enabled = true }.',
-      sources="seed 001 §10.3, Powertools",
+      sources=('powertools-idempotency', 'ddb-ttl'),
       options=(TABLE_OPT, Option("attribute", "expiration", str, "the expiry attribute the idempotency library writes")))
 def ddb_ttl(model: Model, opts):
     for t in _tables(model, opts["table_pattern"]):
@@ -299,7 +299,7 @@ def ddb_ttl(model: Model, opts):
 Powertools' idempotency persistence layer reads and writes the record under the partition key `id`
 (string) unless told otherwise; a table keyed differently fails every call at run time.""",
       fix='Set hash_key = "id" with attribute { name = "id", type = "S" }.',
-      sources="seed 001 §10.3, Powertools",
+      sources=('powertools-idempotency',),
       options=(TABLE_OPT, Option("key", "id", str, "expected partition key")))
 def ddb_key(model: Model, opts):
     for t in _tables(model, opts["table_pattern"]):
@@ -317,7 +317,7 @@ def ddb_key(model: Model, opts):
 Losing the idempotency table (a bad deploy, a mistaken delete) turns every in-flight retry into a
 duplicate side effect. Point-in-time recovery makes it restorable. A warning: it guards recovery.""",
       fix="Add point_in_time_recovery { enabled = true }.",
-      sources="seed 001 §10.3",
+      sources=('ddb-pitr',),
       options=(TABLE_OPT,))
 def ddb_pitr(model: Model, opts):
     for t in _tables(model, opts["table_pattern"]):

@@ -117,6 +117,14 @@ EXPECTED = {
         ("SQS007", FAIL, W, "aws_sqs_queue.jobs"),
         ("CW002", FAIL, W, "aws_sqs_queue.jobs"),
     },
+    # this project's module and its queue submodule: warnings whose fix names module inputs
+    "config:module-inputs": {
+        ("SQS003", FAIL, W, 'module.messaging.module.queue["orders"].aws_sqs_queue.this'),
+        ("SQS007", FAIL, W, 'module.messaging.module.queue["feed"].aws_sqs_queue.this'),
+        ("SQS003", FAIL, W, "module.legacy.aws_sqs_queue.this"),
+        ("CW001", FAIL, W, "module.legacy.aws_sqs_queue.dlq"),
+        ("CW002", FAIL, W, "module.legacy.aws_sqs_queue.this"),
+    },
     "config:warnings": {
         ("SQS003", FAIL, W, "aws_sqs_queue.jobs"),
         ("SQS007", FAIL, W, "aws_sqs_queue.dlq"),
@@ -191,6 +199,33 @@ def test_merged_policy_documents_are_decided(plan_doc):
     assert {("IAM001", "aws_iam_policy.consumer"), ("IAM002", "aws_iam_policy.consumer")} <= passed
     msg = next(f.message for f in report.findings if f.rule_id == "IAM001")
     assert "via data.aws_iam_policy_document.producer" in msg
+
+
+def test_remediations_name_the_module_inputs(plan_doc):
+    fixes = {(f.rule_id, f.address): f.remediation for f in evaluate(plan_doc("config:module-inputs")).findings}
+    assert fixes[("SQS003", 'module.messaging.module.queue["orders"].aws_sqs_queue.this')] == \
+        'Set the module input queues["orders"].max_receive_count of module.messaging to 3..5.'
+    assert fixes[("SQS007", 'module.messaging.module.queue["feed"].aws_sqs_queue.this')] == \
+        'Set the module input queues["feed"].receive_wait_time_seconds of module.messaging = 20.'
+    assert fixes[("SQS003", "module.legacy.aws_sqs_queue.this")] == \
+        "Set the module input max_receive_count of module.legacy to 3..5."
+    # the submodule used on its own, with for_each: the input of that module instance
+    fixes = {(f.rule_id, f.address): f.remediation for f in evaluate(plan_doc("config:consumers")).findings}
+    assert fixes[("ESM001", 'module.queue["slow"].aws_sqs_queue.this')].startswith(
+        'Set the module input visibility_timeout_seconds of module.queue["slow"] to at least 365')
+    # a raw resource keeps its attribute
+    fixes = {(f.rule_id, f.address): f.remediation for f in evaluate(plan_doc("config:queue-bad")).findings}
+    assert fixes[("SQS003", 'aws_sqs_queue.src["mrc1"]')] == "Set maxReceiveCount to 3..5."
+
+
+def test_no_unit_is_repeated_in_a_message(plan_doc):
+    """"18 d (1555200 s (18 d))": each duration is written once, with its unit."""
+    import re
+
+    for name in plans.subjects():
+        report = evaluate(plan_doc(name))
+        for f in report.findings + report.passed:
+            assert not re.search(r"\(\d[\d.]* (s|d|h|min) \(", f.message), (name, f.message)
 
 
 def test_service_dlqs_are_dlqs(plan_doc):
