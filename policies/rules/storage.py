@@ -255,7 +255,7 @@ def claim_check_expiry(model: Model, opts):
                                 f"{seconds(longest)}{what}")
         else:
             need = -(-longest // 86400)
-            yield fail(b.address, f"payloads expire after {seconds(days * 86400)} ({where}) < the longest message lifetime "
+            yield fail(b.address, f"the lifecycle rule of {where} expires payloads after {seconds(days * 86400)} < the longest message lifetime "
                                   f"{seconds(longest)}{what}: a message redriven after day {days} finds its payload gone",
                        f"Set expiration.days to at least {need} in the lifecycle rule of {where}.")
 

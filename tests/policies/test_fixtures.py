@@ -125,6 +125,20 @@ EXPECTED = {
         ("CW001", FAIL, W, "module.legacy.aws_sqs_queue.dlq"),
         ("CW002", FAIL, W, "module.legacy.aws_sqs_queue.this"),
     },
+    # a FIFO DLQ resets the enqueue time: payloads must outlive source + DLQ retention
+    "config:claim-check-fifo": {
+        ("S3004", FAIL, E, "aws_s3_bucket.payloads"),
+        ("S3001", FAIL, E, "aws_s3_bucket.payloads"),
+        ("S3002", FAIL, E, "aws_s3_bucket.payloads"),
+        ("S3003", FAIL, E, "aws_s3_bucket.payloads"),
+        ("SQS009", FAIL, E, "aws_sqs_queue.dlq"),
+        ("SQS009", FAIL, E, "aws_sqs_queue.orders"),
+        ("SQS007", FAIL, W, "aws_sqs_queue.dlq"),
+        ("SQS007", FAIL, W, "aws_sqs_queue.orders"),
+        ("SQS011", FAIL, W, "aws_sqs_queue.dlq"),
+        ("CW001", FAIL, W, "aws_sqs_queue.dlq"),
+        ("CW002", FAIL, W, "aws_sqs_queue.orders"),
+    },
     "config:warnings": {
         ("SQS003", FAIL, W, "aws_sqs_queue.jobs"),
         ("SQS007", FAIL, W, "aws_sqs_queue.dlq"),
@@ -216,6 +230,13 @@ def test_remediations_name_the_module_inputs(plan_doc):
     # a raw resource keeps its attribute
     fixes = {(f.rule_id, f.address): f.remediation for f in evaluate(plan_doc("config:queue-bad")).findings}
     assert fixes[("SQS003", 'aws_sqs_queue.src["mrc1"]')] == "Set maxReceiveCount to 3..5."
+
+
+def test_fifo_payload_expiry_counts_source_and_dlq_retention(plan_doc):
+    f = next(f for f in evaluate(plan_doc("config:claim-check-fifo")).findings if f.rule_id == "S3004")
+    assert "1296000 s (15 d) < the longest message lifetime 1555200 s (18 d)" in f.message
+    assert "FIFO aws_sqs_queue.orders + its DLQ aws_sqs_queue.dlq" in f.message
+    assert f.remediation.startswith("Set expiration.days to at least 18 ")
 
 
 def test_no_unit_is_repeated_in_a_message(plan_doc):
