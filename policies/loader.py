@@ -41,8 +41,14 @@ def read_text(path: str, max_mib: float = DEFAULT_MAX_MIB) -> str:
     are refused here, most of them from the first chunk."""
     name = _name(path)
     fd, first, close = _open(path)
+    limit = int(max_mib * (1 << 20))
     try:
-        raw = _read_all(fd, first, path, name, int(max_mib * (1 << 20)))
+        st = os.fstat(fd)
+        if stat.S_ISREG(st.st_mode):
+            if st.st_size > limit:
+                raise InputError(_too_large(name, limit))
+            first = os.read(fd, st.st_size + 1)  # the whole file in one read (a file may still grow)
+        raw = _read_all(fd, first, path, name, limit)
     except OSError as e:
         raise InputError(f"{name}: cannot read it ({e.strerror or e})") from None
     finally:
@@ -115,7 +121,12 @@ def _first_from_pipe(fd: int, path: str) -> bytes:
 def _read_all(fd: int, first: bytes, path: str, name: str, limit: int) -> bytes:
     chunks = [first] if first else []
     size = len(first)
+    if size > limit:
+        raise InputError(_too_large(name, limit))
     sniffed = False
+    if size >= 4096:
+        sniff(first[:4096], name, path)
+        sniffed = True
     while True:
         chunk = os.read(fd, _CHUNK)
         if not chunk:
@@ -126,9 +137,13 @@ def _read_all(fd: int, first: bytes, path: str, name: str, limit: int) -> bytes:
             sniff(b"".join(chunks)[:4096], name, path)  # /dev/urandom, /dev/zero: refused at once
             sniffed = True
         if size > limit:
-            raise InputError(f"{name}: is larger than the input limit of {limit / (1 << 20):g} MiB (an endless or "
-                             "runaway input?); pass --max-input-mib N to read a larger plan")
-    return b"".join(chunks)
+            raise InputError(_too_large(name, limit))
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _too_large(name: str, limit: int) -> str:
+    return (f"{name}: is larger than the input limit of {limit / (1 << 20):g} MiB (an endless or runaway input?); "
+            "pass --max-input-mib N to read a larger plan")
 
 
 # byte-order marks, longest first (a UTF-32 LE BOM starts with the UTF-16 LE one)
