@@ -475,7 +475,9 @@ class Plan:
         return (region, account)
 
     def resource_location(self, res: "Resource") -> tuple:
-        return self.provider_location(res.config.provider if res.config is not None else None)
+        key = res.config.provider if res.config is not None else None
+        got = self._memo_provider.get(key)
+        return got if got is not None else self.provider_location(key)
 
     # -- reference resolution -----------------------------------------------------
     def may_be_unknown(self, res: Resource, attr: str) -> bool:

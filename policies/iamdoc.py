@@ -120,10 +120,16 @@ def _principals(p) -> list | None:
 
 def _strings(v, what: str) -> list | None:
     """Action, Resource and their Not forms: a string or a list of strings."""
-    v = _as_list(v)
-    if v is not None and not all(isinstance(x, str) for x in v):
-        raise PolicyParseError(f"{what} must be a string or a list of strings")
-    return v
+    if v is None:
+        return None
+    if v.__class__ is str:
+        return [v]
+    if v.__class__ is list:
+        for x in v:
+            if x.__class__ is not str:
+                raise PolicyParseError(f"{what} must be a string or a list of strings")
+        return v
+    raise PolicyParseError(f"{what} must be a string or a list of strings")
 
 
 def _conditions(c) -> list:
@@ -144,10 +150,20 @@ def _reject_constant(name: str):
     raise ValueError(f"{name} is not a JSON value")
 
 
+_STRICT = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def strict_loads(text: str):
+    """json.loads without NaN/Infinity (which no AWS API accepts). Raises ValueError."""
+    if not isinstance(text, str):
+        raise TypeError(f"not a JSON string but {type(text).__name__}")
+    return _STRICT.decode(text)
+
+
 def parse_json(text: str, origin: str) -> Document:
     """Parse IAM policy JSON text. Raises PolicyParseError."""
     try:
-        doc = json.loads(text, parse_constant=_reject_constant)
+        doc = strict_loads(text)
     except (TypeError, ValueError, RecursionError) as e:
         msg = str(e)
         raise PolicyParseError(f"not valid JSON ({msg if len(msg) < 80 else msg[:79] + '…'})") from None

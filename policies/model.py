@@ -125,14 +125,10 @@ def invalid_of(*values: Any) -> Invalid | None:
     return next((v for v in values if isinstance(v, Invalid)), None)
 
 
-def _reject_constant(name: str):
-    raise ValueError(f"{name} is not a JSON value")
-
-
 def loads(text: str) -> Any:
     """JSON held in an attribute (a policy, a redrive policy): strict JSON, so NaN and
     Infinity, which no AWS API accepts, are errors rather than numbers. Raises ValueError."""
-    return json.loads(text, parse_constant=_reject_constant)
+    return iamdoc.strict_loads(text)
 
 
 def receive_count(v: Any) -> Any:
@@ -145,6 +141,9 @@ def receive_count(v: Any) -> Any:
         # written by hand in the policy JSON (not typed by the provider): SQS refuses it
         return Invalid("maxReceiveCount", v, "a whole number within 1..1000, what SQS accepts")
     return got
+
+
+_UNSET = object()
 
 
 class Link:
@@ -179,7 +178,7 @@ class Queue:
         self.region = region if isinstance(region, str) else None
         self.account = account if isinstance(account, str) else None
         for attr, parse in (("arn", parse_sqs_arn), ("url", parse_sqs_url), ("id", parse_sqs_url)):
-            got = parse(res.attr(attr))
+            got = parse(res.values.get(attr))
             if got:
                 region, account = got[0] or region, got[1] or account
                 self.region, self.account = got[0] or self.region, got[1] or self.account
@@ -200,6 +199,7 @@ class Queue:
         self.esms: list[ESM] = []
         self.alarms: list[Alarm] = []
         self.maybe_alarms: list[tuple[Alarm, str]] = []  # alarms on its name whose region/account may differ
+        self._retention: Any = _UNSET
         self.elsewhere_alarms: list[tuple[Alarm, str]] = []  # (alarm, metric) on its name in another region/account
 
     def __repr__(self):
@@ -215,8 +215,12 @@ class Queue:
         return False
 
     def retention(self):
-        v = self.res.attr("message_retention_seconds")
-        return number(AWS_DEFAULT_RETENTION if v is None else v, "message_retention_seconds", 60, 1209600, unit="s")
+        got = self._retention
+        if got is _UNSET:
+            v = self.res.attr("message_retention_seconds")
+            got = self._retention = number(AWS_DEFAULT_RETENTION if v is None else v, "message_retention_seconds",
+                                           60, 1209600, unit="s")
+        return got
 
     def visibility(self):
         v = self.res.attr("visibility_timeout_seconds")
@@ -290,6 +294,8 @@ def _place_difference(a: tuple, b: tuple) -> str:
 
 def same_place(a: tuple, b: tuple):
     """Whether two (region, account) locations are the same: True, False, or UNKNOWN."""
+    if a == b:
+        return True
     verdict = True
     for x, y in zip(a, b):
         if x == y:  # the same value, the same provider setting, or neither shown
@@ -589,7 +595,7 @@ class Model:
         an event source mapping, an EventBridge rule target or schedule, or a pipe."""
         for typ, path, what in SERVICE_DLQS:
             for r in self.plan.of_type(typ):
-                if r.mode != "managed":
+                if r.mode != "managed" or not (r.values.get(path[0]) or r.configured(path[0])):
                     continue
                 value = r.path(*path) if len(path) > 1 else r.attr(path[0])
                 if typ == "aws_sns_topic_subscription" and isinstance(value, str):
@@ -686,7 +692,7 @@ class Model:
                                         r.path("metric_query", i, "metric", j, "dimensions")))
         # the alarm watches QueueName in its own region and account
         where = self.plan.resource_location(r)
-        got = parse_arn(r.attr("arn"))
+        got = parse_arn(r.values.get("arn"))
         if got:
             where = (got[0] or where[0], got[1] or where[1])
         unresolved_metrics = []
