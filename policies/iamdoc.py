@@ -33,12 +33,13 @@ class Statement:
 
 
 class Document:
-    __slots__ = ("statements", "origin", "incomplete", "open_sids")
+    __slots__ = ("statements", "origin", "ref", "incomplete", "open_sids")
 
-    def __init__(self, statements: list[Statement], origin: str, incomplete: str | None = None,
+    def __init__(self, statements: list[Statement], origin: str, ref=None, incomplete: str | None = None,
                  open_sids: bool = False):
         self.statements = statements
         self.origin = origin  # address the document came from
+        self.ref = ref  # SourceRef when read from the configuration source
         # why some statements are only known after apply (a source or override document
         # that is): the known ones are still evaluated
         self.incomplete = incomplete
@@ -89,7 +90,7 @@ def merge(source: list[Document | None], own: Document | None, override: list[Do
         for st in d.statements:
             put(st, True)
     why = f"{' and '.join(dict.fromkeys(missing))} only known after apply" if missing else None
-    return Document(out, origin, why, open_sids)
+    return Document(out, origin, incomplete=why, open_sids=open_sids)
 
 
 class PolicyParseError(ValueError):
@@ -99,19 +100,26 @@ class PolicyParseError(ValueError):
 def _as_list(v) -> list | None:
     if v is None:
         return None
+    if v is UNKNOWN:
+        return UNKNOWN
     return v if isinstance(v, list) else [v]
 
 
 def _principals(p) -> list | None:
     if p is None:
         return None
+    if p is UNKNOWN:
+        return UNKNOWN
     if p == "*":
         return [("*", "*")]
     if isinstance(p, dict):
         out = []
         for t, ids in p.items():
-            for i in _as_list(ids) or ():
-                if not isinstance(i, str):
+            ids = _as_list(ids)
+            if ids is UNKNOWN:
+                return UNKNOWN
+            for i in ids or ():
+                if i is None or isinstance(i, _JSON_NON_STRINGS):
                     raise PolicyParseError(f"a {t} principal must be a string, not {type(i).__name__}")
                 out.append((t, i))
         return out
@@ -120,29 +128,42 @@ def _principals(p) -> list | None:
 
 def _strings(v, what: str) -> list | None:
     """Action, Resource and their Not forms: a string or a list of strings."""
-    if v is None:
-        return None
+    if v is None or v is UNKNOWN:
+        return v
     if v.__class__ is str:
         return [v]
     if v.__class__ is list:
         for x in v:
-            if x.__class__ is not str:
+            if x.__class__ is not str and (x is None or isinstance(x, _JSON_NON_STRINGS)):
                 raise PolicyParseError(f"{what} must be a string or a list of strings")
         return v
+    if v is not None and not isinstance(v, _JSON_NON_STRINGS):
+        return [v]  # a value read from the configuration source (a placeholder known after apply)
     raise PolicyParseError(f"{what} must be a string or a list of strings")
+
+
+# what JSON holds besides strings: wrong types for Action, Resource and principals (values
+# read from the configuration source may be placeholders of values known after apply)
+_JSON_NON_STRINGS = (bool, int, float, dict, list)
 
 
 def _conditions(c) -> list:
     out = []
+    if c is UNKNOWN:
+        return UNKNOWN
     if not c:
         return out
     if not isinstance(c, dict):
         raise PolicyParseError("Condition must be an object")
     for op, kv in c.items():
+        if kv is UNKNOWN:
+            return UNKNOWN
         if not isinstance(kv, dict):
             raise PolicyParseError(f"Condition {op} must be an object")
         for k, v in kv.items():
-            out.append((op, k, [str(x).lower() if isinstance(x, bool) else x for x in (_as_list(v) or [])]))
+            vals = _as_list(v)
+            vals = [UNKNOWN] if vals is UNKNOWN else vals
+            out.append((op, k, [str(x).lower() if isinstance(x, bool) else x for x in (vals or [])]))
     return out
 
 
@@ -167,26 +188,111 @@ def parse_json(text: str, origin: str) -> Document:
     except (TypeError, ValueError, RecursionError) as e:
         msg = str(e)
         raise PolicyParseError(f"not valid JSON ({msg if len(msg) < 80 else msg[:79] + '…'})") from None
+    return from_object(doc, origin)
+
+
+def from_object(doc: Any, origin: str, ref=None) -> Document:
+    """A policy document from its decoded JSON, where parts may be UNKNOWN
+    (values known only after apply, read from the configuration source)."""
     if not isinstance(doc, dict):
         raise PolicyParseError("not a JSON object")
     sts = doc.get("Statement")
     if isinstance(sts, dict):
         sts = [sts]
+    if sts is UNKNOWN:
+        sts = [UNKNOWN]
     if not isinstance(sts, list):
         raise PolicyParseError("has no Statement list")
     out = []
     for s in sts:
+        if s is UNKNOWN:
+            out.append(Statement(None, UNKNOWN, UNKNOWN, None, UNKNOWN, None, UNKNOWN, None, UNKNOWN))
+            continue
         if not isinstance(s, dict):
             raise PolicyParseError("a Statement is not an object")
         effect = s.get("Effect", "Allow")
-        if effect not in ("Allow", "Deny"):
+        if effect is not UNKNOWN and effect not in ("Allow", "Deny"):
             raise PolicyParseError(f"Effect must be \"Allow\" or \"Deny\", not {str(effect)[:40]!r}")
         out.append(Statement(
             s.get("Sid"), effect, _strings(s.get("Action"), "Action"), _strings(s.get("NotAction"), "NotAction"),
             _strings(s.get("Resource"), "Resource"), _strings(s.get("NotResource"), "NotResource"),
             _principals(s.get("Principal")), _principals(s.get("NotPrincipal")), _conditions(s.get("Condition")),
         ))
-    return Document(out, origin)
+    return Document(out, origin, ref)
+
+
+def _block_principals(blocks):
+    if blocks is UNKNOWN:
+        return UNKNOWN
+    if not blocks:
+        return None
+    out = []
+    for b in blocks:
+        if b is UNKNOWN or not isinstance(b, dict):
+            return UNKNOWN
+        ids = b.get("identifiers")
+        if ids is UNKNOWN or b.get("type") is UNKNOWN:
+            return UNKNOWN
+        for i in ids or ():
+            out.append((b.get("type"), i))
+    return out
+
+
+def from_blocks(blocks: Any) -> list[Statement]:
+    """Statements from aws_iam_policy_document ``statement`` blocks evaluated from
+    source (dicts of sid, effect, actions, resources, principals, condition ...)."""
+    if blocks is UNKNOWN or not isinstance(blocks, list):
+        raise PolicyParseError("statement blocks not known")
+    out = []
+    for b in blocks:
+        if not isinstance(b, dict):
+            raise PolicyParseError("a statement block not known")
+        conds: Any = []
+        cb = b.get("condition")
+        if cb is UNKNOWN:
+            conds = UNKNOWN
+        else:
+            for c in cb or ():
+                if not isinstance(c, dict):
+                    conds = UNKNOWN
+                    break
+                vals = c.get("values")
+                vals = [UNKNOWN] if vals is UNKNOWN else (vals or [])
+                conds.append((c.get("test"), c.get("variable"), [str(x).lower() if isinstance(x, bool) else x for x in vals]))
+        effect = b.get("effect")
+        out.append(Statement(
+            b.get("sid"), "Allow" if effect is None else effect,
+            _as_list(b.get("actions")), _as_list(b.get("not_actions")),
+            _as_list(b.get("resources")), _as_list(b.get("not_resources")),
+            _block_principals(b.get("principals")), _block_principals(b.get("not_principals")), conds,
+        ))
+    return out
+
+
+def merge_by_sid(base: list[Statement], over: list[Statement]) -> list[Statement]:
+    """aws_iam_policy_document's merge: a statement of ``over`` with a non-empty Sid
+    replaces the one of ``base`` with that Sid; the others are appended."""
+    out = list(base)
+    for s in over:
+        sid = s.sid if isinstance(s.sid, str) and s.sid else None
+        i = next((k for k, b in enumerate(out) if sid is not None and b.sid == sid), None)
+        if i is None:
+            out.append(s)
+        else:
+            out[i] = s
+    return out
+
+
+def undecided(doc: Document) -> bool:
+    """Whether parts the rules read are unknown (worth reading the source for)."""
+    for s in doc.statements:
+        if s.effect is UNKNOWN or s.actions is UNKNOWN or s.principals is UNKNOWN or s.conditions is UNKNOWN:
+            return True
+        if any(a is UNKNOWN for a in s.actions or ()):
+            return True
+        if s.principals and any(i is UNKNOWN for _, i in s.principals):
+            return True
+    return False
 
 
 def _blk_list(res: Resource, i: int, key: str):
@@ -279,7 +385,7 @@ def has_restricting_condition(conditions) -> bool:
 
 
 def action_covers_all(actions, service: str) -> bool:
-    if not actions or actions is UNKNOWN:
+    if actions is UNKNOWN or not actions:
         return False
     for a in actions:
         if isinstance(a, str) and a.lower() in ("*", f"{service}:*"):
