@@ -231,12 +231,14 @@ def hand_made() -> list[Case]:
 
 
 def make_case(rng: random.Random, seeds: list[tuple[str, str, list, list]], n_mutations: int | None = None) -> Case:
-    name, text, paths, weights = rng.choice(seeds)
+    name, text, paths, weights, source_dir = rng.choice(seeds)
     doc = json.loads(text)  # a private copy
     muts = n_mutations or rng.choice((1, 1, 1, 2, 3))
     for _ in range(muts):  # later mutations may find a path gone: then they do nothing
         doc = _mutate(rng, doc, paths, weights)
     args = ["--format", rng.choice(("text", "text", "json", "sarif"))]
+    if source_dir and rng.random() < 0.5:
+        args += ["--source-dir", source_dir]
     if rng.random() < 0.15:
         args.append("--strict")
     if rng.random() < 0.1:
@@ -245,15 +247,32 @@ def make_case(rng: random.Random, seeds: list[tuple[str, str, list, list]], n_mu
     return Case(_encode(rng, doc), args, cfg, f"{name} x{muts}")
 
 
-def load_seeds(paths: list[Path]) -> list[tuple[str, str, list, list]]:
-    """(name, JSON text, every path in the plan, cumulative weights of the paths)."""
+def load_seeds(paths: list[Path]) -> list[tuple[str, str, list, list, str | None]]:
+    """(name, JSON text, every path in the plan, cumulative weights of the paths, the
+    configuration directory it was planned from when known: cases then pass it as
+    --source-dir, so the configuration source reader is fuzzed too)."""
     import itertools
 
+    dirs = _config_dirs()
     out = []
     for p in paths:
         text = Path(p).read_text()
         paths_ = _paths(json.loads(text))
-        out.append((Path(p).name, text, paths_, list(itertools.accumulate(_interesting(x) for x in paths_))))
+        out.append((Path(p).name, text, paths_, list(itertools.accumulate(_interesting(x) for x in paths_)),
+                    dirs.get(Path(p).resolve())))
+    return out
+
+
+def _config_dirs() -> dict[Path, str]:
+    """Committed fixture plan -> the directory of the configuration it is the plan of."""
+    try:
+        sys.path.insert(0, str(REPO))
+        from tests.policies import fixture_plans, plans
+    except ImportError:
+        return {}
+    out = {}
+    for name, (directory, _vars, _offline) in plans.subjects().items():
+        out[(fixture_plans.PLANS / f"{fixture_plans.fixture_name(name)}.json").resolve()] = str(directory)
     return out
 
 
@@ -263,7 +282,7 @@ def default_seed_files() -> list[Path]:
     from tests.policies import plans
 
     names = [n for n in plans.subjects() if n.startswith(("config:", "example:")) and n != "config:bench"]
-    return [p for p in plans.ensure_all(names).values()]
+    return [p for p in plans.ensure_all(names).values()]  # the committed fixture plans
 
 
 # -- running one case ---------------------------------------------------------------------------
@@ -300,11 +319,13 @@ def run_in_memory(case: Case, workdir: Path) -> Outcome:
             (workdir / "policy.yaml").write_text(case.config)
             cfg = load_config(str(workdir / "policy.yaml"))
         doc = loader.parse(loader.decode_bytes(case.data, "plan.json"), "plan.json")
-        report = evaluate(doc, cfg, strict="--strict" in case.args, keep_passes="--show-pass" in case.args)
+        source_dir = case.args[case.args.index("--source-dir") + 1] if "--source-dir" in case.args else None
+        report = evaluate(doc, cfg, strict="--strict" in case.args, keep_passes="--show-pass" in case.args,
+                          source_dir=source_dir)
         if fmt == "json":
             out = rep.render_json(report, "--show-pass" in case.args)
         elif fmt == "sarif":
-            out = rep.render_sarif(report, doc, "plan.json", str(workdir))
+            out = rep.render_sarif(report, doc, "plan.json", source_dir or str(workdir))
         else:
             out = rep.render_text(report, "--show-pass" in case.args)
         out.encode("utf-8", "backslashreplace")
