@@ -277,3 +277,23 @@ resource "aws_dynamodb_table" "idempotency" {
   }
   tags = local.tags
 }
+
+# -- an existing managed policy, read by a data source; attached only when broken ------------------
+data "aws_iam_policy" "sqs_full" {
+  arn = "arn:aws:iam::aws:policy/AmazonSQSFullAccess"
+}
+
+resource "aws_iam_role" "app" {
+  name = "${var.name_prefix}-app"
+  assume_role_policy = jsonencode({
+    Version   = "2012-10-17"
+    Statement = [{ Effect = "Allow", Principal = { Service = "lambda.amazonaws.com" }, Action = "sts:AssumeRole" }]
+  })
+  tags = local.tags
+}
+
+resource "aws_iam_role_policy_attachment" "sqs_full" {
+  count      = local.b ? 1 : 0
+  role       = aws_iam_role.app.name
+  policy_arn = data.aws_iam_policy.sqs_full.arn
+}
