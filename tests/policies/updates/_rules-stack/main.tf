@@ -18,10 +18,13 @@ locals {
   b_src   = "${var.name_prefix}-b"
   b_dlq   = "${var.name_prefix}-b-dlq"
   c_src   = "${var.name_prefix}-c"
+  e_src   = "${var.name_prefix}-e"
+  e_dlq   = "${var.name_prefix}-e-dlq"
+  g_src   = "${var.name_prefix}-g"
   f_src   = "${var.name_prefix}-f.fifo"
   f_dlq   = local.b ? "${var.name_prefix}-f-dlq" : "${var.name_prefix}-f-dlq.fifo"
   bucket  = "${var.name_prefix}-payloads"
-  queues  = toset([local.a_src, local.a_dlq, local.b_src, local.b_dlq, local.c_src, local.f_src, local.f_dlq])
+  queues  = toset([local.a_src, local.a_dlq, local.b_src, local.b_dlq, local.c_src, local.e_src, local.e_dlq, local.f_src, local.f_dlq])
   consume = "${var.name_prefix}-consumer" # created through the API before the apply
 }
 
@@ -64,9 +67,8 @@ resource "aws_sqs_queue" "a_dlq" {
   receive_wait_time_seconds = 20
   sqs_managed_sse_enabled   = !local.b
   policy                    = data.aws_iam_policy_document.tls[local.a_dlq].json
-  # broken: no redrive-allow policy (the provider then stores "" in state)
-  redrive_allow_policy = local.b ? null : jsonencode({ redrivePermission = "byQueue", sourceQueueArns = ["${local.arn}:${local.a_src}"] })
-  tags                 = local.tags
+  redrive_allow_policy      = jsonencode({ redrivePermission = "byQueue", sourceQueueArns = ["${local.arn}:${local.a_src}"] })
+  tags                      = local.tags
 }
 
 resource "aws_sqs_queue" "a" {
@@ -75,7 +77,7 @@ resource "aws_sqs_queue" "a" {
   visibility_timeout_seconds = local.b ? 60 : 180 # the consumer's timeout is 30 s: 6 x 30 = 180
   receive_wait_time_seconds  = local.b ? 0 : 20
   sqs_managed_sse_enabled    = true
-  policy                     = local.b ? null : data.aws_iam_policy_document.tls[local.a_src].json
+  policy                     = data.aws_iam_policy_document.tls[local.a_src].json
   redrive_policy             = jsonencode({ deadLetterTargetArn = "${local.arn}:${local.a_dlq}", maxReceiveCount = local.b ? 1 : 5 })
   tags                       = local.tags
   depends_on                 = [aws_sqs_queue.a_dlq]
@@ -88,8 +90,9 @@ resource "aws_sqs_queue" "b_dlq" {
   receive_wait_time_seconds = 20
   sqs_managed_sse_enabled   = true
   policy                    = data.aws_iam_policy_document.tls[local.b_dlq].json
-  redrive_allow_policy      = jsonencode({ redrivePermission = "byQueue", sourceQueueArns = ["${local.arn}:${local.b_src}"] })
-  tags                      = local.tags
+  redrive_allow_policy = jsonencode({ redrivePermission = "byQueue",
+  sourceQueueArns = ["${local.arn}:${local.b_src}", "${local.arn}:${local.c_src}", "${local.arn}:${local.e_src}"] })
+  tags = local.tags
 }
 
 resource "aws_sqs_queue" "b" {
@@ -103,15 +106,57 @@ resource "aws_sqs_queue" "b" {
   depends_on                = [aws_sqs_queue.b_dlq]
 }
 
-# -- queue c: its redrive policy goes away (it keeps the DLQ of pair b) ---------------------
+# -- queue c: the other source of pair b's DLQ ------------------------------------------------
 resource "aws_sqs_queue" "c" {
   name                      = local.c_src
   receive_wait_time_seconds = 20
   sqs_managed_sse_enabled   = true
   policy                    = data.aws_iam_policy_document.tls[local.c_src].json
-  redrive_policy            = local.b ? null : jsonencode({ deadLetterTargetArn = "${local.arn}:${local.b_dlq}", maxReceiveCount = 4 })
+  redrive_policy            = jsonencode({ deadLetterTargetArn = "${local.arn}:${local.b_dlq}", maxReceiveCount = 4 })
   tags                      = local.tags
   depends_on                = [aws_sqs_queue.b_dlq]
+}
+
+# -- queue e: an SNS subscription's target. Its subscription's dead-letter queue e_dlq was
+# created without a redrive-allow policy (the provider stores "" in state); broken, queue e
+# sends its own failures there too, so e_dlq needs one (SQS011 reads "" from real state).
+resource "aws_sqs_queue" "e_dlq" {
+  name                      = local.e_dlq
+  message_retention_seconds = 1209600
+  receive_wait_time_seconds = 20
+  sqs_managed_sse_enabled   = true
+  policy                    = data.aws_iam_policy_document.tls[local.e_dlq].json
+  tags                      = local.tags
+}
+
+resource "aws_sqs_queue" "e" {
+  name                      = local.e_src
+  receive_wait_time_seconds = 20
+  sqs_managed_sse_enabled   = true
+  policy                    = data.aws_iam_policy_document.tls[local.e_src].json
+  redrive_policy            = jsonencode({ deadLetterTargetArn = "${local.arn}:${local.b ? local.e_dlq : local.b_dlq}", maxReceiveCount = 4 })
+  tags                      = local.tags
+  depends_on                = [aws_sqs_queue.b_dlq, aws_sqs_queue.e_dlq]
+}
+
+resource "aws_sns_topic" "events" {
+  name = "${var.name_prefix}-events"
+}
+
+resource "aws_sns_topic_subscription" "e" {
+  topic_arn      = aws_sns_topic.events.arn
+  protocol       = "sqs"
+  endpoint       = aws_sqs_queue.e.arn
+  redrive_policy = jsonencode({ deadLetterTargetArn = aws_sqs_queue.e_dlq.arn })
+}
+
+# -- queue g: created by the broken update without a DLQ or a queue policy --------------------
+resource "aws_sqs_queue" "g" {
+  count                     = local.b ? 1 : 0
+  name                      = local.g_src
+  receive_wait_time_seconds = 20
+  sqs_managed_sse_enabled   = true
+  tags                      = local.tags
 }
 
 # -- FIFO pair f: its DLQ becomes standard; its consumer batches ----------------------------
@@ -169,7 +214,7 @@ resource "aws_lambda_event_source_mapping" "f" {
 
 # -- alarms ----------------------------------------------------------------------------------
 resource "aws_cloudwatch_metric_alarm" "depth" {
-  for_each            = toset([local.a_dlq, local.b_dlq, local.f_dlq])
+  for_each            = toset([local.a_dlq, local.b_dlq, local.e_dlq, local.f_dlq])
   alarm_name          = "${each.key}-depth"
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateNumberOfMessagesVisible"
@@ -182,7 +227,7 @@ resource "aws_cloudwatch_metric_alarm" "depth" {
 }
 
 resource "aws_cloudwatch_metric_alarm" "age" {
-  for_each            = toset([local.a_src, local.b_src, local.c_src, local.f_src])
+  for_each            = toset([local.a_src, local.b_src, local.c_src, local.e_src, local.f_src])
   alarm_name          = "${each.key}-age"
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateAgeOfOldestMessage"
