@@ -141,6 +141,7 @@ module "iam" {
 
   producer_queue_arns = [module.queue[each.key].queue_arn_static]
   consumer_queue_arns = [module.queue[each.key].queue_arn_static]
+  consumer_dlq_arns   = [module.queue[each.key].dlq_arn_static]
   redrive = [{
     dlq_arn          = module.queue[each.key].dlq_arn_static
     source_queue_arn = module.queue[each.key].queue_arn_static
