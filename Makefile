@@ -2,7 +2,9 @@
 #   make demo   - the module end to end (see README)
 #   make test   - the whole test suite
 # Both install what they need (.venv with pinned packages, the Terraform
-# provider-mirror config) and are safe to run again.
+# provider-mirror config) and are safe to run again. While working on the plan
+# checker or the runtime helpers, `make test-fast` runs their unit tests in
+# seconds (no Terraform, no LocalStack; see CONTRIBUTING.md).
 
 PYTHON ?= python3
 VENV   := .venv
@@ -14,12 +16,14 @@ CHECKOV_STAMP := $(CHECKOV_VENV)/.installed
 # pytest workers: the suite is mostly waiting on Terraform and LocalStack
 WORKERS ?= 4
 
-.PHONY: all venv checkov-venv localstack demo test fmt clean
+.PHONY: all venv checkov-venv localstack demo test test-fast docs fixture-plans terraform-on-path fmt clean
 
 all: test
 
-$(STAMP): requirements.txt pyproject.toml
+terraform-on-path:
 	@command -v terraform >/dev/null || { echo "error: terraform is not on PATH; install Terraform >= 1.7 and retry" >&2; exit 2; }
+
+$(STAMP): requirements.txt pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
@@ -39,11 +43,26 @@ checkov-venv: $(CHECKOV_STAMP)
 localstack: $(STAMP)
 	@$(PY) -m tooling.localstack install
 
-demo: $(STAMP) localstack
+demo: terraform-on-path $(STAMP) localstack
 	$(PY) -m tooling.demo
 
-test: $(STAMP) $(CHECKOV_STAMP) localstack
+test: terraform-on-path $(STAMP) $(CHECKOV_STAMP) localstack
 	$(PY) -m pytest -n $(WORKERS) --dist loadgroup $(PYTEST_ARGS)
+
+# The policy engine's and the runtime's unit tests (and the other tests that need neither
+# Terraform nor LocalStack nor a package install), on the committed plans
+# (tests/policies/plans); SQS_FAST_TIER makes any Terraform call fail loudly.
+FAST_MARKERS := not static and not plan and not localstack and not checkov and not install
+test-fast: $(STAMP)
+	SQS_FAST_TIER=1 $(PY) -m pytest -n 2 -m "$(FAST_MARKERS)" $(PYTEST_ARGS)
+
+# re-plan the committed plan fixtures after changing their configurations or the modules
+fixture-plans: terraform-on-path $(STAMP)
+	$(PY) -m tests.policies.fixture_plans
+
+# regenerate the generated sections of the Markdown (inputs/outputs tables, rule table)
+docs: $(STAMP)
+	$(PY) -m tooling.docs
 
 fmt:
 	terraform fmt -recursive

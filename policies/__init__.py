@@ -1,5 +1,7 @@
 """Plan policy engine: the resilient-messaging rule catalog over `terraform show -json` output.
 
-Run ``python -m policies check plan.json`` (or the ``sqs-policy`` console script).
+Installed as ``resilient_sqs.policy`` (its source lives in the repository's top-level
+``policies/`` folder). Run ``sqs-policy check plan.json`` or
+``python -m resilient_sqs.policy check plan.json``.
 """
-__version__ = "0.1.0"
+from .. import __version__  # noqa: F401  (one version for the whole distribution)

@@ -1,3 +1,3 @@
-from policies.cli import run
+from .cli import run
 
 run()

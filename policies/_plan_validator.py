@@ -1,4 +1,4 @@
-# Generated from plan.schema.json by `python -m policies.schema --generate`. Do not edit.
+# Generated from plan.schema.json by `python -m resilient_sqs.policy.schema --generate`. Do not edit.
 # fmt: off
 import re
 

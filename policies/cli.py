@@ -17,7 +17,10 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="sqs-policy", description="Check a Terraform plan (terraform show -json) against the "
                 "resilient-SQS rule catalog.")
-    sub = p.add_subparsers(dest="cmd", metavar="{check,list-rules,explain}")
+    from .. import __version__
+
+    p.add_argument("--version", action="version", version=f"sqs-policy {__version__}")
+    sub = p.add_subparsers(dest="cmd", metavar="{check,list-rules,explain,checkov-dir}")
     sub.required = True
     c = sub.add_parser("check", help="check a plan JSON file", description="Check PLAN (the output of "
                        "`terraform show -json PLANFILE`, or - for standard input).")
@@ -35,12 +38,15 @@ def _parser() -> argparse.ArgumentParser:
     lr.add_argument("--format", choices=("text", "json"), default="text")
     e = sub.add_parser("explain", help="explain one rule")
     e.add_argument("rule", metavar="RULE", help="rule ID or slug, e.g. SQS004 or dlq-retention-longer")
+    sub.add_parser("checkov-dir", help="print the directory of the checkov custom checks",
+                   description="Print the directory holding this package's checkov custom checks, for "
+                   "`checkov --external-checks-dir \"$(sqs-policy checkov-dir)\"`.")
     return p
 
 
 def _write(text: str, output: str | None):
     if output:
-        from policies.errors import InputError
+        from .errors import InputError
 
         try:
             with open(output, "w") as fh:
@@ -54,9 +60,9 @@ def _write(text: str, output: str | None):
 def _check(args) -> int:
     import time
 
-    from policies import loader
-    from policies.config import load_config
-    from policies.engine import evaluate
+    from . import loader
+    from .config import load_config
+    from .engine import evaluate
 
     cfg = load_config(args.config)
     t0 = time.perf_counter()
@@ -64,7 +70,7 @@ def _check(args) -> int:
     t1 = time.perf_counter()
     report = evaluate(doc, cfg, strict=args.strict, keep_passes=args.show_pass)
     t2 = time.perf_counter()
-    from policies import report as rep
+    from . import report as rep
 
     if args.format == "json":
         out = rep.render_json(report, args.show_pass)
@@ -84,7 +90,7 @@ def _check(args) -> int:
 
 
 def _list_rules(args) -> int:
-    from policies.rules import CONFIG_RULES, RULES
+    from .rules import CONFIG_RULES, RULES
 
     rules = list(RULES.values()) + list(CONFIG_RULES.values())
     if args.format == "json":
@@ -102,8 +108,8 @@ def _list_rules(args) -> int:
 
 
 def _explain(args) -> int:
-    from policies.errors import InputError
-    from policies.rules import CONFIG_RULES, RULES
+    from .errors import InputError
+    from .rules import CONFIG_RULES, RULES
 
     rules = list(RULES.values()) + list(CONFIG_RULES.values())
     key = args.rule.strip()
@@ -146,13 +152,18 @@ def main(argv: list[str] | None = None) -> int:
 
     gc.disable()
     args = _parser().parse_args(argv)
-    from policies.errors import InputError
+    from .errors import InputError
 
     try:
         if args.cmd == "check":
             return _check(args)
         if args.cmd == "list-rules":
             return _list_rules(args)
+        if args.cmd == "checkov-dir":
+            import os
+
+            sys.stdout.write(os.path.join(os.path.dirname(os.path.abspath(__file__)), "checkov") + "\n")
+            return 0
         return _explain(args)
     except InputError as e:
         sys.stderr.write(f"sqs-policy: error: {' '.join(str(e).split())}\n")

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from policies.errors import InputError
-from policies.rules import CONFIG_RULES, RULES, SEVERITIES
+from .errors import InputError
+from .rules import CONFIG_RULES, RULES, SEVERITIES
 
 TOP_KEYS = {"select", "ignore", "rules", "waivers"}
 COMMON_RULE_KEYS = {"enabled", "severity"}

@@ -5,10 +5,10 @@ import datetime as _dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from policies.config import Config
-from policies.graph import Plan
-from policies.model import Model
-from policies.rules import CONFIG_RULES, FAIL, PASS, RULES, UNDECIDED
+from .config import Config
+from .graph import Plan
+from .model import Model
+from .rules import CONFIG_RULES, FAIL, PASS, RULES, UNDECIDED
 
 
 @dataclass

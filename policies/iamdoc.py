@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from policies.graph import UNKNOWN, Resource
+from .graph import UNKNOWN, Resource
 
 
 class Statement:

@@ -5,7 +5,7 @@ import json
 import re
 import sys
 
-from policies.errors import InputError
+from .errors import InputError
 
 TIMINGS: dict[str, float] = {}
 
@@ -138,7 +138,7 @@ def check_document(doc, name: str) -> dict:
     if doc.get("errored") is True:
         raise InputError(f"{name}: the plan is marked errored (Terraform stopped part-way), so it is incomplete; "
                          "fix the plan errors and plan again")
-    from policies import schema
+    from . import schema
 
     if not schema.is_valid(doc):
         why = schema.explain_invalid(doc) or "does not match the plan schema"

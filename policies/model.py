@@ -7,8 +7,8 @@ import json
 import re
 from typing import Any
 
-from policies import iamdoc
-from policies.graph import OPAQUE, UNKNOWN, Plan, Resource, Target, narrow
+from . import iamdoc
+from .graph import OPAQUE, UNKNOWN, Plan, Resource, Target, narrow
 
 AWS_DEFAULT_RETENTION = 345600  # SQS MessageRetentionPeriod when unset (4 days)
 AWS_DEFAULT_VISIBILITY = 30

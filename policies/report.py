@@ -7,9 +7,9 @@ import os
 import re
 from pathlib import Path
 
-from policies import __version__
-from policies.engine import Finding, Report
-from policies.rules import CONFIG_RULES, RULES, UNDECIDED
+from . import __version__
+from .engine import Finding, Report
+from .rules import CONFIG_RULES, RULES, UNDECIDED
 
 
 def _order(f: Finding):
@@ -88,7 +88,7 @@ class SourceLocator:
         return d
 
     def locate(self, address: str) -> tuple[str, int]:
-        from policies.graph import parse_module_address
+        from .graph import parse_module_address
 
         parts = re.split(r"\.(?=(?:data\.)?[a-z0-9_]+\.[A-Za-z0-9_-]+(?:\[[^\]]*\])?$)", address, maxsplit=1)
         module, local = (parts[0], parts[1]) if len(parts) == 2 and parts[0].startswith("module.") else ("", address)

@@ -9,7 +9,7 @@ checks both validators agree on valid and broken plans.
 
 Regenerate after editing the schema::
 
-    python -m policies.schema --generate
+    python -m resilient_sqs.policy.schema --generate
 """
 from __future__ import annotations
 
@@ -115,7 +115,7 @@ class _Gen:
             self.function(name, sub)
         self.function("root", self.schema)
         head = [
-            "# Generated from plan.schema.json by `python -m policies.schema --generate`. Do not edit.",
+            "# Generated from plan.schema.json by `python -m resilient_sqs.policy.schema --generate`. Do not edit.",
             "# fmt: off",
             "import re",
             "",
@@ -152,7 +152,7 @@ def explain_invalid(doc) -> str | None:
 
 
 def is_valid(doc) -> bool:
-    from policies._plan_validator import is_valid as fast
+    from ._plan_validator import is_valid as fast
 
     return fast(doc)
 
@@ -165,10 +165,10 @@ def main(argv=None) -> int:
         return 0
     if argv == ["--check"]:
         if GENERATED_PATH.read_text() != generate():
-            print(f"{GENERATED_PATH.name} is stale: run python -m policies.schema --generate", file=sys.stderr)
+            print(f"{GENERATED_PATH.name} is stale: run python -m resilient_sqs.policy.schema --generate", file=sys.stderr)
             return 1
         return 0
-    print("usage: python -m policies.schema --generate | --check", file=sys.stderr)
+    print("usage: python -m resilient_sqs.policy.schema --generate | --check", file=sys.stderr)
     return 2
 
 

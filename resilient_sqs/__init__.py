@@ -1,1 +1,12 @@
-"""Runtime helpers that go with the Terraform module: consumer kill switch, operator redrive."""
+"""resilient-sqs: the Python side of the resilient SQS messaging module.
+
+* ``resilient_sqs.policy``: the plan checker (``sqs-policy``); needs only jsonschema and PyYAML.
+* ``resilient_sqs.consumer``, ``resilient_sqs.idempotency``, ``resilient_sqs.redrive``
+  (``sqs-redrive``): runtime helpers that talk to AWS; install with the ``runtime`` extra
+  (``pip install 'resilient-sqs[runtime]'``).
+
+This file stays free of imports: the checker must not pull in AWS libraries.
+"""
+# The one place the version lives: pyproject.toml reads it, `sqs-policy --version` prints it,
+# CHANGELOG.md records it.
+__version__ = "0.1.0"

@@ -187,8 +187,9 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] = print, slee
     args = parser().parse_args(argv)
     try:
         from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
-    except ImportError:  # pragma: no cover - boto3 is a dependency
-        print("sqs-redrive: boto3 is not installed (pip install boto3)", file=sys.stderr)
+    except ImportError:  # the plain install ships only the plan checker
+        print("sqs-redrive: boto3 is not installed; install the runtime extra: pip install 'resilient-sqs[runtime]'",
+              file=sys.stderr)
         return 2
     try:
         sqs = _client(args)

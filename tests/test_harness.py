@@ -37,6 +37,7 @@ def local_dir(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.plan  # runs Terraform
 def test_plan_with_changes_succeeds_and_keeps_variable_types(local_dir):
     # python-terraform alone adds -detailed-exitcode: a plan with changes exits 2
     plan = Terraform(local_dir, variables={"size": 3, "tags": {"a": "b"}}).plan_json()
@@ -45,6 +46,7 @@ def test_plan_with_changes_succeeds_and_keeps_variable_types(local_dir):
     assert plan["resource_changes"][0]["change"]["after"]["input"] == {"size": 3, "tags": {"a": "b"}}
 
 
+@pytest.mark.plan  # runs Terraform
 def test_apply_output_destroy_round_trip(local_dir):
     tf = Terraform(local_dir, variables={"size": 41, "tags": {"x": "1", "y": "2"}})
     tf.apply()
@@ -54,6 +56,7 @@ def test_apply_output_destroy_round_trip(local_dir):
     assert state["resources"] == []
 
 
+@pytest.mark.plan  # runs Terraform
 def test_apply_saved_plan(local_dir):
     tf = Terraform(local_dir, variables={"size": 1})
     plan_file = tf.plan(out="saved.tfplan")
@@ -61,6 +64,7 @@ def test_apply_saved_plan(local_dir):
     assert tf.outputs()["size_plus_one"] == 2
 
 
+@pytest.mark.plan  # runs Terraform
 def test_failure_raises_with_terraform_error_text(local_dir):
     with pytest.raises(TerraformError) as excinfo:
         Terraform(local_dir, variables={"size": "not-a-number"}).plan()
@@ -70,11 +74,13 @@ def test_failure_raises_with_terraform_error_text(local_dir):
     assert "terraform plan failed in" in str(err)
 
 
+@pytest.mark.plan  # runs Terraform
 def test_positional_directory_is_refused(local_dir):
     with pytest.raises(TypeError, match="working directory"):
         Terraform(local_dir).cmd("plan", str(local_dir))
 
 
+@pytest.mark.plan  # runs Terraform
 def test_validate_reports_invalid_config(tmp_path):
     (tmp_path / "main.tf").write_text('output "x" {\n  value = var.missing\n}\n')
     tf = Terraform(tmp_path)
@@ -120,6 +126,7 @@ def test_extract_errors_joins_wrapped_diagnostics():
     assert errors[1] == "Error: Second detail two"
 
 
+@pytest.mark.plan  # runs Terraform
 def test_relative_working_dir(local_dir, monkeypatch):
     monkeypatch.chdir(local_dir.parent)
     plan = Terraform(local_dir.name, variables={"size": 2}).plan_json(out="rel.tfplan")

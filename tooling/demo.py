@@ -4,7 +4,7 @@ Steps (each a method of :class:`Demo`, so the demo grows by adding steps):
 
 1. start LocalStack (or use the one ``LOCALSTACK_ENDPOINT`` / ``AWS_ENDPOINT_URL`` points at);
 2. plan ``examples/complete`` and say in plain words what the module creates;
-3. run the plan policy check (``python -m policies check``) on that plan;
+3. run the plan policy check (``python -m resilient_sqs.policy check``) on that plan;
 4. apply it (a copy of the example; about two minutes: the AWS provider waits for
    every queue's attributes and the bucket's lifecycle rule to settle);
 5. a poison message: the consumer fails it ``maxReceiveCount`` times and SQS moves it
@@ -128,14 +128,14 @@ class Demo:
         return path
 
     def policy_check(self, plan_json: Path) -> None:
-        step("plan policy check: python -m policies check plan.json (what CI runs before merge)")
-        proc = subprocess.run([sys.executable, "-m", "policies", "check", str(plan_json)],
+        step("plan policy check: python -m resilient_sqs.policy check plan.json (what CI runs before merge)")
+        proc = subprocess.run([sys.executable, "-m", "resilient_sqs.policy", "check", str(plan_json)],
                               capture_output=True, text=True, cwd=REPO_ROOT)
         lines = proc.stdout.rstrip().splitlines()
         for line in lines[-12:] if len(lines) > 12 else lines:
             say(f"    {line}")
         if len(lines) > 12:
-            say(f"    ({len(lines) - 12} more lines above: `python -m policies check` on the plan shows them all)")
+            say(f"    ({len(lines) - 12} more lines above: `python -m resilient_sqs.policy check` on the plan shows them all)")
         check(proc.returncode == 0, f"the policy check failed (exit {proc.returncode}): {proc.stderr.strip()}")
         say("    exit 0: no error-level finding; the plan may be applied")
 

@@ -1,19 +1,33 @@
-"""Inputs/outputs tables for README.md, generated from variables.tf / outputs.tf.
+"""Generated sections of the project's Markdown: inputs/outputs tables and the rule table.
 
 terraform-docs is not installable here, so this is a small generator of our own.
-README.md holds marker pairs::
+A Markdown file holds marker pairs; the generator rewrites what is between them:
 
-    <!-- BEGIN_TF_DOCS modules/queue -->
-    ...generated...
+    <!-- BEGIN_TF_DOCS modules/queue -->      inputs/outputs of a Terraform module
+    ...generated...                            (path relative to the Markdown file)
     <!-- END_TF_DOCS modules/queue -->
 
-``python -m tooling.docs`` rewrites every marked section; ``--check`` exits 1 and
-names the stale sections instead (the test suite runs the check).
+    <!-- BEGIN_RULES -->                       the plan checker's rule catalog
+    ...generated...                            (resilient_sqs.policy.rules)
+    <!-- END_RULES -->
+
+    <!-- BEGIN_ACTION_DOCS -->                 inputs/outputs of the GitHub Action
+    ...generated...                            (action.yml at the repository root)
+    <!-- END_ACTION_DOCS -->
+
+Types and long defaults are abbreviated (``map(object({...}))``); each name links to
+the line of ``variables.tf``/``outputs.tf`` that declares it, where the full type is.
+Output depends only on the files read, so it is the same on every machine.
+
+``make docs`` (``python -m tooling.docs``) rewrites every marked section of the files
+in ``doc_files()``; ``--check`` writes nothing, names the stale sections and exits 1
+(the test suite runs the same comparison).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -21,9 +35,15 @@ from pathlib import Path
 
 from tooling.terraform import REPO_ROOT
 
+REGENERATE = "make docs"  # the exact command that rewrites every generated section
+
 MARKER = re.compile(
     r"(<!-- BEGIN_TF_DOCS (?P<path>[^ ]+) -->\n)(?P<body>.*?)(<!-- END_TF_DOCS (?P=path) -->)", re.S
 )
+RULES_MARKER = re.compile(r"(<!-- BEGIN_RULES -->\n)(?P<body>.*?)(<!-- END_RULES -->)", re.S)
+ACTION_MARKER = re.compile(r"(<!-- BEGIN_ACTION_DOCS -->\n)(?P<body>.*?)(<!-- END_ACTION_DOCS -->)", re.S)
+# types and defaults longer than this are abbreviated in the tables (the link leads to the full text)
+ABBREVIATE_OVER = 50
 
 
 @dataclass
@@ -31,6 +51,7 @@ class Block:
     kind: str
     name: str
     attrs: dict[str, str]
+    line: int = 0  # 1-based line of the block's header
 
 
 def _skip_string(text: str, i: int) -> int:
@@ -83,7 +104,8 @@ def parse_blocks(text: str, kind: str) -> list[Block]:
     for m in re.finditer(rf'^{kind}\s+"([^"]+)"\s*\{{', text, re.M):
         start = m.end() - 1
         end = _matching(text, start, "{", "}")
-        blocks.append(Block(kind, m.group(1), _top_level_attrs(text[start + 1 : end])))
+        line = text.count("\n", 0, m.start()) + 1
+        blocks.append(Block(kind, m.group(1), _top_level_attrs(text[start + 1 : end]), line))
     return blocks
 
 
@@ -125,6 +147,9 @@ def _top_level_attrs(body: str) -> dict[str, str]:
 def _string_value(expr: str | None) -> str:
     if not expr:
         return ""
+    if expr.startswith("<<"):  # heredoc description
+        lines = expr.splitlines()[1:-1]
+        return " ".join(ln.strip() for ln in lines)
     try:
         return json.loads(expr)
     except json.JSONDecodeError:
@@ -135,68 +160,185 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def _code(text: str) -> str:
+def _flat(text: str) -> str:
     """A multi-line HCL expression on one line: attributes of an object type joined by commas."""
     parts = [ln.strip() for ln in text.strip().splitlines() if ln.strip() and not ln.strip().startswith("#")]
     flat = parts[0] if parts else ""
     for ln in parts[1:]:
         sep = "" if flat.endswith(("(", "{", "[", ",")) or ln.startswith((")", "}", "]")) else ", "
         flat += sep + ln
-    flat = re.sub(r"\s+", " ", flat)
-    return f"`{flat}`".replace("|", "\\|")
+    return re.sub(r"\s+", " ", flat)
 
 
-def render(module_dir: Path) -> str:
-    variables = parse_blocks((module_dir / "variables.tf").read_text(), "variable") if (module_dir / "variables.tf").exists() else []
-    outputs = parse_blocks((module_dir / "outputs.tf").read_text(), "output") if (module_dir / "outputs.tf").exists() else []
-    lines = ["#### Inputs", "", "| Name | Description | Type | Default | Required |", "|---|---|---|---|:---:|"]
-    for v in variables:
-        default = v.attrs.get("default")
-        lines.append(
-            f"| `{v.name}` | {_cell(_string_value(v.attrs.get('description')))} | {_code(v.attrs.get('type', 'any'))} "
-            f"| {_code(default) if default is not None else 'n/a'} | {'no' if default is not None else 'yes'} |"
-        )
-    lines += ["", "#### Outputs", "", "| Name | Description |", "|---|---|"]
-    for o in outputs:
-        lines.append(f"| `{o.name}` | {_cell(_string_value(o.attrs.get('description')))} |")
+def abbreviate(expr: str, limit: int = ABBREVIATE_OVER) -> str:
+    """``expr`` on one line; over ``limit`` characters, the contents of its outermost
+    objects, tuples and lists are elided: ``map(object({...}))``, ``{...}``, ``[...]``."""
+    flat = _flat(expr)
+    if len(flat) <= limit:
+        return flat
+    out, i = [], 0
+    while i < len(flat):
+        c = flat[i]
+        if c == '"':
+            j = _skip_string(flat, i)
+            out.append(flat[i:j])
+            i = j
+            continue
+        if c in "{[":
+            close = "}" if c == "{" else "]"
+            j = _matching(flat, i, c, close)
+            out.append(f"{c}...{close}" if j > i + 1 else flat[i : j + 1])
+            i = j + 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _text(text: str) -> str:
+    """A table cell of prose: ``*`` outside code spans escaped (``sqs:*`` is not emphasis)."""
+    parts = _cell(text).split("`")
+    return "`".join(p if i % 2 else p.replace("*", "\\*") for i, p in enumerate(parts))
+
+
+def _code(text: str) -> str:
+    return f"`{text}`".replace("|", "\\|")
+
+
+def _link(name: str, target: Path, line: int, base: Path) -> str:
+    rel = os.path.relpath(target, base).replace(os.sep, "/")
+    return f"[`{name}`]({rel}#L{line})"
+
+
+def render(module_dir: Path, base: Path | None = None) -> str:
+    """Inputs and outputs tables of ``module_dir``; links relative to ``base`` (default: the module)."""
+    base = base or module_dir
+    vf, of = module_dir / "variables.tf", module_dir / "outputs.tf"
+    variables = parse_blocks(vf.read_text(), "variable") if vf.exists() else []
+    outputs = parse_blocks(of.read_text(), "output") if of.exists() else []
+    lines = ["#### Inputs", ""]
+    if variables:
+        lines += ["| Name | Description | Type | Default | Required |", "|---|---|---|---|:---:|"]
+        for v in variables:
+            default = v.attrs.get("default")
+            lines.append(
+                f"| {_link(v.name, vf, v.line, base)} | {_cell(_string_value(v.attrs.get('description')))} "
+                f"| {_code(abbreviate(v.attrs.get('type', 'any')))} "
+                f"| {_code(abbreviate(default)) if default is not None else 'n/a'} | {'no' if default is not None else 'yes'} |"
+            )
+    else:
+        lines.append("None.")
+    lines += ["", "#### Outputs", ""]
+    if outputs:
+        lines += ["| Name | Description |", "|---|---|"]
+        for o in outputs:
+            lines.append(f"| {_link(o.name, of, o.line, base)} | {_cell(_string_value(o.attrs.get('description')))} |")
+    else:
+        lines.append("None.")
     return "\n".join(lines) + "\n"
 
 
-def update(readme: Path, check: bool = False) -> list[str]:
-    """Rewrite (or, with check, only compare) every marked section; return stale section paths."""
-    text = readme.read_text()
+def render_rules() -> str:
+    """The rule table: every rule of the catalog (resilient_sqs.policy.rules), in catalog order."""
+    from resilient_sqs.policy.rules import CONFIG_RULES, RULES
+
+    rules = [*RULES.values(), *CONFIG_RULES.values()]
+    lines = ["| ID | slug | severity | area | checks |", "|---|---|---|---|---|"]
+    notes = []
+    for r in rules:
+        sev = r.severity
+        if r.severity_note:
+            notes.append(f"- `{r.id}`: {_text(r.severity_note)}")
+            sev += " (see below)"
+        lines.append(f"| `{r.id}` | {r.slug} | {sev} | {r.area} | {_text(r.title)} |")
+    if notes:
+        lines += ["", "Severity notes:", "", *notes]
+    return "\n".join(lines) + "\n"
+
+
+def render_action(action: Path) -> str:
+    """Inputs and outputs of a GitHub Action (action.yml)."""
+    import yaml
+
+    spec = yaml.safe_load(action.read_text())
+    lines = ["| Input | Description | Default | Required |", "|---|---|---|:---:|"]
+    for name, i in (spec.get("inputs") or {}).items():
+        default = i.get("default")
+        shown = "n/a" if default is None else (_code(json.dumps(default)) if default == "" else _code(str(default)))
+        lines.append(f"| `{name}` | {_cell(i.get('description', ''))} | {shown} | {'yes' if i.get('required') else 'no'} |")
+    lines += ["", "| Output | Description |", "|---|---|"]
+    for name, o in (spec.get("outputs") or {}).items():
+        lines.append(f"| `{name}` | {_cell(o.get('description', ''))} |")
+    return "\n".join(lines) + "\n"
+
+
+def update(md: Path, check: bool = False, root: Path = REPO_ROOT) -> list[str]:
+    """Rewrite (or, with check, only compare) every generated section of ``md``;
+    return the stale sections (module paths as written in the markers, ``rules``)."""
+    text = md.read_text()
     stale: list[str] = []
 
     def replace(m: re.Match) -> str:
-        module_dir = (readme.parent / m.group("path")).resolve()
+        module_dir = (md.parent / m.group("path")).resolve()
         if not module_dir.is_dir():
-            raise SystemExit(f"{readme}: TF_DOCS marker names {m.group('path')!r}, which is not a directory")
-        body = render(module_dir)
+            raise SystemExit(f"{md}: TF_DOCS marker names {m.group('path')!r}, which is not a directory")
+        body = render(module_dir, md.parent)
         if body != m.group("body"):
             stale.append(m.group("path"))
         return m.group(1) + body + m.group(4)
 
-    new = MARKER.sub(replace, text)
+    def replace_rules(m: re.Match) -> str:
+        body = render_rules()
+        if body != m.group("body"):
+            stale.append("rules")
+        return m.group(1) + body + m.group(3)
+
+    def replace_action(m: re.Match) -> str:
+        body = render_action(root / "action.yml")
+        if body != m.group("body"):
+            stale.append("action")
+        return m.group(1) + body + m.group(3)
+
+    new = ACTION_MARKER.sub(replace_action, RULES_MARKER.sub(replace_rules, MARKER.sub(replace, text)))
     if not check and new != text:
-        readme.write_text(new)
+        md.write_text(new)
     return stale
 
 
-def readmes() -> list[Path]:
-    return [p for p in [REPO_ROOT / "README.md", *sorted(REPO_ROOT.glob("modules/*/README.md"))] if p.exists()]
+def doc_files(root: Path = REPO_ROOT) -> list[Path]:
+    """Every Markdown file that may hold generated sections."""
+    found = [root / "README.md", root / "CONTRIBUTING.md", *sorted((root / "docs").glob("**/*.md")),
+             *sorted(root.glob("modules/*/README.md")), *sorted(root.glob("examples/*/README.md"))]
+    return [p for p in found if p.exists()]
+
+
+readmes = doc_files  # older name
+
+
+def stale_sections(root: Path = REPO_ROOT) -> list[str]:
+    return [f"{md.relative_to(root)} ({path})" for md in doc_files(root) for path in update(md, check=True, root=root)]
+
+
+def stale_message(stale: list[str]) -> str:
+    return (f"generated documentation is stale in {', '.join(stale)}: run `{REGENERATE}` "
+            "(or `.venv/bin/python -m tooling.docs`) and commit the result")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="do not write; exit 1 if a table is stale")
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a generated section is stale")
+    parser.add_argument("--root", type=Path, default=REPO_ROOT, help=argparse.SUPPRESS)  # for the tests
     args = parser.parse_args(argv)
-    bad = []
-    for readme in readmes():
-        for path in update(readme, check=args.check):
-            bad.append(f"{readme.relative_to(REPO_ROOT)}: {path}")
-    if args.check and bad:
-        print("stale input/output tables (run `python -m tooling.docs`): " + ", ".join(bad), file=sys.stderr)
-        return 1
+    root = args.root.resolve()
+    if args.check:
+        stale = stale_sections(root)
+        if stale:
+            print(stale_message(stale), file=sys.stderr)
+            return 1
+        return 0
+    for md in doc_files(root):
+        for path in update(md, root=root):
+            print(f"updated {md.relative_to(root)} ({path})")
     return 0
 
 

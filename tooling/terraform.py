@@ -136,6 +136,9 @@ def terraform_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 def terraform_bin() -> str:
+    if os.environ.get("SQS_FAST_TIER"):
+        raise RuntimeError("the fast tier (make test-fast) runs no Terraform: mark this test `plan` or `static`, "
+                           "or read a committed plan (tests/policies/plans)")
     found = shutil.which("terraform")
     if not found:
         raise RuntimeError(

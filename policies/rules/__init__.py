@@ -86,11 +86,11 @@ def seconds(v: Any) -> str:
 
 
 # importing the areas registers their rules, in catalog order
-from policies.rules import queue as _queue  # noqa: E402,F401
-from policies.rules import consumer as _consumer  # noqa: E402,F401
-from policies.rules import storage as _storage  # noqa: E402,F401
-from policies.rules import alarms as _alarms  # noqa: E402,F401
-from policies.rules import iam as _iam  # noqa: E402,F401
+from . import queue as _queue  # noqa: E402,F401
+from . import consumer as _consumer  # noqa: E402,F401
+from . import storage as _storage  # noqa: E402,F401
+from . import alarms as _alarms  # noqa: E402,F401
+from . import iam as _iam  # noqa: E402,F401
 
 # findings the engine itself raises about the configuration file
 CONFIG_RULES = {

@@ -1,9 +1,9 @@
 """Alarm rules: a DLQ depth alarm on every DLQ, an age alarm on every source queue."""
 from __future__ import annotations
 
-from policies.graph import UNKNOWN
-from policies.model import Alarm, Model, Queue
-from policies.rules import Option, fail, ok, rule, unknown
+from ..graph import UNKNOWN
+from ..model import Alarm, Model, Queue
+from . import Option, fail, ok, rule, unknown
 
 SEVERITY_NOTE = ("warning by default: alarms are often managed outside the stack (a monitoring stack, another "
                  "tool) where the plan cannot see them; set `severity: error` in the configuration when the "

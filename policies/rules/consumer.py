@@ -1,9 +1,9 @@
 """Consumer rules: Lambda event source mappings on SQS queues."""
 from __future__ import annotations
 
-from policies.graph import UNKNOWN
-from policies.model import ESM, Model
-from policies.rules import Option, fail, ok, rule, unknown
+from ..graph import UNKNOWN
+from ..model import ESM, Model
+from . import Option, fail, ok, rule, unknown
 
 
 def _queue(e: ESM):

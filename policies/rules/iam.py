@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import re
 
-from policies.graph import UNKNOWN
-from policies.model import Model
-from policies.rules import Option, fail, ok, rule, unknown
+from ..graph import UNKNOWN
+from ..model import Model
+from . import Option, fail, ok, rule, unknown
 
 SERVICES = ("sqs", "s3", "dynamodb", "kms")
 

@@ -1,10 +1,10 @@
 """Queue rules: encryption, dead-letter queues, retention, polling, queue policies."""
 from __future__ import annotations
 
-from policies import iamdoc
-from policies.graph import UNKNOWN
-from policies.model import Model, Queue, parse_sqs_arn
-from policies.rules import Option, fail, ok, rule, seconds, unknown
+from .. import iamdoc
+from ..graph import UNKNOWN
+from ..model import Model, Queue, parse_sqs_arn
+from . import Option, fail, ok, rule, seconds, unknown
 
 TLS_STATEMENT = ('{"Sid": "DenyInsecureTransport", "Effect": "Deny", "Principal": "*", "Action": "sqs:*", '
                  '"Resource": "<queue ARN>", "Condition": {"Bool": {"aws:SecureTransport": "false"}}}')

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import re
 
-from policies import iamdoc
-from policies.graph import UNKNOWN, Resource
-from policies.model import Bucket, Model
-from policies.rules import Option, fail, ok, rule, seconds, unknown
+from .. import iamdoc
+from ..graph import UNKNOWN, Resource
+from ..model import Bucket, Model
+from . import Option, fail, ok, rule, seconds, unknown
 
 PAB_FLAGS = ("block_public_acls", "block_public_policy", "ignore_public_acls", "restrict_public_buckets")
 

@@ -17,7 +17,7 @@ import boto3
 from localstack_client.session import Session
 
 from tooling.localstack import ACCOUNT_ID, REGION, LocalStack, example_variables
-from tooling.terraform import Terraform, TerraformError, copy_config
+from tooling.terraform import REPO_ROOT, Terraform, TerraformError, copy_config
 
 # Terraform retries failed AWS calls 25 times by default; against LocalStack a
 # failure is real, so fail fast.
@@ -321,29 +321,36 @@ def named_leftovers(sess: Session, prefix: str) -> list[str]:
 
 
 # ------------------------------------------------------------------------------------------
-# the README's Python code, run as published
+# the documentation's Python code (README.md, docs/*.md, module and example READMEs), run as published
 # ------------------------------------------------------------------------------------------
-README = Path(__file__).resolve().parents[2] / "README.md"
+def doc_python_blocks() -> list[tuple[Path, str]]:
+    """Every ```python block of the project's Markdown, with the file it is in."""
+    import re
+
+    from tooling.docs import doc_files
+
+    return [(md, b) for md in doc_files() for b in re.findall(r"```python\n(.*?)```", md.read_text(), flags=re.DOTALL)]
 
 
 def readme_snippet(docstring_start: str, sess: Session, ls: LocalStack, **globals_) -> dict:
-    """Execute the README's ```python block whose docstring starts with ``docstring_start``.
+    """Execute the documentation's ```python block whose docstring starts with ``docstring_start``
+    (found in whichever Markdown file holds it; exactly one block may match).
 
     Returns its namespace. The snippet's module-level ``s3``/``sqs`` clients are replaced by
     clients of this LocalStack; ``globals_`` adds names the snippet leaves to the reader
     (e.g. ``process``).
     """
-    import re
-
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
-    found = [b for b in blocks if b.lstrip().startswith(f'"""{docstring_start}')]
+    found = [(md, b) for md, b in doc_python_blocks() if b.lstrip().startswith(f'"""{docstring_start}')]
     if len(found) != 1:
-        raise AssertionError(f"README.md: expected one python block starting with {docstring_start!r}, found {len(found)}")
+        where = ", ".join(str(md.relative_to(REPO_ROOT)) for md, _ in found) or "none of README.md, docs/*.md, modules/*/README.md, examples/*/README.md"
+        raise AssertionError(f"expected one ```python block starting with {docstring_start!r} in the documentation, "
+                             f"found {len(found)} ({where})")
+    md, code = found[0]
     ns: dict = {"__name__": f"readme_{docstring_start.split(':')[0].lower()}"}
     saved = {k: os.environ.get(k) for k in ls.env()}
     os.environ.update(ls.env())  # the snippet creates boto3 clients at import
     try:
-        exec(compile(found[0], f"README.md[{docstring_start}]", "exec"), ns)
+        exec(compile(code, f"{md.relative_to(REPO_ROOT)}[{docstring_start}]", "exec"), ns)
     finally:
         for k, v in saved.items():
             if v is None:

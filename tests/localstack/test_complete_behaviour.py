@@ -35,7 +35,7 @@ def complete(applied):
 
 @pytest.fixture()
 def readme_code(aws, localstack):
-    """The README's producer and consumer, as published (clients pointed at LocalStack)."""
+    """The documented producer and consumer (docs/runtime.md), as published (clients pointed at LocalStack)."""
     processed: list = []
     producer = readme_snippet("Producer:", aws, localstack)
     consumer = readme_snippet("Consumer", aws, localstack, process=processed.append)

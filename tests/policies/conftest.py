@@ -1,4 +1,5 @@
-"""Fixtures for the policy tests: real plans of tests/policies/configs/* and examples/*."""
+"""Fixtures for the policy tests: the committed plans of tests/policies/configs/*,
+the examples and the module fixtures (tests/policies/plans/, no Terraform needed)."""
 from __future__ import annotations
 
 import pytest
@@ -8,7 +9,7 @@ from tests.policies import plans
 
 @pytest.fixture(scope="session")
 def plan_files():
-    """{subject: path of its plan JSON}; every plan generated once, in parallel, cached."""
+    """{subject: path of its committed plan JSON}."""
     return plans.ensure_all()
 
 
@@ -24,3 +25,9 @@ def plan_doc(plan_files):
         return cache[name]
 
     return get
+
+
+@pytest.fixture(scope="session")
+def fresh_plan_files():
+    """{subject: path of a fresh plan JSON} (Terraform; planned once per content, in parallel)."""
+    return plans.ensure_fresh()

@@ -1,8 +1,11 @@
 """Real plan JSON for the policy tests: `terraform plan` + `show -json` of the
 configurations under tests/policies/configs/, of the examples and of the
-module fixtures, through tooling.terraform, offline.
+module fixtures, offline.
 
-Plans come from the shared cache (tests/plan_cache.py): keyed by content,
+The engine's tests read the committed copies (tests/policies/plans/, see
+fixture_plans.py), so they need no Terraform. The full suite checks that every
+committed plan still equals a fresh plan (tests/policies/test_fixture_plans.py);
+fresh plans come from the shared cache (tests/plan_cache.py): keyed by content,
 planned once however many workers or sessions ask. The examples are planned
 with the same variables as the other plan tests (tests/test_examples_plan.py,
 tests/test_complete_plan.py), so each is planned once for all of them.
@@ -14,7 +17,6 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from tests import plan_cache
 from tests.helpers import EXAMPLES, FIXTURES, OFFLINE_ACCOUNT, example_dirs
 
 CONFIGS = Path(__file__).parent / "configs"
@@ -50,24 +52,51 @@ def subjects() -> dict[str, tuple[Path, dict, bool]]:
     return out
 
 
-def plan_path(name: str, wait: bool = True) -> Path | None:
+class MissingFixture(AssertionError):
+    pass
+
+
+def plan_path(name: str, wait: bool = True) -> Path:
+    """The committed plan JSON of subject ``name`` (no Terraform)."""
+    from tests.policies import fixture_plans
+
+    if name not in subjects():
+        raise KeyError(f"no plan subject {name!r}; known: {sorted(subjects())}")
+    path = fixture_plans.PLANS / f"{fixture_plans.fixture_name(name)}.json"
+    if not path.exists():
+        raise MissingFixture(f"stale fixture {path.relative_to(fixture_plans.REPO_ROOT)}: not committed yet; "
+                             f"run `{fixture_plans.REGENERATE}`")
+    return path
+
+
+def fresh_plan_path(name: str, wait: bool = True) -> Path | None:
+    """A fresh plan of subject ``name`` (Terraform, through the plan cache); the binary plan
+    file is beside it (``.with_suffix(".tfplan")``). With ``wait=False`` a plan another
+    process is making right now is not waited for: None is returned."""
+    from tests import plan_cache
+
     directory, variables, offline = subjects()[name]
     return plan_cache.plan_path(directory, variables, offline, wait=wait)
 
 
 def ensure_all(names: list[str] | None = None) -> dict[str, Path]:
-    """Every plan, generated in parallel: under pytest-xdist each worker plans what
+    """{subject: committed plan path} for every subject (or ``names``)."""
+    return {n: plan_path(n) for n in (names or list(subjects()))}
+
+
+def ensure_fresh(names: list[str] | None = None) -> dict[str, Path]:
+    """Every fresh plan, generated in parallel: under pytest-xdist each worker plans what
     no other worker is planning, then waits for the rest."""
     names = names or list(subjects())
     threads = 1 if os.environ.get("PYTEST_XDIST_WORKER") else 4
     with ThreadPoolExecutor(max_workers=threads) as ex:
-        list(ex.map(lambda n: plan_path(n, wait=False), names))
-        return dict(zip(names, ex.map(plan_path, names)))
+        list(ex.map(lambda n: fresh_plan_path(n, wait=False), names))
+        return dict(zip(names, ex.map(fresh_plan_path, names)))
 
 
 def load(name: str) -> dict:
     return json.loads(plan_path(name).read_text())
 
 
-__all__ = ["CONFIGS", "EXAMPLES", "EXAMPLE_PREFIX", "ensure_all", "example_variables", "fixture_names", "load",
-           "plan_path", "subjects"]
+__all__ = ["CONFIGS", "EXAMPLES", "EXAMPLE_PREFIX", "MissingFixture", "ensure_all", "ensure_fresh", "example_variables",
+           "fixture_names", "fresh_plan_path", "load", "plan_path", "subjects"]

@@ -5,10 +5,9 @@ from collections import Counter
 
 import pytest
 
-from policies import bench
-from policies.engine import evaluate
+from tooling import bench_policy as bench
+from resilient_sqs.policy.engine import evaluate
 
-pytestmark = pytest.mark.plan
 
 
 def test_generator_reproduces_a_real_plan(plan_doc):

@@ -9,17 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from policies.rules import CONFIG_RULES, RULES
+from resilient_sqs.policy.rules import CONFIG_RULES, RULES
 from tests.helpers import REPO_ROOT
 from tests.policies import plans
 
-pytestmark = pytest.mark.plan
 
 MALFORMED = Path(__file__).parent / "malformed"
 
 
 def cli(*args: str, stdin: bytes | None = None, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "policies", *args], capture_output=True, cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "resilient_sqs.policy", *args], capture_output=True, cwd=cwd,
                           input=stdin, timeout=120)
 
 
@@ -53,8 +52,9 @@ def test_malformed_input(fname, needles):
     _one_line_error(cli("check", str(MALFORMED / fname)), str(MALFORMED / fname), *needles)
 
 
-def test_binary_plan_file_says_to_run_terraform_show(plan_files):
-    binary = plan_files["config:raw-good"].with_suffix(".tfplan")
+@pytest.mark.plan
+def test_binary_plan_file_says_to_run_terraform_show():
+    binary = plans.fresh_plan_path("config:raw-good").with_suffix(".tfplan")
     assert binary.read_bytes()[:2] == b"PK"  # the real `terraform plan -out` file
     _one_line_error(cli("check", str(binary)), "is a binary Terraform plan file", f"terraform show -json {binary}")
 
@@ -330,7 +330,7 @@ def test_console_script_is_installed():
 def test_start_up_stays_lean(plan_files):
     """A clean check imports neither jsonschema (the precompiled validator suffices)
     nor PyYAML (no YAML configuration given)."""
-    code = ("import sys\nfrom policies.cli import main\nrc = main(['check', sys.argv[1], '--format', 'json'])\n"
+    code = ("import sys\nfrom resilient_sqs.policy.cli import main\nrc = main(['check', sys.argv[1], '--format', 'json'])\n"
             "sys.stderr.write(repr(sorted(m for m in ('jsonschema', 'yaml') if m in sys.modules)))\n")
     proc = subprocess.run([sys.executable, "-c", code, str(plan_files["example:many-queues"])],
                           capture_output=True, text=True, timeout=60)

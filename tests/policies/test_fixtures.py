@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from policies.engine import evaluate
+from resilient_sqs.policy.engine import evaluate
 from tests.policies import plans
 
-pytestmark = pytest.mark.plan
 
 E, W = "error", "warning"
 FAIL, UNK = "fail", "unknown"

@@ -5,10 +5,9 @@ import json
 
 import pytest
 
-from policies.graph import UNKNOWN, Index, Plan, parse_module_address, parse_traversal, reduce_refs
-from policies.model import Model, lambda_function_name, parse_sqs_arn, parse_sqs_url
+from resilient_sqs.policy.graph import UNKNOWN, Index, Plan, parse_module_address, parse_traversal, reduce_refs
+from resilient_sqs.policy.model import Model, lambda_function_name, parse_sqs_arn, parse_sqs_url
 
-pytestmark = pytest.mark.plan
 
 
 def test_address_and_traversal_parsing():
@@ -119,7 +118,7 @@ def test_rules_survive_every_attribute_being_unknown(plan_doc, subject):
     reports what it cannot decide."""
     import copy
 
-    from policies.engine import evaluate
+    from resilient_sqs.policy.engine import evaluate
 
     doc = copy.deepcopy(plan_doc(subject))
     changes = {rc["address"]: rc for rc in doc.get("resource_changes", [])}
@@ -141,7 +140,7 @@ def test_rules_survive_every_attribute_being_unknown(plan_doc, subject):
     assert n > 20
     report = evaluate(doc)
     assert any(f.status == "unknown" for f in report.findings)
-    from policies import report as rep
+    from resilient_sqs.policy import report as rep
 
     assert json.loads(rep.render_json(report))["summary"]["unknown"] > 0
     assert json.loads(rep.render_sarif(report, doc, "plan.json", "."))["runs"][0]["results"]

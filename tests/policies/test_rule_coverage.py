@@ -6,12 +6,11 @@ from collections import Counter
 
 import pytest
 
-from policies.engine import evaluate
-from policies.rules import RULES
+from resilient_sqs.policy.engine import evaluate
+from resilient_sqs.policy.rules import RULES
 from tests.helpers import REPO_ROOT
 from tests.policies import plans
 
-pytestmark = pytest.mark.plan
 
 
 @pytest.fixture(scope="module")

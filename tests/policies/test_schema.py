@@ -7,15 +7,14 @@ import json
 import jsonschema
 import pytest
 
-from policies import schema
+from resilient_sqs.policy import schema
 from tests.policies import plans
 
-pytestmark = pytest.mark.plan
 
 
 def test_generated_validator_matches_the_schema():
     assert schema.GENERATED_PATH.read_text() == schema.generate(), \
-        "policies/_plan_validator.py is stale: run `python -m policies.schema --generate`"
+        "policies/_plan_validator.py is stale: run `python -m resilient_sqs.policy.schema --generate`"
 
 
 def test_schema_is_a_valid_draft_2020_12_schema():

@@ -1,4 +1,4 @@
-# The benchmark's template (policies/bench.py): N queue pairs from the root
+# The benchmark's template (tooling/bench_policy.py): N queue pairs from the root
 # module with its defaults (per pair: queue + DLQ with their policies, six
 # alarms, three IAM policy documents; one alarm topic and its key), each pair
 # consumed by its own Lambda function through an event source mapping. Every

@@ -1,6 +1,6 @@
 """Benchmark: the policy CLI against checkov on plans of N = 10, 100, 1000 queue pairs.
 
-    .venv/bin/python -m policies.bench [--sizes 10,100,1000] [--no-checkov]
+    .venv/bin/python -m tooling.bench_policy [--sizes 10,100,1000] [--no-checkov]
 
 Each pair is what the root module creates by default for one queue key (queue
 + DLQ with queue policies, redrive and redrive-allow policies, six CloudWatch
@@ -149,7 +149,7 @@ def measure(path: Path, with_checkov: bool) -> dict:
     size = path.stat().st_size
     walls, rss, after = [], 0, []
     for _ in range(3):
-        w, r, out, err, rc = _child_rss([sys.executable, "-m", "policies", "check", str(path), "--format", "json"], env)
+        w, r, out, err, rc = _child_rss([sys.executable, "-m", "resilient_sqs.policy", "check", str(path), "--format", "json"], env)
         if rc not in (0, 1):
             raise RuntimeError(f"CLI failed on {path}: {err}")
         walls.append(w)
@@ -212,7 +212,7 @@ def main(argv=None) -> int:
         print(f"growth N={a['n']}->{b['n']} (x{k:g}): after-load x{b['after_load'] / a['after_load']:.1f}, "
               f"json.load x{b['json_load'] / a['json_load']:.1f}"
               + (f", checkov x{b['checkov_wall'] / a['checkov_wall']:.1f}" if "checkov_wall" in b and "checkov_wall" in a else ""))
-    print("CLI wall: best of 3 fresh `python -m policies check --format json` runs, interpreter start-up included;\n"
+    print("CLI wall: best of 3 fresh `python -m resilient_sqs.policy check --format json` runs, interpreter start-up included;\n"
           "after load: validation + evaluation + rendering inside that run; json.load: a fresh interpreter loading\n"
           "the same file (best of 3); peak MB: max RSS of the CLI process; mem/size: that RSS / plan size.")
     return 0

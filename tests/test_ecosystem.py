@@ -1,0 +1,408 @@
+"""The ecosystem's manifests: the pre-commit hook (.pre-commit-hooks.yaml) and the GitHub
+Action (action.yml), run as their users run them.
+
+- The hook runs through the real `pre-commit` (pinned in requirements.txt) from a local
+  clone of this checkout, in a stack repository of its own, on real plans.
+- The action's structure is checked, then its steps' `run` scripts are executed the way a
+  runner executes a composite action: inputs and step outputs substituted, GITHUB_OUTPUT,
+  GITHUB_STEP_SUMMARY, RUNNER_TEMP and GITHUB_ACTION_PATH provided, `bash -eo pipefail`,
+  and a step that fails ends the action.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from resilient_sqs.policy import hook
+from tests.helpers import REPO_ROOT
+from tests.policies import plans
+
+CLEAN, VIOLATIONS, WARNINGS_ONLY = "example:basic", "config:queue-bad", "config:warnings"
+FIXED_DATE = {"GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z",
+              "GIT_AUTHOR_NAME": "test", "GIT_AUTHOR_EMAIL": "test@example.com",
+              "GIT_COMMITTER_NAME": "test", "GIT_COMMITTER_EMAIL": "test@example.com"}
+
+
+def _git(cwd: Path, *args: str) -> str:
+    env = {**os.environ, **FIXED_DATE, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def checkout_copy(dest: Path) -> Path:
+    """The checkout's files as a clone would have them (tracked and new, not ignored)."""
+    try:
+        listed = _git(REPO_ROOT, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0")
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        pytest.fail("the pre-commit test needs the repository as a git checkout (it clones it)")
+    for rel in filter(None, listed):
+        src = REPO_ROOT / rel
+        if src.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+    return dest
+
+
+# ------------------------------------------------------------------------------------------
+# the hook's entry point, in-process
+# ------------------------------------------------------------------------------------------
+def test_hook_without_a_plan_says_how_to_name_one(capsys):
+    assert hook.main([]) == 2
+    assert hook.main(["--strict"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and "args: [plan.json]" in err[0] and "terraform show -json" in err[0]
+
+
+def test_hook_with_a_missing_plan_says_how_to_make_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert hook.main(["plan.json"]) == 2
+    assert "plan.json does not exist" in capsys.readouterr().err
+
+
+def test_hook_finds_the_config_file_and_refuses_two(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(plans.plan_path(VIOLATIONS), "plan.json")
+    assert hook.main(["plan.json"]) == 1  # no config file: the default rules, no failure of its own
+    Path(".sqs-policy.yml").write_text("select: [DDB003]\n")  # a rule the plan passes
+    assert hook.main(["plan.json"]) == 0
+    Path("other.toml").write_text('select = ["SQS002"]\n')
+    assert hook.main(["plan.json", "--config", "other.toml"]) == 1  # an explicit --config wins
+    Path(".sqs-policy.toml").write_text('select = ["DDB003"]\n')
+    capsys.readouterr()
+    assert hook.main(["plan.json"]) == 2
+    assert "found .sqs-policy.yml and .sqs-policy.toml" in capsys.readouterr().err
+
+
+def test_hook_passes_check_options_through(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(plans.plan_path(WARNINGS_ONLY), "p.json")
+    assert hook.main(["p.json"]) == 0
+    assert hook.main(["--fail-on", "warning", "p.json"]) == 1
+    assert hook.main(["p.json", "--format", "json", "-o", "r.json"]) == 0
+    assert json.loads(Path("r.json").read_text())["summary"]
+
+
+# ------------------------------------------------------------------------------------------
+# the hook through pre-commit, from a local clone
+# ------------------------------------------------------------------------------------------
+PRE_COMMIT_HOME = REPO_ROOT / ".cache" / "pre-commit"
+
+
+def test_hook_manifest_shape():
+    hooks = yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text())
+    (h,) = hooks
+    assert h["id"] == "sqs-policy" and h["language"] == "python" and h["pass_filenames"] is False
+    scripts = __import__("tomllib").loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert h["entry"] in scripts, f"the hook's entry {h['entry']} is not a console script of the package"
+
+
+@pytest.fixture(scope="module")
+def hook_repo():
+    """A git repository holding this checkout, committed with fixed dates (the same
+    content gives the same commit, so pre-commit reuses its environment across runs)."""
+    repo = PRE_COMMIT_HOME / "repo"
+    shutil.rmtree(repo, ignore_errors=True)
+    repo.mkdir(parents=True)
+    checkout_copy(repo)
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "checkout under test")
+    return repo, _git(repo, "rev-parse", "HEAD")
+
+
+def _stack(tmp_path: Path, hook_repo, plan: str | None, args: list[str], config: str | None = None) -> Path:
+    repo, rev = hook_repo
+    stack = tmp_path / "stack"
+    stack.mkdir()
+    _git(stack, "init", "-q")
+    (stack / "main.tf").write_text("# the stack's configuration\n")
+    if plan:
+        shutil.copy(plans.plan_path(plan), stack / "plan.json")
+    if config:
+        (stack / ".sqs-policy.yaml").write_text(config)
+    (stack / ".pre-commit-config.yaml").write_text(yaml.safe_dump(
+        {"repos": [{"repo": str(repo), "rev": rev, "hooks": [{"id": "sqs-policy", "args": args}]}]}))
+    _git(stack, "add", "-A")
+    return stack
+
+
+def _pre_commit(stack: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    env.update(PRE_COMMIT_HOME=str(PRE_COMMIT_HOME / "home"), GIT_CONFIG_GLOBAL=os.devnull, PRE_COMMIT_COLOR="never")
+    return subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=stack, env=env,
+                          capture_output=True, text=True, timeout=900)
+
+
+@pytest.mark.install  # pre-commit installs the hook's environment
+@pytest.mark.xdist_group("pre-commit")  # one worker owns the clone and pre-commit's store
+@pytest.mark.parametrize("plan,args,config,rc,needles", [
+    pytest.param(CLEAN, ["plan.json"], None, 0, ["Passed"], id="clean-plan-no-config-file"),
+    pytest.param(VIOLATIONS, ["plan.json"], None, 1, ["Failed", "exit code: 1", "SQS002 queue-has-dlq"],
+                 id="violations"),
+    pytest.param(VIOLATIONS, ["plan.json"], "select: [DDB003]\n", 0, ["Passed"], id="config-file-found"),
+    pytest.param(WARNINGS_ONLY, ["plan.json", "--fail-on", "warning"], None, 1, ["Failed", "WARNING"],
+                 id="check-options"),
+    pytest.param(None, ["plan.json"], None, 1, ["exit code: 2", "plan.json does not exist"], id="no-plan-yet"),
+])
+def test_pre_commit_runs_the_hook_from_a_clone(hook_repo, tmp_path, plan, args, config, rc, needles):
+    proc = _pre_commit(_stack(tmp_path, hook_repo, plan, args, config))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == rc, out
+    assert "sqs-policy (SQS plan policy check)" in out
+    for needle in needles:
+        assert needle in out, out
+    assert "Traceback" not in out and "internal error" not in out
+
+
+# ------------------------------------------------------------------------------------------
+# the GitHub Action
+# ------------------------------------------------------------------------------------------
+ACTION = yaml.safe_load((REPO_ROOT / "action.yml").read_text())
+EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+
+
+def _expressions(value) -> list[str]:
+    if isinstance(value, dict):
+        return [e for v in value.values() for e in _expressions(v)]
+    if isinstance(value, list):
+        return [e for v in value for e in _expressions(v)]
+    return EXPR.findall(value) if isinstance(value, str) else []
+
+
+def test_action_structure():
+    assert ACTION["runs"]["using"] == "composite"
+    inputs, outputs, steps = ACTION["inputs"], ACTION["outputs"], ACTION["runs"]["steps"]
+    assert ACTION["name"] and ACTION["description"]
+    assert inputs["plan"]["required"] is True
+    for name, spec in inputs.items():
+        assert spec.get("description"), f"input {name} has no description"
+        assert spec.get("required") or "default" in spec, f"optional input {name} has no default"
+    assert {"fail-on-violations", "sarif-file", "config", "fail-on", "strict"} <= set(inputs)
+    ids = {s["id"]: s for s in steps if "id" in s}
+    used = set()
+    for step in steps:
+        assert "run" in step and step.get("shell") == "bash", f"step {step.get('name')}: a bash run step"
+        for e in _expressions(step):
+            m = re.fullmatch(r"inputs\.([\w-]+)|steps\.([\w-]+)\.outputs\.([\w-]+)", e)
+            assert m, f"step {step['name']}: expression {e!r} (only inputs.* and steps.*.outputs.* are used)"
+            if m.group(1):
+                assert m.group(1) in inputs, f"step {step['name']} reads undeclared input {m.group(1)}"
+                used.add(m.group(1))
+            else:
+                assert m.group(2) in ids, f"step {step['name']} reads outputs of unknown step {m.group(2)}"
+        assert "${{" not in step["run"], f"step {step['name']}: pass inputs through env, not into the script text"
+    assert used == set(inputs), f"inputs never used: {set(inputs) - used}"
+    for name, spec in outputs.items():
+        assert spec.get("description"), f"output {name} has no description"
+        step_id, key = re.fullmatch(r"\$\{\{ steps\.([\w-]+)\.outputs\.([\w-]+) \}\}", spec["value"]).groups()
+        assert f"{key}=" in ids[step_id]["run"], f"output {name}: step {step_id} never writes {key}"
+
+
+def _resolve(value: str, inputs: dict, outputs: dict) -> str:
+    def one(m):
+        e = m.group(1)
+        if e.startswith("inputs."):
+            return inputs[e[len("inputs."):]]
+        _, step, _, key = e.split(".")
+        return outputs.get(step, {}).get(key, "")
+
+    return EXPR.sub(one, value)
+
+
+def run_action(action_path: Path, workspace: Path, runner_temp: Path, given: dict, steps: list[dict],
+               outputs: dict | None = None) -> dict:
+    """Run the given composite steps like a runner: returns {"failed": step name or None,
+    "rc", "log", "outputs": per step id, "action_outputs", "summary"}."""
+    inputs = {k: str(v.get("default", "")) for k, v in ACTION["inputs"].items()}
+    unknown = set(given) - set(inputs)
+    assert not unknown, f"not inputs of the action: {unknown}"
+    inputs.update(given)
+    missing = [k for k, v in ACTION["inputs"].items() if v.get("required") and not inputs.get(k)]
+    assert not missing, f"required inputs missing: {missing}"
+    outputs = dict(outputs or {})
+    summary = runner_temp / "summary.md"
+    log, failed, rc = [], None, 0
+    for i, step in enumerate(steps):
+        out_file = runner_temp / f"output-{i}"
+        out_file.write_text("")
+        env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+        env.update({k: _resolve(str(v), inputs, outputs) for k, v in step.get("env", {}).items()})
+        env.update(GITHUB_OUTPUT=str(out_file), GITHUB_STEP_SUMMARY=str(summary), RUNNER_TEMP=str(runner_temp),
+                   GITHUB_ACTION_PATH=str(action_path), GITHUB_WORKSPACE=str(workspace))
+        cwd = workspace / _resolve(step.get("working-directory", "."), inputs, outputs)
+        script = runner_temp / f"step-{i}.sh"
+        script.write_text(step["run"])
+        proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)], cwd=cwd, env=env,
+                              capture_output=True, text=True, timeout=600)
+        log.append(proc.stdout + proc.stderr)
+        if "id" in step:
+            outputs[step["id"]] = dict(line.split("=", 1) for line in out_file.read_text().splitlines() if "=" in line)
+        if proc.returncode != 0:
+            failed, rc = step["name"], proc.returncode
+            break
+    action_outputs = {k: _resolve(v["value"], inputs, outputs) for k, v in ACTION["outputs"].items()}
+    return {"failed": failed, "rc": rc, "log": "\n".join(log), "outputs": outputs, "action_outputs": action_outputs,
+            "summary": summary.read_text() if summary.exists() else ""}
+
+
+@pytest.fixture(scope="module")
+def installed_action(tmp_path_factory):
+    """The action's install step, run once: the checker installed from the action's checkout."""
+    base = tmp_path_factory.mktemp("action")
+    action_path = checkout_copy(base / "action")
+    runner_temp = base / "runner-temp"
+    runner_temp.mkdir()
+    install = ACTION["runs"]["steps"][0]
+    assert install["id"] == "install"
+    result = run_action(action_path, base, runner_temp, {"plan": "unused", "python": sys.executable}, [install])
+    assert result["failed"] is None, result["log"]
+    assert re.search(r"^sqs-policy \d", result["log"], flags=re.M), result["log"]
+    return action_path, runner_temp, result["outputs"]
+
+
+def _workspace(tmp_path: Path, plan: str | None, config: str | None = None, where: str = ".") -> Path:
+    ws = tmp_path / "ws"
+    (ws / where).mkdir(parents=True, exist_ok=True)
+    if plan == "not-json":
+        (ws / where / "plan.json").write_text("this is not JSON\n")
+    elif plan:
+        shutil.copy(plans.plan_path(plan), ws / where / "plan.json")
+    if config:
+        (ws / where / ".sqs-policy.yaml").write_text(config)
+    return ws
+
+
+def _run_checks(installed_action, ws: Path, given: dict) -> dict:
+    action_path, runner_temp, install_outputs = installed_action
+    return run_action(action_path, ws, runner_temp, {"plan": "plan.json", **given}, ACTION["runs"]["steps"][1:],
+                      outputs=install_outputs)
+
+
+@pytest.mark.install
+@pytest.mark.xdist_group("action")  # one install of the checker
+def test_action_clean_plan_passes_and_writes_sarif(installed_action, tmp_path):
+    r = _run_checks(installed_action, _workspace(tmp_path, CLEAN), {})
+    assert r["failed"] is None, r["log"]
+    assert r["action_outputs"] == {"exit-code": "0", "sarif-file": str(tmp_path / "ws" / "sqs-policy.sarif"), "config": ""}
+    sarif = json.loads(Path(r["action_outputs"]["sarif-file"]).read_text())
+    assert sarif["version"] == "2.1.0" and sarif["runs"][0]["tool"]["driver"]["name"] == "sqs-policy"
+    assert "No violations." in r["summary"]
+
+
+@pytest.mark.install
+@pytest.mark.xdist_group("action")  # one install of the checker
+def test_action_violations_fail_the_step_and_still_write_sarif(installed_action, tmp_path):
+    r = _run_checks(installed_action, _workspace(tmp_path, VIOLATIONS), {})
+    assert r["failed"] == "Outcome" and r["rc"] == 1, r["log"]
+    assert r["action_outputs"]["exit-code"] == "1"
+    assert "SQS002" in r["log"] and "::error title=sqs-policy::the plan has policy violations" in r["log"]
+    results = json.loads((tmp_path / "ws" / "sqs-policy.sarif").read_text())["runs"][0]["results"]
+    assert any(res["ruleId"] == "SQS002" for res in results)
+
+
+@pytest.mark.install
+@pytest.mark.xdist_group("action")  # one install of the checker
+def test_action_reports_only_when_told_not_to_fail(installed_action, tmp_path):
+    r = _run_checks(installed_action, _workspace(tmp_path, VIOLATIONS), {"fail-on-violations": "false"})
+    assert r["failed"] is None, r["log"]
+    assert r["action_outputs"]["exit-code"] == "1"
+    assert r["action_outputs"]["sarif-file"] == str(tmp_path / "ws" / "sqs-policy.sarif")
+
+
+@pytest.mark.install
+@pytest.mark.xdist_group("action")  # one install of the checker
+def test_action_finds_the_config_file_in_the_working_directory(installed_action, tmp_path):
+    ws = _workspace(tmp_path, VIOLATIONS, config="select: [DDB003]\n", where="infra")
+    r = _run_checks(installed_action, ws, {"working-directory": "infra", "sarif-file": ""})
+    assert r["failed"] is None, r["log"]
+    assert r["action_outputs"] == {"exit-code": "0", "sarif-file": "", "config": ".sqs-policy.yaml"}
+    assert not list(ws.rglob("*.sarif"))
+
+
+@pytest.mark.install
+@pytest.mark.xdist_group("action")  # one install of the checker
+def test_action_strict_and_fail_on_inputs_reach_the_check(installed_action, tmp_path):
+    ws = _workspace(tmp_path, WARNINGS_ONLY)
+    assert _run_checks(installed_action, ws, {})["action_outputs"]["exit-code"] == "0"
+    assert _run_checks(installed_action, ws, {"fail-on": "warning"})["action_outputs"]["exit-code"] == "1"
+
+
+@pytest.mark.install
+@pytest.mark.xdist_group("action")  # one install of the checker
+@pytest.mark.parametrize("given,needle", [
+    ({}, "sqs-policy: error: plan.json"),
+    ({"fail-on": "fatal"}, "input fail-on is 'fatal'"),
+    ({"strict": "yes"}, "input strict is 'yes'"),
+])
+def test_action_input_errors_always_fail(installed_action, tmp_path, given, needle):
+    ws = _workspace(tmp_path, "not-json")
+    r = _run_checks(installed_action, ws, {"fail-on-violations": "false", **given})
+    assert r["failed"] == "Outcome" and r["rc"] == 2, r["log"]
+    assert r["action_outputs"]["exit-code"] == "2" and r["action_outputs"]["sarif-file"] == ""
+    assert needle in r["log"], r["log"]
+    assert "Traceback" not in r["log"]
+
+
+@pytest.mark.install
+@pytest.mark.xdist_group("action")  # one install of the checker
+def test_action_bad_fail_on_violations_value_is_refused(installed_action, tmp_path):
+    r = _run_checks(installed_action, _workspace(tmp_path, "not-json"), {"fail-on-violations": "maybe"})
+    assert r["failed"] == "Outcome" and "input fail-on-violations is 'maybe'" in r["log"]
+
+
+# ------------------------------------------------------------------------------------------
+# the documentation's examples use the manifests as they are declared
+# ------------------------------------------------------------------------------------------
+def _doc_yaml() -> list[tuple[str, object]]:
+    from tooling.docs import doc_files
+
+    out = []
+    for md in doc_files():
+        for block in re.findall(r"```yaml\n(.*?)```", md.read_text(), flags=re.DOTALL):
+            out.append((str(md.relative_to(REPO_ROOT)), yaml.safe_load(block)))
+    return out
+
+
+def test_documented_workflows_use_the_action_as_declared():
+    inputs, outputs = ACTION["inputs"], ACTION["outputs"]
+    uses = 0
+    for where, doc in _doc_yaml():
+        if not isinstance(doc, dict) or "jobs" not in doc:
+            continue
+        for job in doc["jobs"].values():
+            ours = {s.get("id"): s for s in job["steps"] if "resilient-sqs@" in str(s.get("uses", ""))}
+            for step in ours.values():
+                uses += 1
+                given = set(step.get("with", {}))
+                assert given <= set(inputs), f"{where}: the action has no input {given - set(inputs)}"
+                required = {k for k, v in inputs.items() if v.get("required")}
+                assert required <= given, f"{where}: the action needs {required - given}"
+            for step in job["steps"]:
+                for step_id, name in re.findall(r"steps\.([\w-]+)\.outputs\.([\w-]+)", json.dumps(step)):
+                    if step_id in ours:
+                        assert name in outputs, f"{where}: the action has no output {name}"
+    assert uses, "no documented workflow uses the action"
+
+
+def test_documented_pre_commit_configs_name_real_hooks():
+    ids = {h["id"] for h in yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text())}
+    found = 0
+    for where, doc in _doc_yaml():
+        if not isinstance(doc, dict) or "repos" not in doc:
+            continue
+        for repo in doc["repos"]:
+            if "resilient-sqs" not in repo["repo"]:
+                continue
+            assert repo.get("rev"), f"{where}: pin a rev"
+            for h in repo["hooks"]:
+                found += 1
+                assert h["id"] in ids, f"{where}: no hook {h['id']} in .pre-commit-hooks.yaml"
+                assert h.get("args") and not h["args"][0].startswith("-"), f"{where}: name the plan JSON first in args"
+    assert found, "no documented pre-commit configuration uses the hook"

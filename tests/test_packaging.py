@@ -1,0 +1,166 @@
+"""What ships to users: `pip install <checkout>` gives the plan checker and the runtime
+helpers under `resilient_sqs`, with only the checker's dependencies; dev tooling, tests and
+their dependencies stay behind.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import REPO_ROOT
+
+PYPROJECT = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
+SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
+
+# never imported by anything shipped
+DEV_ONLY = {"tooling", "tests", "policies", "python_terraform", "localstack_client", "pytest", "_pytest"}
+# the plan checker runs in other teams' CI with jsonschema and PyYAML only
+AWS_LIBS = {"boto3", "botocore", "aws_lambda_powertools", "sqs_extended_client"}
+# what `pip install <checkout>` must not bring
+FORBIDDEN_DISTS = {"python-terraform", "localstack-client", "boto3", "botocore", "pytest", "s3transfer"}
+
+
+def package_dir(name: str) -> Path:
+    """Source directory of a shipped package, through the package-dir mapping."""
+    mapping = SETUPTOOLS.get("package-dir", {})
+    parts = name.split(".")
+    for i in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:i])
+        if prefix in mapping:
+            return REPO_ROOT / mapping[prefix] / Path(*parts[i:])
+    return REPO_ROOT / Path(*parts)
+
+
+def absolute_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_every_shipped_package_exists_and_every_policy_subpackage_is_shipped():
+    packages = SETUPTOOLS["packages"]
+    for name in packages:
+        assert (package_dir(name) / "__init__.py").is_file(), f"{name}: no {package_dir(name)}/__init__.py"
+    # a subpackage added under policies/ or resilient_sqs/ but not listed would silently not ship
+    for root, prefix in ((REPO_ROOT / "policies", "resilient_sqs.policy"), (REPO_ROOT / "resilient_sqs", "resilient_sqs")):
+        for init in root.rglob("__init__.py"):
+            rel = init.parent.relative_to(root)
+            name = ".".join([prefix, *rel.parts]) if rel.parts else prefix
+            assert name in packages, f"{init.parent} is a package but pyproject.toml does not ship it as {name}"
+
+
+@pytest.mark.parametrize("package", SETUPTOOLS["packages"])
+def test_shipped_package_imports_no_dev_code(package):
+    forbidden = DEV_ONLY | (AWS_LIBS if package.startswith("resilient_sqs.policy") else set())
+    offenders = {}
+    for path in sorted(package_dir(package).glob("*.py")):
+        bad = absolute_imports(path) & forbidden
+        if bad:
+            offenders[str(path.relative_to(REPO_ROOT))] = sorted(bad)
+    assert not offenders, f"shipped package {package} imports dev-only or AWS code: {offenders}"
+
+
+def _source_copy(dest: Path) -> Path:
+    """The checkout as pip sees it, without venvs, caches and Terraform state."""
+    ignore = shutil.ignore_patterns(".git", ".venv*", ".cache", ".plans", ".localstack", ".terraform", "__pycache__",
+                                    "*.egg-info", "build", ".pytest_cache", "*.tfstate*")
+    shutil.copytree(REPO_ROOT, dest, ignore=ignore, symlinks=True)
+    return dest
+
+
+@pytest.fixture(scope="module")
+def fresh_install(tmp_path_factory):
+    base = tmp_path_factory.mktemp("install")
+    src = _source_copy(base / "src")
+    venv = base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    py = venv / "bin" / "python"
+    proc = subprocess.run([str(py), "-m", "pip", "install", "--disable-pip-version-check", "--quiet", str(src)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"pip install of the checkout failed:\n{proc.stdout}\n{proc.stderr}"
+    return venv
+
+
+def _run(venv: Path, *args: str, cwd: Path, **kw) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    return subprocess.run([str(venv / "bin" / args[0]), *args[1:]], capture_output=True, text=True, cwd=cwd, env=env,
+                          timeout=120, **kw)
+
+
+@pytest.mark.install
+def test_fresh_install_brings_only_the_checkers_dependencies(fresh_install, tmp_path):
+    listed = json.loads(_run(fresh_install, "python", "-m", "pip", "list", "--format=json", cwd=tmp_path).stdout)
+    names = {d["name"].lower() for d in listed}
+    assert {"resilient-sqs", "jsonschema", "pyyaml"} <= names
+    assert not names & FORBIDDEN_DISTS, f"pip install of the checkout pulled in {sorted(names & FORBIDDEN_DISTS)}"
+
+
+@pytest.mark.install
+def test_fresh_install_has_one_top_level_package(fresh_install, tmp_path):
+    site = Path(_run(fresh_install, "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+                     cwd=tmp_path).stdout.strip())
+    record = next(site.glob("resilient_sqs-*.dist-info")) / "RECORD"
+    tops = {line.split(",", 1)[0].split("/", 1)[0] for line in record.read_text().splitlines()}
+    tops = {t for t in tops if not t.endswith(".dist-info") and t != ".."}
+    assert tops == {"resilient_sqs"}, f"installed top-level names: {sorted(tops)}"
+
+
+def _source_version() -> str:
+    tree = ast.parse((REPO_ROOT / "resilient_sqs" / "__init__.py").read_text())
+    return next(n.value.value for n in tree.body if isinstance(n, ast.Assign) and n.targets[0].id == "__version__")
+
+
+@pytest.mark.install
+def test_installed_checker_works_from_another_directory(fresh_install, tmp_path):
+    from tests.policies import plans
+
+    # a directory with its own `policies` and `tooling` packages, as other repositories have
+    for name in ("policies", "tooling"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text("raise ImportError('the project under test')\n")
+    version = _run(fresh_install, "sqs-policy", "--version", cwd=tmp_path)
+    assert version.returncode == 0 and version.stdout.strip() == f"sqs-policy {_source_version()}"
+    as_module = _run(fresh_install, "python", "-m", "resilient_sqs.policy", "--version", cwd=tmp_path)
+    assert as_module.stdout == version.stdout, as_module.stderr
+
+    # the installed checker decides a real plan exactly as the checkout does
+    for subject in ("config:queue-bad", "example:basic"):
+        plan = shutil.copy(plans.plan_path(subject), tmp_path / "plan.json")
+        installed = _run(fresh_install, "sqs-policy", "check", "plan.json", "--format", "json", cwd=tmp_path)
+        checkout = subprocess.run([sys.executable, "-m", "resilient_sqs.policy", "check", str(plan), "--format", "json"],
+                                  capture_output=True, text=True, cwd=REPO_ROOT, timeout=120)
+        assert installed.returncode == checkout.returncode and installed.returncode in (0, 1), installed.stderr
+        assert json.loads(installed.stdout) == json.loads(checkout.stdout)
+
+    checks = Path(_run(fresh_install, "sqs-policy", "checkov-dir", cwd=tmp_path).stdout.strip())
+    assert {"__init__.py", "_common.py", "sqs.py"} <= {p.name for p in checks.iterdir()}
+
+
+@pytest.mark.install
+def test_runtime_cli_without_the_runtime_extra_says_what_to_install(fresh_install, tmp_path):
+    proc = _run(fresh_install, "sqs-redrive", "list", "my-dlq", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == ("sqs-redrive: boto3 is not installed; install the runtime extra: "
+                                   "pip install 'resilient-sqs[runtime]'")
+
+
+def test_changelog_records_the_version():
+    import re
+
+    headings = re.findall(r"^## \[([^\]]+)\]", (REPO_ROOT / "CHANGELOG.md").read_text(), flags=re.M)
+    released = [h for h in headings if h != "Unreleased"]
+    assert released and released[0] == _source_version(), \
+        f"CHANGELOG.md's newest version is {released[:1]}, resilient_sqs.__version__ is {_source_version()}"
