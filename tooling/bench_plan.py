@@ -293,6 +293,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated subset of {','.join(VARIANTS)}")
     ap.add_argument("--repeat", type=int, default=1, help="plans per cell (the summary uses the lowest CPU)")
     ap.add_argument("--anchor", type=Path, default=DEFAULT_ANCHOR, help="terraform-aws-modules/sqs v4.3.1 checkout")
+    ap.add_argument("--ours-dir", type=Path, default=REPO_ROOT,
+                    help="the module to measure as ours (default: this checkout; e.g. another worktree to compare)")
     ap.add_argument("--breakdown", action="store_true", help="also print the plan JSON size per top-level key")
     ap.add_argument("--json", type=Path, help="also write all figures to this JSON file")
     args = ap.parse_args(argv)
@@ -319,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for variant in variants:
             work = root / variant
-            write_config(variant, work, anchor if variant == "anchor" else REPO_ROOT, endpoint)
+            write_config(variant, work, anchor if variant == "anchor" else args.ours_dir.resolve(), endpoint)
             init(work, env)
         cpus = os.cpu_count()
         print(f"terraform plan -refresh=false, offline provider; {cpus} CPUs; "
