@@ -20,6 +20,8 @@ module "queue" {
   dlq_name   = each.value.dlq_name
   fifo       = coalesce(each.value.fifo, local.d.fifo, false)
   account_id = local.account_id
+  partition  = data.aws_partition.current.partition
+  region     = data.aws_region.current.id
 
   visibility_timeout_seconds = try(coalesce(each.value.visibility_timeout_seconds, local.d.visibility_timeout_seconds), null)
   consumer = each.value.consumer == null ? null : {
