@@ -33,7 +33,11 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--show-pass", action="store_true", help="also list passing checks")
     c.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     c.add_argument("--source-dir", metavar="DIR", default=".",
-                   help="root configuration directory, to point SARIF results at .tf lines (default: .)")
+                   help="the root configuration the plan was made from (default: .): values the plan leaves unknown "
+                   "are read from its .tf files (and the modules `terraform init` installed) when they match the "
+                   "plan, and SARIF results point at .tf lines")
+    c.add_argument("--no-source", action="store_true",
+                   help="do not read values from the configuration source (what the plan leaves unknown stays unknown)")
     lr = sub.add_parser("list-rules", help="list the rule catalog")
     lr.add_argument("--format", choices=("text", "json"), default="text")
     e = sub.add_parser("explain", help="explain one rule")
@@ -68,7 +72,8 @@ def _check(args) -> int:
     t0 = time.perf_counter()
     doc = loader.load(args.plan)
     t1 = time.perf_counter()
-    report = evaluate(doc, cfg, strict=args.strict, keep_passes=args.show_pass)
+    report = evaluate(doc, cfg, strict=args.strict, keep_passes=args.show_pass,
+                      source_dir=None if args.no_source else args.source_dir)
     t2 = time.perf_counter()
     from . import report as rep
 

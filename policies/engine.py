@@ -21,12 +21,15 @@ class Finding:
     message: str
     remediation: str
     waiver: dict | None = None
+    source: Any = None  # source.SourceRef of the expression the finding was decided from
 
     def as_dict(self) -> dict[str, Any]:
         d = {"rule_id": self.rule_id, "slug": self.slug, "severity": self.severity, "status": self.status,
              "address": self.address, "message": self.message, "remediation": self.remediation}
         if self.waiver is not None:
             d["waiver"] = self.waiver
+        if self.source is not None:
+            d["source"] = {"file": self.source.label.rsplit(":", 1)[0], "line": self.source.line}
         return d
 
 
@@ -38,6 +41,7 @@ class Report:
     rules_run: list[str] = field(default_factory=list)
     resources: int = 0
     strict: bool = False
+    notes: list[str] = field(default_factory=list)  # about the run: source not read, not matching the plan
 
     def counts(self) -> dict[str, int]:
         c = {"errors": 0, "warnings": 0, "unknown": 0, "waived": 0, "passed": self.pass_count}
@@ -58,11 +62,18 @@ class Report:
 
 
 def evaluate(doc: dict, config: Config | None = None, *, strict: bool = False,
-             today: _dt.date | None = None, keep_passes: bool = True) -> Report:
+             today: _dt.date | None = None, keep_passes: bool = True, source_dir: str | None = None) -> Report:
+    """``source_dir``: the root configuration the plan was made from; values the plan
+    leaves unknown are read from it when it matches the plan (see source.py)."""
     config = config or Config()
     today = today or _dt.date.today()
     plan = Plan(doc)
-    model = Model(plan)
+    source = None
+    if source_dir is not None:
+        from .source import Source
+
+        source = Source(plan, source_dir)
+    model = Model(plan, source)
     report = Report(resources=len(plan.resources), strict=strict)
     for rid, rule in RULES.items():
         if not config.rule_enabled(rid):
@@ -82,9 +93,14 @@ def evaluate(doc: dict, config: Config | None = None, *, strict: bool = False,
                 msg = f"cannot be decided before apply (--strict): {res.message}"
             else:
                 msg = res.message
-            f = Finding(rid, rule.slug, sev, status, res.address, msg, res.remediation or rule.remediation)
+            if res.ref is not None:
+                msg = f"{msg} (from {res.ref})"
+            f = Finding(rid, rule.slug, sev, status, res.address, msg, res.remediation or rule.remediation,
+                        source=res.ref)
             (report.passed if status == PASS else report.findings).append(f)
     _apply_waivers(report, config, today)
+    if source is not None:
+        report.notes.extend(source.notes)
     return report
 
 

@@ -31,11 +31,12 @@ class Statement:
 
 
 class Document:
-    __slots__ = ("statements", "origin")
+    __slots__ = ("statements", "origin", "ref")
 
-    def __init__(self, statements: list[Statement], origin: str):
+    def __init__(self, statements: list[Statement], origin: str, ref=None):
         self.statements = statements
         self.origin = origin  # address the document came from
+        self.ref = ref  # SourceRef when read from the configuration source
 
 
 class PolicyParseError(ValueError):
@@ -45,18 +46,25 @@ class PolicyParseError(ValueError):
 def _as_list(v) -> list | None:
     if v is None:
         return None
+    if v is UNKNOWN:
+        return UNKNOWN
     return v if isinstance(v, list) else [v]
 
 
 def _principals(p) -> list | None:
     if p is None:
         return None
+    if p is UNKNOWN:
+        return UNKNOWN
     if p == "*":
         return [("*", "*")]
     if isinstance(p, dict):
         out = []
         for t, ids in p.items():
-            for i in _as_list(ids) or ():
+            ids = _as_list(ids)
+            if ids is UNKNOWN:
+                return UNKNOWN
+            for i in ids or ():
                 out.append((t, i))
         return out
     raise PolicyParseError(f"Principal must be \"*\" or an object, not {type(p).__name__}")
@@ -64,15 +72,21 @@ def _principals(p) -> list | None:
 
 def _conditions(c) -> list:
     out = []
+    if c is UNKNOWN:
+        return UNKNOWN
     if not c:
         return out
     if not isinstance(c, dict):
         raise PolicyParseError("Condition must be an object")
     for op, kv in c.items():
+        if kv is UNKNOWN:
+            return UNKNOWN
         if not isinstance(kv, dict):
             raise PolicyParseError(f"Condition {op} must be an object")
         for k, v in kv.items():
-            out.append((op, k, [str(x).lower() if isinstance(x, bool) else x for x in (_as_list(v) or [])]))
+            vals = _as_list(v)
+            vals = [UNKNOWN] if vals is UNKNOWN else vals
+            out.append((op, k, [str(x).lower() if isinstance(x, bool) else x for x in (vals or [])]))
     return out
 
 
@@ -82,15 +96,26 @@ def parse_json(text: str, origin: str) -> Document:
         doc = json.loads(text)
     except (TypeError, ValueError) as e:
         raise PolicyParseError(f"not valid JSON ({e})") from None
+    return from_object(doc, origin)
+
+
+def from_object(doc: Any, origin: str, ref=None) -> Document:
+    """A policy document from its decoded JSON, where parts may be UNKNOWN
+    (values known only after apply, read from the configuration source)."""
     if not isinstance(doc, dict):
         raise PolicyParseError("not a JSON object")
     sts = doc.get("Statement")
     if isinstance(sts, dict):
         sts = [sts]
+    if sts is UNKNOWN:
+        sts = [UNKNOWN]
     if not isinstance(sts, list):
         raise PolicyParseError("has no Statement list")
     out = []
     for s in sts:
+        if s is UNKNOWN:
+            out.append(Statement(None, UNKNOWN, UNKNOWN, None, UNKNOWN, None, UNKNOWN, None, UNKNOWN))
+            continue
         if not isinstance(s, dict):
             raise PolicyParseError("a Statement is not an object")
         out.append(Statement(
@@ -98,7 +123,81 @@ def parse_json(text: str, origin: str) -> Document:
             _as_list(s.get("Resource")), _as_list(s.get("NotResource")), _principals(s.get("Principal")),
             _principals(s.get("NotPrincipal")), _conditions(s.get("Condition")),
         ))
-    return Document(out, origin)
+    return Document(out, origin, ref)
+
+
+def _block_principals(blocks):
+    if blocks is UNKNOWN:
+        return UNKNOWN
+    if not blocks:
+        return None
+    out = []
+    for b in blocks:
+        if b is UNKNOWN or not isinstance(b, dict):
+            return UNKNOWN
+        ids = b.get("identifiers")
+        if ids is UNKNOWN or b.get("type") is UNKNOWN:
+            return UNKNOWN
+        for i in ids or ():
+            out.append((b.get("type"), i))
+    return out
+
+
+def from_blocks(blocks: Any) -> list[Statement]:
+    """Statements from aws_iam_policy_document ``statement`` blocks evaluated from
+    source (dicts of sid, effect, actions, resources, principals, condition ...)."""
+    if blocks is UNKNOWN or not isinstance(blocks, list):
+        raise PolicyParseError("statement blocks not known")
+    out = []
+    for b in blocks:
+        if not isinstance(b, dict):
+            raise PolicyParseError("a statement block not known")
+        conds: Any = []
+        cb = b.get("condition")
+        if cb is UNKNOWN:
+            conds = UNKNOWN
+        else:
+            for c in cb or ():
+                if not isinstance(c, dict):
+                    conds = UNKNOWN
+                    break
+                vals = c.get("values")
+                vals = [UNKNOWN] if vals is UNKNOWN else (vals or [])
+                conds.append((c.get("test"), c.get("variable"), [str(x).lower() if isinstance(x, bool) else x for x in vals]))
+        effect = b.get("effect")
+        out.append(Statement(
+            b.get("sid"), "Allow" if effect is None else effect,
+            _as_list(b.get("actions")), _as_list(b.get("not_actions")),
+            _as_list(b.get("resources")), _as_list(b.get("not_resources")),
+            _block_principals(b.get("principals")), _block_principals(b.get("not_principals")), conds,
+        ))
+    return out
+
+
+def merge_by_sid(base: list[Statement], over: list[Statement]) -> list[Statement]:
+    """aws_iam_policy_document's merge: a statement of ``over`` with a non-empty Sid
+    replaces the one of ``base`` with that Sid; the others are appended."""
+    out = list(base)
+    for s in over:
+        sid = s.sid if isinstance(s.sid, str) and s.sid else None
+        i = next((k for k, b in enumerate(out) if sid is not None and b.sid == sid), None)
+        if i is None:
+            out.append(s)
+        else:
+            out[i] = s
+    return out
+
+
+def undecided(doc: Document) -> bool:
+    """Whether parts the rules read are unknown (worth reading the source for)."""
+    for s in doc.statements:
+        if s.effect is UNKNOWN or s.actions is UNKNOWN or s.principals is UNKNOWN or s.conditions is UNKNOWN:
+            return True
+        if any(a is UNKNOWN for a in s.actions or ()):
+            return True
+        if s.principals and any(i is UNKNOWN for _, i in s.principals):
+            return True
+    return False
 
 
 def _blk_list(res: Resource, i: int, key: str):
@@ -184,7 +283,7 @@ def has_restricting_condition(conditions) -> bool:
 
 
 def action_covers_all(actions, service: str) -> bool:
-    if not actions or actions is UNKNOWN:
+    if actions is UNKNOWN or not actions:
         return False
     for a in actions:
         if isinstance(a, str) and a.lower() in ("*", f"{service}:*"):

@@ -15,6 +15,7 @@ AWS_DEFAULT_VISIBILITY = 30
 LAMBDA_DEFAULT_TIMEOUT = 3
 ESM_DEFAULT_BATCH_SQS = 10
 
+_UNSET = object()
 _SQS_ARN = re.compile(r"^arn:([a-z-]+):sqs:([a-z0-9-]*):([0-9]*):(.+)$")
 _LAMBDA_ARN = re.compile(r"^arn:([a-z-]+):lambda:([a-z0-9-]*):([0-9]*):function:([^:]+)(?::.+)?$")
 
@@ -55,6 +56,12 @@ def lambda_function_name(ref: Any) -> str | None:
     if ":function:" in ref:  # 123456789012:function:name[:alias]
         return ref.split(":function:", 1)[1].split(":", 1)[0]
     return ref.split(":", 1)[0]
+
+
+def _pending_text():
+    from .source import PendingText
+
+    return PendingText
 
 
 def _int(v: Any) -> Any:
@@ -118,6 +125,11 @@ class Queue:
         self.dlq_link: Link | None = None  # None: no redrive policy at all
         self.max_receive_count: Any = None
         self.redrive_error: str | None = None
+        self.redrive_ref = None  # SourceRef when the redrive policy was read from source
+        self.redrive_why: str | None = None  # why maxReceiveCount stays unknown, from source
+        self._allow: Any = _UNSET
+        self.allow_ref = None
+        self.allow_why: str | None = None
         self.sources: list[Queue] = []
         self.maybe: list[tuple[str, str]] = []  # (kind, why) of separate resources that may target it
         self.esms: list[ESM] = []
@@ -165,8 +177,20 @@ class Queue:
         return self.allow_res.attr(self.allow_attr)
 
     def allow_value(self):
+        if self._allow is _UNSET:
+            self._allow = self._allow_value()
+        return self._allow
+
+    def _allow_value(self):
         raw = self.allow_raw()
-        if raw is UNKNOWN or raw is None or raw == "":
+        if raw is UNKNOWN:
+            got = self.model.json_from_source(self.allow_res, self.allow_attr)
+            if got is not None:
+                value, self.allow_ref, self.allow_why = got
+                if value is not UNKNOWN:
+                    return value if isinstance(value, dict) else "invalid"
+            return UNKNOWN
+        if raw is None or raw == "":
             return raw if raw is not None else None
         try:
             v = json.loads(raw)
@@ -253,17 +277,20 @@ class PolicyDoc:
     """A policy document as evaluated by the IAM rules (one per resource that carries it)."""
 
     def __init__(self, address: str, doc: iamdoc.Document | None, unknown_reason: str | None = None,
-                 error: str | None = None, via: str | None = None):
+                 error: str | None = None, via: str | None = None, ref=None):
         self.address = address
         self.doc = doc
         self.unknown_reason = unknown_reason
         self.error = error
         self.via = via
+        # SourceRef when the document (or what it says) was read from the configuration source
+        self.ref = ref if ref is not None else (doc.ref if doc is not None else None)
 
 
 class Model:
-    def __init__(self, plan: Plan):
+    def __init__(self, plan: Plan, source=None):
         self.plan = plan
+        self.source = source  # source.Source: values the plan leaves unknown, read from the configuration
         self.default_region = plan.region()
         self.queues: list[Queue] = [Queue(r, self) for r in plan.of_type("aws_sqs_queue") if r.mode == "managed"]
         self.queue_by_res = {q.res.address: q for q in self.queues}
@@ -328,6 +355,10 @@ class Model:
                 return Link(external=url)
         targets = self.plan.expr_targets(res, attr)
         found = self.queues_in(targets, res)
+        if len(found) != 1 and url is UNKNOWN:
+            q = self._queue_from_source(res, attr, ("id", "url"))
+            if q is not None:
+                return Link([q])
         if len(found) == 1:
             return Link(found)
         if found:
@@ -366,7 +397,9 @@ class Model:
         if raw is None or raw == "":
             q.dlq_link = None
             return
-        if raw is UNKNOWN:
+        if raw is UNKNOWN and self._redrive_from_source(q):
+            pass
+        elif raw is UNKNOWN:
             q.max_receive_count = UNKNOWN
             targets = self.plan.expr_targets(q.redrive_res, q.redrive_attr)
             found = self.queues_in(targets, q.redrive_res, exclude=q)
@@ -409,6 +442,90 @@ class Model:
             q.dlq = dlq
             dlq.sources.append(q)
 
+    # -- values read from the configuration source ---------------------------------------
+    def json_from_source(self, res: Resource, attr: str):
+        """(plain value, SourceRef, why unknown) of a JSON attribute the plan leaves unknown,
+        read from source; None when the source cannot say. The value is UNKNOWN when the
+        source has the expression but not the value (``why`` says why)."""
+        if self.source is None:
+            return None
+        from . import source as src
+
+        ev = self.source.value(res, attr)
+        if ev is None:
+            return None
+        doc = src.decode_json(ev.value)
+        if isinstance(doc, src.Unknown):
+            return UNKNOWN, ev.ref, doc.why
+        plain = src.to_plain(doc)
+        if isinstance(plain, dict) and isinstance(doc, dict):  # why each unknown member is unknown
+            for k, v in doc.items():
+                u = src.first_unknown(v)
+                if plain.get(k) is UNKNOWN and u is not None:
+                    plain.setdefault("__why__", {})[k] = u.why
+        return plain, ev.ref, None
+
+    def _queue_from_source(self, res: Resource, attr: str, attrs: tuple) -> Queue | None:
+        """The queue whose ``attrs`` (e.g. its URL) the source says ``res.attr`` is."""
+        if self.source is None:
+            return None
+        from . import source as src
+
+        ev = self.source.value(res, attr)
+        v = ev.value if ev is not None else None
+        if isinstance(v, src.Pending) and len(v.path) == 1 and v.path[0] in attrs:
+            return self.queue_by_res.get(v.res.address)
+        return None
+
+    def _redrive_from_source(self, q: Queue) -> bool:
+        got = self.json_from_source(q.redrive_res, q.redrive_attr)
+        if got is None:
+            return False
+        pol, q.redrive_ref, why = got
+        if pol is UNKNOWN:
+            q.redrive_why = why  # SQS003 says why; the DLQ is still found through the references
+            return False
+        if not isinstance(pol, dict):
+            q.redrive_error = f"redrive_policy is not a JSON object ({q.redrive_ref})"
+            q.dlq_link = Link(unknown_reason=q.redrive_error)
+            return True
+        mrc = pol.get("maxReceiveCount")
+        q.max_receive_count = UNKNOWN if mrc is UNKNOWN or hasattr(mrc, "pending") else _int(mrc)
+        if q.max_receive_count is UNKNOWN:
+            q.redrive_why = (pol.get("__why__") or {}).get("maxReceiveCount") or \
+                "it is built from a value known only after apply"
+        arn = pol.get("deadLetterTargetArn")
+        pending = getattr(arn, "pending", None)
+        if pending is not None:
+            target = pending.res
+            if target.type == "aws_sqs_queue" and target.mode == "data" and pending.path == ("arn",):
+                q.dlq_link = Link(external=f"{target.address} (an existing queue, read at apply)")
+            elif target.type != "aws_sqs_queue" or target.address not in self.queue_by_res:
+                q.redrive_error = f"deadLetterTargetArn is {pending.why.split(',')[0]}, not a queue's ARN"
+                q.dlq_link = Link(unknown_reason=q.redrive_error)
+            elif pending.path != ("arn",):
+                q.redrive_error = (f"deadLetterTargetArn is {pending.why.split(',')[0]}, not its ARN "
+                                   "(SQS rejects the redrive policy)")
+                q.dlq_link = Link(unknown_reason=q.redrive_error)
+            elif target is q.res:
+                q.redrive_error = "deadLetterTargetArn is the queue's own ARN"
+                q.dlq_link = Link(unknown_reason=q.redrive_error)
+            else:
+                q.dlq_link = Link([self.queue_by_res[target.address]])
+        elif isinstance(arn, str) and arn and not isinstance(arn, _pending_text()):
+            found = [x for x in self.queue_for_arn(arn) if x is not q]
+            q.dlq_link = Link(found) if len(found) == 1 else (
+                Link(external=arn) if not found else Link(unknown_reason=f"deadLetterTargetArn {arn} matches {len(found)} queues in the plan"))
+        elif arn is None:
+            q.redrive_error = "redrive_policy has no deadLetterTargetArn"
+            q.dlq_link = Link(unknown_reason=q.redrive_error)
+        else:  # built from parts not known before apply: follow the references, as without source
+            targets = self.plan.expr_targets(q.redrive_res, q.redrive_attr)
+            found = self.queues_in(targets, q.redrive_res, exclude=q)
+            q.dlq_link = Link(found) if len(found) == 1 else Link(
+                unknown_reason="its deadLetterTargetArn is only known after apply and leads to no single queue in the plan")
+        return True
+
     # -- consumers ------------------------------------------------------------------------
     def _esm(self, r: Resource) -> ESM | None:
         e = ESM(r)
@@ -421,6 +538,9 @@ class Model:
                 Link(external=src) if not found else Link(unknown_reason=f"event_source_arn {src} matches {len(found)} queues"))
         elif src is UNKNOWN:
             found = self.queues_in(self.plan.expr_targets(r, "event_source_arn"), r)
+            if len(found) != 1:
+                q = self._queue_from_source(r, "event_source_arn", ("arn",))
+                found = [q] if q is not None else found
             if len(found) == 1:
                 e.queue_link = Link(found)
             elif found:
@@ -625,6 +745,9 @@ class Model:
                 return PolicyDoc(res.address, iamdoc.parse_json(raw, res.address))
             except iamdoc.PolicyParseError as e:
                 return PolicyDoc(res.address, None, error=f"{attr} is not a valid policy document: {e}")
+        got = self._document_from_source(res, attr) if self.source is not None else None
+        if got is not None:
+            return got
         docs = [t.res for t in targets or () if t.res is not None and t.res.type == "aws_iam_policy_document"]
         docs = narrow(list({d.address: d for d in docs}.values()), res)
         if len(docs) == 1:
@@ -633,9 +756,32 @@ class Model:
                 return PolicyDoc(res.address, d, via=docs[0].address)
         return PolicyDoc(res.address, None, unknown_reason=f"{attr} is only known after apply")
 
+    def _document_from_source(self, res: Resource, attr: str) -> PolicyDoc | None:
+        from . import source as src
+
+        ev = self.source.value(res, attr)
+        if ev is None:
+            return None
+        v = ev.value
+        if isinstance(v, src.Pending) and v.res.type == "aws_iam_policy_document" and v.path == ("json",):
+            self._consumed_docs.add(v.res.address)
+            d = self.data_document(v.res)
+            if d is None:
+                return PolicyDoc(res.address, None, unknown_reason=f"{attr} is the JSON of {v.res.address}, which is "
+                                 "only known after apply", via=v.res.address)
+            return PolicyDoc(res.address, d, via=v.res.address)
+        doc = src.decode_json(v)
+        if isinstance(doc, src.Unknown):
+            return PolicyDoc(res.address, None, unknown_reason=f"{attr} is only known after apply: {doc.why}", ref=ev.ref)
+        try:
+            return PolicyDoc(res.address, iamdoc.from_object(src.to_plain(doc), res.address, ref=ev.ref))
+        except iamdoc.PolicyParseError as e:
+            return PolicyDoc(res.address, None, error=f"{attr} is not a valid policy document ({ev.ref}): {e}", ref=ev.ref)
+
     def data_document(self, r: Resource) -> iamdoc.Document | None:
         got = self._doc_cache.get(r.address, False)
         if got is False:
+            self._doc_cache[r.address] = None  # a document built from itself stays unknown
             text = r.attr("json")
             got = None
             if isinstance(text, str):
@@ -645,8 +791,55 @@ class Model:
                     got = None
             elif r.attr("source_policy_documents") in (None, []) and r.attr("override_policy_documents") in (None, []):
                 got = iamdoc.from_document_data(r)
+                if self.source is not None and (got is None or iamdoc.undecided(got)):
+                    got = self._data_document_from_source(r) or got
+            elif self.source is not None:
+                got = self._data_document_from_source(r)
             self._doc_cache[r.address] = got
         return got
+
+    def _data_document_from_source(self, r: Resource) -> iamdoc.Document | None:
+        """An aws_iam_policy_document evaluated from its block: statements (dynamic ones
+        expanded), merged with source_policy_documents / override_policy_documents by Sid."""
+        from . import source as src
+
+        got = self.source.block(r)
+        if got is None:
+            return None
+        body, ref = got
+        if not isinstance(body, dict) or isinstance(body.get("statement", []), src.Unknown):
+            return None
+
+        def docs(key):
+            out = []
+            for v in body.get(key) or ():
+                if isinstance(v, src.Pending) and v.res.type == "aws_iam_policy_document" and v.path == ("json",):
+                    d = self.data_document(v.res)
+                else:
+                    obj = src.decode_json(v)
+                    try:
+                        d = None if isinstance(obj, src.Unknown) else iamdoc.from_object(src.to_plain(obj), r.address)
+                    except iamdoc.PolicyParseError:
+                        d = None
+                if d is None:
+                    return None
+                out.append(d)
+            return out
+
+        if isinstance(body.get("source_policy_documents"), src.Unknown) or isinstance(
+                body.get("override_policy_documents"), src.Unknown):
+            return None
+        sources, overrides = docs("source_policy_documents"), docs("override_policy_documents")
+        if sources is None or overrides is None:
+            return None
+        try:
+            own = iamdoc.from_blocks(src.to_plain(body.get("statement") or []))
+        except iamdoc.PolicyParseError:
+            return None
+        statements = iamdoc.merge_by_sid([s for d in sources for s in d.statements], own)
+        for d in overrides:
+            statements = iamdoc.merge_by_sid(statements, d.statements)
+        return iamdoc.Document(statements, r.address, ref=ref)
 
     def policy_documents(self) -> list[PolicyDoc]:
         """Every policy document in the plan, once: on the resource that carries it,

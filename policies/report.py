@@ -41,6 +41,8 @@ def render_text(report: Report, show_pass: bool = False) -> str:
     if show_pass:
         for f in sorted(report.passed, key=lambda x: (x.rule_id, x.address)):
             lines.append(f"PASS    {f.rule_id} {f.slug}  {f.address}: {f.message}")
+    for n in report.notes:
+        lines.append(f"note: {n}")
     c = report.counts()
     lines.append(
         f"{c['errors']} error(s), {c['warnings']} warning(s), {c['unknown']} unknown, {c['waived']} waived, "
@@ -53,7 +55,7 @@ def render_json(report: Report, show_pass: bool = False) -> str:
     findings = [f.as_dict() for f in sorted(report.findings, key=_order)]
     if show_pass:
         findings += [f.as_dict() for f in report.passed]
-    return json.dumps({"findings": findings, "summary": summary(report)}, indent=2) + "\n"
+    return json.dumps({"findings": findings, "summary": summary(report), "notes": report.notes}, indent=2) + "\n"
 
 
 # -- SARIF -------------------------------------------------------------------------------
@@ -135,7 +137,10 @@ def render_sarif(report: Report, doc: dict, plan_path: str, root: str) -> str:
     loc = SourceLocator(doc, root, plan_path)
     results = []
     for f in sorted(report.findings, key=_order):
-        uri, line = loc.locate(f.address)
+        if f.source is not None:  # decided from the expression at this line
+            uri, line = loc._rel(Path(f.source.path)), f.source.line
+        else:
+            uri, line = loc.locate(f.address)
         level = "note" if f.status == UNDECIDED else f.severity
         text = f"{f.address}: {f.message}" + ("" if f.status != UNDECIDED else " (cannot be decided before apply)")
         res = {
@@ -164,6 +169,8 @@ def render_sarif(report: Report, doc: dict, plan_path: str, root: str) -> str:
                                 "rules": rules}},
             "automationDetails": {"id": "sqs-policy/"},
             "results": results,
+            "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": [
+                {"level": "note", "message": {"text": n}} for n in report.notes]}],
             "properties": {"summary": summary(report)},
         }],
     }

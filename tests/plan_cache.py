@@ -103,6 +103,19 @@ def _prune() -> None:
                 p.unlink()
         except FileNotFoundError:
             pass
+    for d in (CACHE / "tfdata").glob("*"):
+        try:
+            if d.stat().st_mtime < cutoff and not (CACHE / f"{d.name}.json").exists():
+                shutil.rmtree(d, ignore_errors=True)
+        except FileNotFoundError:
+            pass
+
+
+def data_dir(directory: Path, variables: dict | None = None, offline: bool = True) -> Path:
+    """Terraform's data directory of the cached plan of ``directory`` (TF_DATA_DIR): after
+    planning it keeps ``modules/`` (what `terraform init` installed for module calls)."""
+    directory = Path(directory).resolve()
+    return CACHE / "tfdata" / f"{_slug(directory)}-{digest(directory, dict(variables or {}), offline)}"
 
 
 def plan_path(directory: Path, variables: dict | None = None, offline: bool = True, wait: bool = True) -> Path | None:
@@ -125,8 +138,13 @@ def plan_path(directory: Path, variables: dict | None = None, offline: bool = Tr
         except BlockingIOError:
             return None
         if not _cached(out):
-            _generate(directory, variables, offline, out, CACHE / "tfdata" / f"{slug}-{key}")
-            shutil.rmtree(CACHE / "tfdata" / f"{slug}-{key}", ignore_errors=True)
+            data = CACHE / "tfdata" / f"{slug}-{key}"
+            _generate(directory, variables, offline, out, data)
+            # keep what `terraform init` installed for module calls (modules.json and the
+            # module copies, small): the source-reading tests find modules through it
+            for p in data.iterdir() if data.is_dir() else ():
+                if p.name != "modules":
+                    shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
             _prune()
     (CACHE / f"{slug}-{key}.lock").unlink(missing_ok=True)
     return out

@@ -250,3 +250,32 @@ def test_documented_hcl_is_formatted():
             if fmt.stdout != block:
                 bad.append(f"{md.relative_to(REPO_ROOT)} hcl block {i}")
     assert bad == [], f"not `terraform fmt` clean (pipe each through `terraform fmt -`): {bad}"
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor of a heading."""
+    text = re.sub(r"[`*_]|\[([^\]]*)\]\([^)]*\)", lambda m: m.group(1) or "", heading.strip().lower())
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def test_relative_links_and_anchors_resolve():
+    """Every relative link of the documentation names an existing file, heading or line."""
+    broken = []
+    for md in docs.doc_files():
+        text = re.sub(r"```.*?```", "", md.read_text(), flags=re.DOTALL)
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            dest = (md.parent / path).resolve() if path else md
+            where = f"{md.relative_to(REPO_ROOT)}: ({target})"
+            if not dest.exists():
+                broken.append(f"{where}: no such file")
+            elif anchor.startswith("L") and anchor[1:].isdigit():
+                if int(anchor[1:]) > len(dest.read_text().splitlines()):
+                    broken.append(f"{where}: the file has fewer lines")
+            elif anchor and dest.suffix == ".md":
+                headings = re.findall(r"^#+ (.*)$", re.sub(r"```.*?```", "", dest.read_text(), flags=re.DOTALL), re.M)
+                if anchor not in {_slug(h) for h in headings}:
+                    broken.append(f"{where}: no heading with that anchor")
+    assert broken == [], "\n".join(broken)

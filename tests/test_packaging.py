@@ -22,7 +22,7 @@ SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
 
 # never imported by anything shipped
 DEV_ONLY = {"tooling", "tests", "policies", "python_terraform", "localstack_client", "pytest", "_pytest"}
-# the plan checker runs in other teams' CI with jsonschema and PyYAML only
+# the plan checker runs in other teams' CI with jsonschema, PyYAML and python-hcl2 only
 AWS_LIBS = {"boto3", "botocore", "aws_lambda_powertools", "sqs_extended_client"}
 # what `pip install <checkout>` must not bring
 FORBIDDEN_DISTS = {"python-terraform", "localstack-client", "boto3", "botocore", "pytest", "s3transfer"}
@@ -104,7 +104,7 @@ def _run(venv: Path, *args: str, cwd: Path, **kw) -> subprocess.CompletedProcess
 def test_fresh_install_brings_only_the_checkers_dependencies(fresh_install, tmp_path):
     listed = json.loads(_run(fresh_install, "python", "-m", "pip", "list", "--format=json", cwd=tmp_path).stdout)
     names = {d["name"].lower() for d in listed}
-    assert {"resilient-sqs", "jsonschema", "pyyaml"} <= names
+    assert {"resilient-sqs", "jsonschema", "pyyaml", "python-hcl2"} <= names
     assert not names & FORBIDDEN_DISTS, f"pip install of the checkout pulled in {sorted(names & FORBIDDEN_DISTS)}"
 
 
@@ -137,13 +137,18 @@ def test_installed_checker_works_from_another_directory(fresh_install, tmp_path)
     assert as_module.stdout == version.stdout, as_module.stderr
 
     # the installed checker decides a real plan exactly as the checkout does
-    for subject in ("config:queue-bad", "example:basic"):
+    # (reading the same configuration source: python-hcl2 works in the installed checker too)
+    for subject in ("config:queue-bad", "example:basic", "config:source-bad"):
         plan = shutil.copy(plans.plan_path(subject), tmp_path / "plan.json")
-        installed = _run(fresh_install, "sqs-policy", "check", "plan.json", "--format", "json", cwd=tmp_path)
-        checkout = subprocess.run([sys.executable, "-m", "resilient_sqs.policy", "check", str(plan), "--format", "json"],
-                                  capture_output=True, text=True, cwd=REPO_ROOT, timeout=120)
+        source = str(plans.subjects()[subject][0])
+        installed = _run(fresh_install, "sqs-policy", "check", "plan.json", "--format", "json", "--source-dir", source,
+                         cwd=tmp_path)
+        checkout = subprocess.run([sys.executable, "-m", "resilient_sqs.policy", "check", str(plan), "--format", "json",
+                                   "--source-dir", source], capture_output=True, text=True, cwd=REPO_ROOT, timeout=120)
         assert installed.returncode == checkout.returncode and installed.returncode in (0, 1), installed.stderr
         assert json.loads(installed.stdout) == json.loads(checkout.stdout)
+        if subject == "config:source-bad":  # decided from the .tf source by the installed checker
+            assert any("source" in f for f in json.loads(installed.stdout)["findings"])
 
     checks = Path(_run(fresh_install, "sqs-policy", "checkov-dir", cwd=tmp_path).stdout.strip())
     assert {"__init__.py", "_common.py", "sqs.py"} <= {p.name for p in checks.iterdir()}

@@ -1,6 +1,6 @@
 """Benchmark: the policy CLI against checkov on plans of N = 10, 100, 1000 queue pairs.
 
-    .venv/bin/python -m tooling.bench_policy [--sizes 10,100,1000] [--no-checkov]
+    .venv/bin/python -m tooling.bench_policy [--sizes 10,100,1000] [--no-checkov] [--source-sizes 2,50,200]
 
 Each pair is what the root module creates by default for one queue key (queue
 + DLQ with queue policies, redrive and redrive-allow policies, six CloudWatch
@@ -15,7 +15,10 @@ output must equal a real N = 3 plan (ignoring the timestamp and list order).
 Printed per N: plan size; CLI wall time (a fresh interpreter, start-up
 included); time after loading (validation, evaluation, rendering); json.load
 time of the same file; peak RSS of the CLI process; checkov -f wall time and
-peak RSS. Figures, not a test: nothing here asserts a timing.
+peak RSS. Before that, the cost of reading the configuration source: real plans of
+tests/policies/configs/source-good (policies embedding ARNs of new queues, unknown in the
+plan) checked with --no-source and with --source-dir, wall and CPU, and the unknown findings
+each way. Figures, not a test: nothing here asserts a timing.
 """
 from __future__ import annotations
 
@@ -181,12 +184,88 @@ def validate_generator() -> str:
     return "generator check: synthetic plan N=3 == real `terraform plan` N=3 (ignoring timestamp and list order)"
 
 
+# -- reading the configuration source (--source-dir) -------------------------------------
+SOURCE_DIR = REPO / "tests" / "policies" / "configs" / "source-good"
+
+
+def source_plan(queues: int) -> dict:
+    """A real plan of configs/source-good with ``queues`` for_each queue pairs (cached)."""
+    from tooling.terraform import Terraform, offline_copy
+
+    import hashlib
+    import shutil
+
+    variables = {"queues": {f"q{i:04d}": {"max_receive": 3 + i % 3, "visibility": 60} for i in range(queues)}}
+    h = hashlib.sha256(json.dumps(variables, sort_keys=True).encode())
+    for f in sorted(SOURCE_DIR.rglob("*.tf")):
+        h.update(f.read_bytes())
+    CACHE.mkdir(parents=True, exist_ok=True)
+    out = CACHE / f"source-{queues}-{h.hexdigest()[:12]}.json"
+    if not out.exists():
+        work = offline_copy(SOURCE_DIR)
+        try:
+            tf = Terraform(work, variables=variables, env={"TF_DATA_DIR": str(CACHE / f"tfdata-source-{queues}")})
+            tf.init()
+            doc = tf.show_json(tf.plan(out=str(work / "tfplan")))
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        out.write_text(json.dumps(doc))
+    return json.loads(out.read_text())
+
+
+def _cpu_run(cmd: list[str]) -> tuple[float, float, str, int]:
+    """(wall, user+sys CPU) of a fresh process, its stdout and exit code."""
+    wrapper = ("import resource,subprocess,sys,time,json;t=time.perf_counter();"
+               "p=subprocess.run(sys.argv[1:],capture_output=True,text=True);w=time.perf_counter()-t;"
+               "r=resource.getrusage(resource.RUSAGE_CHILDREN);"
+               "print(json.dumps({'wall':w,'cpu':r.ru_utime+r.ru_stime,'out':p.stdout,'rc':p.returncode}))")
+    d = json.loads(subprocess.run([sys.executable, "-c", wrapper, *cmd], capture_output=True, text=True).stdout)
+    return d["wall"], d["cpu"], d["out"], d["rc"]
+
+
+def measure_source(sizes: list[int]) -> None:
+    """CLI wall and CPU on real plans of a stack in the common styles (policies embedding
+    new queues' ARNs), without and with reading its source; unknown findings each way."""
+    print(f"source reading: real plans of {SOURCE_DIR.relative_to(REPO)} with N for_each queue pairs")
+    head = (f"{'N pairs':>8} {'resources':>9} {'no-source wall/cpu s':>20} {'unknown':>7} "
+            f"{'--source-dir wall/cpu s':>23} {'unknown':>7} {'source cost cpu s':>17}")
+    print(head)
+    print("-" * len(head))
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            doc = source_plan(n)
+            p = Path(tmp) / f"source-{n}.json"
+            p.write_text(json.dumps(doc))
+            row = {}
+            for mode, extra in (("off", ["--no-source"]), ("on", ["--source-dir", str(SOURCE_DIR)])):
+                runs = [_cpu_run([sys.executable, "-m", "resilient_sqs.policy", "check", str(p), "--format", "json",
+                                  *extra]) for _ in range(3)]
+                if any(rc not in (0, 1) for *_, rc in runs):
+                    raise RuntimeError(f"CLI failed on {p} ({mode})")
+                out = json.loads(runs[0][2])
+                row[mode] = (min(r[0] for r in runs), min(r[1] for r in runs), out["summary"]["unknown"], out["notes"])
+            if row["on"][3]:
+                raise RuntimeError(f"source not read: {row['on'][3]}")
+            nres = len(doc.get("resource_changes") or ())
+            off, on = row["off"], row["on"]
+            print(f"{n:>8} {nres:>9} {off[0]:>10.3f}/{off[1]:<9.3f} {off[2]:>7} {on[0]:>11.3f}/{on[1]:<11.3f} {on[2]:>7} "
+                  f"{on[1] - off[1]:>17.3f}")
+    print("best of 3 fresh CLI runs each; cpu: user+sys of the CLI process. Without the source the run imports no\n"
+          "HCL parser; with it, python-hcl2 (and lark) are imported and the .tf files parsed once.")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="10,100,1000")
     ap.add_argument("--no-checkov", action="store_true")
+    ap.add_argument("--source-sizes", default="2,50,200",
+                    help="queue pairs of the source-reading measurement ('' to skip)")
     args = ap.parse_args(argv)
-    sizes = [int(s) for s in args.sizes.split(",")]
+    if args.source_sizes:
+        measure_source([int(s) for s in args.source_sizes.split(",")])
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    if not sizes:
+        return 0
     print(validate_generator())
     template = real_plan(2)
     rows = []

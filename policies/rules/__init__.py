@@ -25,6 +25,7 @@ class Result:
     message: str
     remediation: str | None = None
     severity: str | None = None  # overrides the rule's severity for this outcome
+    ref: Any = None  # source.SourceRef: decided from the configuration source at this file and line
 
 
 @dataclass
@@ -58,16 +59,16 @@ def rule(id: str, slug: str, severity: str, area: str, title: str, *, why: str, 
     return deco
 
 
-def ok(address: str, message: str) -> Result:
-    return Result(PASS, address, message)
+def ok(address: str, message: str, ref: Any = None) -> Result:
+    return Result(PASS, address, message, ref=ref)
 
 
-def fail(address: str, message: str, fix: str | None = None, severity: str | None = None) -> Result:
-    return Result(FAIL, address, message, fix, severity)
+def fail(address: str, message: str, fix: str | None = None, severity: str | None = None, ref: Any = None) -> Result:
+    return Result(FAIL, address, message, fix, severity, ref)
 
 
-def unknown(address: str, message: str, fix: str | None = None) -> Result:
-    return Result(UNDECIDED, address, message, fix)
+def unknown(address: str, message: str, fix: str | None = None, ref: Any = None) -> Result:
+    return Result(UNDECIDED, address, message, fix, ref=ref)
 
 
 def seconds(v: Any) -> str:

@@ -68,9 +68,9 @@ def no_wildcards(model: Model, opts):
     for d in model.policy_documents():
         if d.doc is None:
             if d.error:
-                yield fail(d.address, d.error)
+                yield fail(d.address, d.error, ref=d.ref)
             else:
-                yield unknown(d.address, f"policy document {d.unknown_reason}")
+                yield unknown(d.address, f"policy document {d.unknown_reason}", ref=d.ref)
             continue
         bad, undecided = [], False
         for s in d.doc.statements:
@@ -82,20 +82,24 @@ def no_wildcards(model: Model, opts):
                 undecided = True
                 continue
             for a in s.actions or ():
+                if a is UNKNOWN:
+                    undecided = True
                 if not isinstance(a, str):
                     continue
                 al = a.lower()
                 if al == "*" or (al.endswith(":*") and _svc(al) in services):
                     bad.append(f"{a} in {s.label}")
-            if s.not_actions:
+            if s.not_actions is UNKNOWN:
+                undecided = True
+            elif s.not_actions:
                 bad.append(f"NotAction in {s.label} (allows every other action)")
         via = f" (via {d.via})" if d.via else ""
         if bad:
-            yield fail(d.address, f"Allow grants service-wide wildcards{via}: {'; '.join(bad)}")
+            yield fail(d.address, f"Allow grants service-wide wildcards{via}: {'; '.join(bad)}", ref=d.ref)
         elif undecided:
-            yield unknown(d.address, f"some statements{via} are only known after apply")
+            yield unknown(d.address, f"some statements{via} are only known after apply", ref=d.ref)
         else:
-            yield ok(d.address, f"no wildcard actions{via}")
+            yield ok(d.address, f"no wildcard actions{via}", ref=d.ref)
 
 
 @rule("IAM002", "iam-scoped-resources", "error", "IAM", "Data actions scoped to named resources",
@@ -123,6 +127,9 @@ def scoped_resources(model: Model, opts):
                             and a.lower() not in NON_RESOURCE_ACTIONS]
             if not data_actions and not any(isinstance(a, str) and a == "*" for a in s.actions or ()):
                 continue
+            if s.not_resources is UNKNOWN:
+                undecided = True
+                continue
             if s.not_resources:
                 bad.append(f"NotResource in {s.label}")
                 continue
@@ -137,8 +144,8 @@ def scoped_resources(model: Model, opts):
                     bad.append(f"{', '.join(data_actions[:3]) or '*'} on {why} in {s.label}")
         via = f" (via {d.via})" if d.via else ""
         if bad:
-            yield fail(d.address, f"data actions not scoped to named resources{via}: {'; '.join(bad)}")
+            yield fail(d.address, f"data actions not scoped to named resources{via}: {'; '.join(bad)}", ref=d.ref)
         elif undecided:
-            yield unknown(d.address, f"some statements{via} are only known after apply")
+            yield unknown(d.address, f"some statements{via} are only known after apply", ref=d.ref)
         else:
-            yield ok(d.address, f"data actions scoped to named resources{via}")
+            yield ok(d.address, f"data actions scoped to named resources{via}", ref=d.ref)

@@ -22,8 +22,8 @@ def _maybe(q: Queue, kind: str) -> str | None:
 def _dlq_or_unknown(q: Queue, what: str):
     """(dlq, None) or (None, Result) when the DLQ cannot be examined; (None, None) when there is none."""
     link = q.dlq_link
-    if link is None:
-        return None, None
+    if link is None or q.redrive_error:
+        return None, None  # no DLQ, or a broken redrive policy (SQS002 fails it)
     if link.one is not None:
         return link.one, None
     if link.external:
@@ -72,13 +72,13 @@ def queue_has_dlq(model: Model, opts):
         elif link is None:
             yield fail(q.address, "has no dead-letter queue: no redrive_policy and no aws_sqs_queue_redrive_policy targets it")
         elif q.redrive_error:
-            yield fail(q.address, q.redrive_error)
+            yield fail(q.address, q.redrive_error, ref=q.redrive_ref)
         elif link.one is not None:
-            yield ok(q.address, f"dead-letter queue {link.one.address}")
+            yield ok(q.address, f"dead-letter queue {link.one.address}", ref=q.redrive_ref)
         elif link.external:
-            yield ok(q.address, f"dead-letter queue {link.external} (outside this plan)")
+            yield ok(q.address, f"dead-letter queue {link.external} (outside this plan)", ref=q.redrive_ref)
         else:
-            yield unknown(q.address, f"a redrive policy is set but {link.unknown_reason}")
+            yield unknown(q.address, f"a redrive policy is set but {link.unknown_reason}", ref=q.redrive_ref)
 
 
 @rule("SQS003", "max-receive-count", "error", "queue", "maxReceiveCount within 3..5, never below 2",
@@ -101,22 +101,25 @@ def max_receive_count(model: Model, opts):
         if q.dlq_link is None or q.redrive_error:
             continue
         mrc = q.max_receive_count
+        ref = q.redrive_ref
         if mrc is UNKNOWN:
-            yield unknown(q.address, "maxReceiveCount is inside a redrive policy that is only known after apply "
-                                     "(it embeds the DLQ's ARN), so it cannot be read from the plan",
-                          f"Make sure maxReceiveCount is within {lo}..{hi} in the configuration.")
+            yield unknown(q.address, f"maxReceiveCount is only known after apply: {q.redrive_why}" if q.redrive_why else
+                          "maxReceiveCount is inside a redrive policy that is only known after apply "
+                          "(it embeds the DLQ's ARN), so it cannot be read from the plan",
+                          f"Make sure maxReceiveCount is within {lo}..{hi} in the configuration.", ref=ref)
         elif not isinstance(mrc, (int, float)):
-            yield fail(q.address, "the redrive policy has no numeric maxReceiveCount", f"Set maxReceiveCount to {lo}..{hi}.")
+            yield fail(q.address, "the redrive policy has no numeric maxReceiveCount", f"Set maxReceiveCount to {lo}..{hi}.",
+                       ref=ref)
         elif mrc < floor:
             yield fail(q.address, f"maxReceiveCount {mrc:g} < {floor}: one ghost receive (a slow consumer, a console "
-                                  f"peek) moves a healthy message to the DLQ", f"Set maxReceiveCount to {lo}..{hi}.")
+                                  f"peek) moves a healthy message to the DLQ", f"Set maxReceiveCount to {lo}..{hi}.", ref=ref)
         elif mrc < lo or mrc > hi:
             yield fail(q.address, f"maxReceiveCount {mrc:g} is outside {lo}..{hi}"
                        + (": transient failures are not retried enough" if mrc < lo
                           else ": a poison message is retried (and billed) that many times before it reaches the DLQ"),
-                       f"Set maxReceiveCount to {lo}..{hi}.", severity="warning")
+                       f"Set maxReceiveCount to {lo}..{hi}.", severity="warning", ref=ref)
         else:
-            yield ok(q.address, f"maxReceiveCount {mrc:g} within {lo}..{hi}")
+            yield ok(q.address, f"maxReceiveCount {mrc:g} within {lo}..{hi}", ref=ref)
 
 
 @rule("SQS004", "dlq-retention-longer", "error", "queue", "DLQ retention strictly greater than its source's",
@@ -254,13 +257,14 @@ def queue_policy_tls(model: Model, opts):
             continue
         good = [d for d in docs if d.doc is not None and iamdoc.denies_insecure_transport(d.doc, "sqs")]
         if good:
-            yield ok(q.address, f"policy on {good[0].address} denies sqs:* without TLS")
+            yield ok(q.address, f"policy on {good[0].address} denies sqs:* without TLS", ref=good[0].ref)
         elif any(d.doc is None and d.error is None for d in docs):
             d = next(d for d in docs if d.doc is None and d.error is None)
-            yield unknown(q.address, f"the queue policy on {d.address}: {d.unknown_reason}")
+            yield unknown(q.address, f"the queue policy on {d.address}: {d.unknown_reason}", ref=d.ref)
         else:
-            err = next((d.error for d in docs if d.error), None)
-            yield fail(q.address, err or "the queue policy has no Deny of sqs:* to \"*\" when aws:SecureTransport is \"false\"")
+            err = next((d for d in docs if d.error), None)
+            yield fail(q.address, err.error if err else "the queue policy has no Deny of sqs:* to \"*\" when "
+                       "aws:SecureTransport is \"false\"", ref=err.ref if err else next((d.ref for d in docs if d.ref), None))
 
 
 @rule("SQS010", "queue-policy-no-public-principal", "error", "queue", "No public principal in a queue policy",
@@ -273,7 +277,7 @@ Deny statements with "*" (such as the TLS guard) restrict access and are not fin
 def queue_policy_public(model: Model, opts):
     for q in model.queues:
         docs = model.queue_policies(q)
-        bad, undecided = [], []
+        bad, undecided, bad_ref = [], [], None
         for d in docs:
             if d.doc is None:
                 if d.error is None:
@@ -284,19 +288,28 @@ def queue_policy_public(model: Model, opts):
                     continue
                 if s.principals is UNKNOWN:
                     undecided.append(d)
+                elif s.not_principals is UNKNOWN:
+                    undecided.append(d)
                 elif (iamdoc.is_public_principal(s.principals) or s.not_principals) and not iamdoc.has_restricting_condition(s.conditions):
                     bad.append(s.label)
+                    bad_ref = bad_ref or d.ref
         if bad:
-            yield fail(q.address, f"queue policy allows principal \"*\" without a restricting condition in {', '.join(bad)}")
+            yield fail(q.address, f"queue policy allows principal \"*\" without a restricting condition in {', '.join(bad)}",
+                       ref=bad_ref)
         elif undecided:
-            yield unknown(q.address, f"the queue policy on {undecided[0].address} is only known after apply")
+            yield unknown(q.address, f"the queue policy on {undecided[0].address} is only known after apply", ref=undecided[0].ref)
         else:
-            yield ok(q.address, "no public Allow" if docs else "no queue policy")
+            yield ok(q.address, "no public Allow" if docs else "no queue policy", ref=next((d.ref for d in docs if d.ref), None))
 
 
 def _names_source(arns: list, src: Queue) -> bool:
     known = src.res.attr("arn")
     for a in arns:
+        pending = getattr(a, "pending", None)  # the ARN of a queue of the plan, read from source
+        if pending is not None:
+            if pending.res is src.res and pending.path == ("arn",):
+                return True
+            continue
         if isinstance(known, str) and a == known:
             return True
         got = parse_sqs_arn(a)
@@ -320,10 +333,13 @@ def dlq_redrive_allow(model: Model, opts):
             continue
         names = ", ".join(s.address for s in d.sources)
         allow = d.allow_value()
+        ref = d.allow_ref
         if allow is None and _maybe(d, "allow"):
             yield unknown(d.address, f"no inline redrive-allow policy, and {_maybe(d, 'allow')}")
         elif allow is None:
             yield fail(d.address, f"DLQ of {names} has no redrive_allow_policy: any queue in the account may use it (allowAll)")
+        elif allow is UNKNOWN and d.allow_why:
+            yield unknown(d.address, f"the redrive-allow policy is only known after apply: {d.allow_why}", ref=ref)
         elif allow is UNKNOWN:
             named = model.queues_in(model.plan.expr_targets(d.allow_res, d.allow_attr), d.allow_res)
             missing = [s.address for s in d.sources if s not in named]
@@ -334,16 +350,21 @@ def dlq_redrive_allow(model: Model, opts):
                 yield unknown(d.address, "the redrive-allow policy is only known after apply (its references do lead to "
                                          f"the sources {names}, but the permission cannot be read)")
         elif allow == "invalid":
-            yield fail(d.address, "redrive_allow_policy is not a JSON object")
+            yield fail(d.address, "redrive_allow_policy is not a JSON object", ref=ref)
+        elif allow.get("redrivePermission") is UNKNOWN:
+            yield unknown(d.address, "redrivePermission is only known after apply", ref=ref)
         elif allow.get("redrivePermission") != "byQueue":
-            yield fail(d.address, f"redrivePermission is {allow.get('redrivePermission')!r}, not \"byQueue\"")
+            yield fail(d.address, f"redrivePermission is {allow.get('redrivePermission')!r}, not \"byQueue\"", ref=ref)
         else:
-            arns = allow.get("sourceQueueArns") or []
-            arns = arns if isinstance(arns, list) else [arns]
+            arns = allow.get("sourceQueueArns")
+            arns = [] if arns is None else (arns if isinstance(arns, list) else [arns])
             missing = [s.address for s in d.sources if not _names_source(arns, s)]
-            if missing:
+            if missing and any(a is UNKNOWN for a in arns):
+                yield unknown(d.address, f"sourceQueueArns is only partly known before apply and does not name "
+                                         f"{', '.join(missing)} in its known part", ref=ref)
+            elif missing:
                 yield fail(d.address, f"redrive-allow policy (byQueue) does not name its source(s) {', '.join(missing)}: "
                                       "SQS will refuse to move their failed messages here",
-                           "Add the sources' ARNs to sourceQueueArns.", severity="error")
+                           "Add the sources' ARNs to sourceQueueArns.", severity="error", ref=ref)
             else:
-                yield ok(d.address, f"byQueue naming {names}")
+                yield ok(d.address, f"byQueue naming {names}", ref=ref)

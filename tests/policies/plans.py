@@ -17,9 +17,10 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from tests.helpers import EXAMPLES, FIXTURES, OFFLINE_ACCOUNT, example_dirs
+from tests.helpers import EXAMPLES, FIXTURES, OFFLINE_ACCOUNT, REPO_ROOT, example_dirs
 
 CONFIGS = Path(__file__).parent / "configs"
+SOURCE_EVAL = Path(__file__).parent / "source_eval"
 
 # every example is planned with these; the name prefix keeps copies apart
 EXAMPLE_PREFIX = "plantest"
@@ -49,7 +50,58 @@ def subjects() -> dict[str, tuple[Path, dict, bool]]:
         out[f"example:{ex.name}"] = (ex, example_variables(ex.name), True)
     for name in MODULE_FIXTURES:
         out[f"fixture:{name}"] = (FIXTURES / name, {"account_id": OFFLINE_ACCOUNT}, True)
+    # expressions whose planned values the configuration-source evaluator must reproduce
+    out["eval:source"] = (SOURCE_EVAL, {}, False)
     return out
+
+
+# A configuration planned with its local module calls turned into absolute-path sources,
+# which `terraform init` copies into its data directory (as it does registry and git
+# modules): the source reader must find them through modules.json. Not committed (the plan
+# holds this checkout's absolute paths): planned fresh, with Terraform.
+COPIES = REPO_ROOT / ".cache" / "fixtures"
+
+
+def copied_dir(name: str) -> Path:
+    return COPIES / f"{name}-copied"
+
+
+def materialize_copied(name: str) -> Path:
+    """``configs/<name>`` with ``source = "./x"`` module calls pointing at an absolute
+    copy of ``x`` (inside the copy, so the plan cache's digest covers it)."""
+    import re
+    import shutil
+
+    src, dst = CONFIGS / name, copied_dir(name)
+    tmp = dst.with_name(dst.name + f".{os.getpid()}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(src, tmp, ignore=shutil.ignore_patterns(".terraform", ".terraform.lock.hcl"))
+    for tf in tmp.glob("*.tf"):
+        text = tf.read_text()
+        text = re.sub(r'(source\s*=\s*)"\./([^"]+)"', lambda m: f'{m.group(1)}"{(dst / m.group(2)).as_posix()}"', text)
+        tf.write_text(text)
+    if dst.exists():
+        same = all((dst / p.relative_to(tmp)).is_file() and (dst / p.relative_to(tmp)).read_bytes() == p.read_bytes()
+                   for p in tmp.rglob("*") if p.is_file())
+        if same:
+            shutil.rmtree(tmp, ignore_errors=True)
+            return dst
+        shutil.rmtree(dst, ignore_errors=True)
+    try:
+        tmp.rename(dst)
+    except OSError:  # another worker made it first
+        shutil.rmtree(tmp, ignore_errors=True)
+    return dst
+
+
+def copied_plan(name: str) -> tuple[Path, Path, Path]:
+    """(plan JSON, configuration directory, TF_DATA_DIR with modules.json) of the copied
+    variant of ``configs/<name>`` (Terraform, through the plan cache)."""
+    from tests import plan_cache
+
+    directory = materialize_copied(name)
+    return (plan_cache.plan_path(directory, {}, offline=False), directory,
+            plan_cache.data_dir(directory, {}, offline=False))
 
 
 class MissingFixture(AssertionError):
@@ -98,5 +150,5 @@ def load(name: str) -> dict:
     return json.loads(plan_path(name).read_text())
 
 
-__all__ = ["CONFIGS", "EXAMPLES", "EXAMPLE_PREFIX", "MissingFixture", "ensure_all", "ensure_fresh", "example_variables",
-           "fixture_names", "fresh_plan_path", "load", "plan_path", "subjects"]
+__all__ = ["CONFIGS", "EXAMPLES", "EXAMPLE_PREFIX", "MissingFixture", "copied_dir", "copied_plan", "ensure_all",
+           "ensure_fresh", "example_variables", "fixture_names", "fresh_plan_path", "load", "plan_path", "subjects"]
