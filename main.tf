@@ -213,8 +213,12 @@ module "consumer" {
   for_each = { for k, q in var.queues : k => q.consumer if try(q.consumer.function_name, null) != null }
 
   function_name = each.value.function_name
-  # the real ARN (not the static one) so the mapping is created after the queue
-  queue_arn                        = local.pairs[each.key].queue_arn
+  # The real ARN (not the static one) so the mapping is created after the queue.
+  # Read through module.queue, not local.pairs, so that plan checks can follow
+  # the mapping's event_source_arn to its queue in the plan's configuration
+  # (which records module output references, but not locals). One such
+  # reference per consumer costs O(N) each; consumers are per queue opt-in.
+  queue_arn                        = module.queue[each.key].queue_arn # per-instance on purpose: see above
   fifo                             = local.pairs[each.key].fifo
   queue_visibility_timeout_seconds = local.pairs[each.key].visibility_timeout_seconds
   function_timeout_seconds         = each.value.timeout_seconds

@@ -19,60 +19,124 @@ locals {
     redrive-operator = local.has_redrive
   }
 
-  # Statements per role, written with jsonencode: known at plan time like the
-  # aws_iam_policy_document data sources they replace, without a provider call
-  # per document (three per queue; 900 of them cost ~8 s of plan CPU at 300
-  # pairs). Like the data source, a single action or resource is a string,
-  # several are a sorted list without duplicates.
-  statements = {
-    producer = concat(
-      length(var.producer_queue_arns) > 0 ? [{ sid = "SendToQueues", actions = ["sqs:SendMessage"], resources = var.producer_queue_arns }] : [],
-      local.payload_objects == null ? [] : [{ sid = "PutClaimCheckPayloads", actions = ["s3:PutObject"], resources = [local.payload_objects] }],
-      length(var.kms_key_arns) > 0 ? [{ sid = "EncryptWithKmsKeys", actions = ["kms:GenerateDataKey", "kms:Decrypt"], resources = var.kms_key_arns }] : [],
-    )
-    consumer = concat(
-      length(var.consumer_queue_arns) > 0 ? [{
-        sid       = "ConsumeQueues"
-        actions   = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes"]
-        resources = var.consumer_queue_arns
-      }] : [],
-      local.payload_objects == null ? [] : [{ sid = "GetClaimCheckPayloads", actions = ["s3:GetObject"], resources = [local.payload_objects] }],
-      var.idempotency_table_arn == null ? [] : [{
-        sid       = "IdempotencyRecords"
-        actions   = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"]
-        resources = [var.idempotency_table_arn]
-      }],
-      length(var.kms_key_arns) > 0 ? [{ sid = "DecryptWithKmsKeys", actions = ["kms:Decrypt"], resources = var.kms_key_arns }] : [],
-    )
-    redrive-operator = concat(
-      length(local.redrive_dlqs) > 0 ? [{
-        sid = "MoveMessagesOutOfDlqs"
-        actions = [
-          "sqs:StartMessageMoveTask",
-          "sqs:ListMessageMoveTasks",
-          "sqs:CancelMessageMoveTask",
-          "sqs:ReceiveMessage",
-          "sqs:DeleteMessage",
-          "sqs:GetQueueAttributes",
-          "sqs:ListDeadLetterSourceQueues",
-        ]
-        resources = local.redrive_dlqs
-      }] : [],
-      length(local.redrive_targets) > 0 ? [{ sid = "SendRedrivenMessagesToSources", actions = ["sqs:SendMessage", "sqs:GetQueueAttributes"], resources = local.redrive_targets }] : [],
-      length(var.kms_key_arns) > 0 ? [{ sid = "ReencryptWithKmsKeys", actions = ["kms:Decrypt", "kms:GenerateDataKey"], resources = var.kms_key_arns }] : [],
-    )
+  documents = {
+    producer         = local.has_producer ? data.aws_iam_policy_document.producer.json : null
+    consumer         = local.has_consumer ? data.aws_iam_policy_document.consumer.json : null
+    redrive-operator = local.has_redrive ? data.aws_iam_policy_document.redrive_operator.json : null
+  }
+}
+
+data "aws_iam_policy_document" "producer" {
+  dynamic "statement" {
+    for_each = length(var.producer_queue_arns) > 0 ? [1] : []
+    content {
+      sid       = "SendToQueues"
+      actions   = ["sqs:SendMessage"]
+      resources = distinct(var.producer_queue_arns)
+    }
   }
 
-  documents = {
-    for role, present in local.roles : role => present ? jsonencode({
-      Version = "2012-10-17"
-      Statement = [for st in local.statements[role] : {
-        Sid      = st.sid
-        Effect   = "Allow"
-        Action   = try(one(distinct(st.actions)), sort(distinct(st.actions)))
-        Resource = try(one(distinct(st.resources)), sort(distinct(st.resources)))
-      }]
-    }) : null
+  dynamic "statement" {
+    for_each = local.payload_objects == null ? [] : [local.payload_objects]
+    content {
+      sid       = "PutClaimCheckPayloads"
+      actions   = ["s3:PutObject"]
+      resources = [statement.value]
+    }
+  }
+
+  dynamic "statement" {
+    for_each = length(var.kms_key_arns) > 0 ? [1] : []
+    content {
+      sid       = "EncryptWithKmsKeys"
+      actions   = ["kms:GenerateDataKey", "kms:Decrypt"]
+      resources = distinct(var.kms_key_arns)
+    }
+  }
+}
+
+data "aws_iam_policy_document" "consumer" {
+  dynamic "statement" {
+    for_each = length(var.consumer_queue_arns) > 0 ? [1] : []
+    content {
+      sid = "ConsumeQueues"
+      actions = [
+        "sqs:ReceiveMessage",
+        "sqs:DeleteMessage",
+        "sqs:ChangeMessageVisibility",
+        "sqs:GetQueueAttributes",
+      ]
+      resources = distinct(var.consumer_queue_arns)
+    }
+  }
+
+  dynamic "statement" {
+    for_each = local.payload_objects == null ? [] : [local.payload_objects]
+    content {
+      sid       = "GetClaimCheckPayloads"
+      actions   = ["s3:GetObject"]
+      resources = [statement.value]
+    }
+  }
+
+  dynamic "statement" {
+    for_each = var.idempotency_table_arn == null ? [] : [var.idempotency_table_arn]
+    content {
+      sid = "IdempotencyRecords"
+      actions = [
+        "dynamodb:GetItem",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+        "dynamodb:DeleteItem",
+      ]
+      resources = [statement.value]
+    }
+  }
+
+  dynamic "statement" {
+    for_each = length(var.kms_key_arns) > 0 ? [1] : []
+    content {
+      sid       = "DecryptWithKmsKeys"
+      actions   = ["kms:Decrypt"]
+      resources = distinct(var.kms_key_arns)
+    }
+  }
+}
+
+data "aws_iam_policy_document" "redrive_operator" {
+  dynamic "statement" {
+    for_each = length(local.redrive_dlqs) > 0 ? [1] : []
+    content {
+      sid = "MoveMessagesOutOfDlqs"
+      actions = [
+        "sqs:StartMessageMoveTask",
+        "sqs:ListMessageMoveTasks",
+        "sqs:CancelMessageMoveTask",
+        "sqs:ReceiveMessage",
+        "sqs:DeleteMessage",
+        "sqs:GetQueueAttributes",
+        "sqs:ListDeadLetterSourceQueues",
+      ]
+      resources = local.redrive_dlqs
+    }
+  }
+
+  dynamic "statement" {
+    for_each = length(local.redrive_targets) > 0 ? [1] : []
+    content {
+      sid       = "SendRedrivenMessagesToSources"
+      actions   = ["sqs:SendMessage", "sqs:GetQueueAttributes"]
+      resources = local.redrive_targets
+    }
+  }
+
+  dynamic "statement" {
+    for_each = length(var.kms_key_arns) > 0 ? [1] : []
+    content {
+      sid       = "ReencryptWithKmsKeys"
+      actions   = ["kms:Decrypt", "kms:GenerateDataKey"]
+      resources = distinct(var.kms_key_arns)
+    }
   }
 }
 
