@@ -46,6 +46,7 @@ module "queue" {
 
   queue_policy_statements = each.value.queue_policy_statements
   dlq_policy_statements   = each.value.dlq_policy_statements
+  prevent_destroy         = coalesce(each.value.prevent_destroy, local.d.prevent_destroy, false)
 
   tags = merge(var.tags, each.value.tags)
 }
@@ -104,6 +105,7 @@ module "claim_check_bucket" {
   force_destroy                          = local.cc.force_destroy
   abort_incomplete_multipart_upload_days = local.cc.abort_incomplete_multipart_upload_days
   access_log_bucket                      = local.cc.access_log_bucket
+  prevent_destroy                        = local.cc.prevent_destroy
 
   tags = merge(var.tags, local.cc.tags)
 }
@@ -116,6 +118,7 @@ module "idempotency_table" {
   sort_key_attr               = var.idempotency_table.sort_key_attr
   kms_key_arn                 = var.idempotency_table.kms_key_arn
   deletion_protection_enabled = var.idempotency_table.deletion_protection_enabled
+  prevent_destroy             = var.idempotency_table.prevent_destroy
   account_id                  = local.account_id
 
   tags = merge(var.tags, var.idempotency_table.tags)
@@ -165,6 +168,7 @@ module "iam" {
 
   producer_queue_arns = [local.pairs[each.key].queue_arn_static]
   consumer_queue_arns = [local.pairs[each.key].queue_arn_static]
+  consumer_dlq_arns   = [local.pairs[each.key].dlq_arn_static]
   redrive = [{
     dlq_arn          = local.pairs[each.key].dlq_arn_static
     source_queue_arn = local.pairs[each.key].queue_arn_static

@@ -1,5 +1,5 @@
 variable "queues" {
-  description = "Queue/DLQ pairs to create, keyed by queue name (the key is the source queue's name unless `name` is given). Every attribute is optional and falls back to `queue_defaults`, then to the safe module defaults. See modules/queue for the meaning and bounds of each attribute. `consumer.timeout_seconds`/`maximum_batching_window_seconds` derive the visibility timeout; with `consumer.function_name` (an existing function) an event source mapping is created too (modules/lambda-consumer: `batch_size` 10, `maximum_concurrency` 10, `report_batch_item_failures` true, `filter_patterns`, `enabled`). `alarm_thresholds` overrides `alarms.thresholds` for this queue."
+  description = "Queue/DLQ pairs to create, keyed by queue name (the key is the source queue's name unless `name` is given). Every attribute is optional and falls back to `queue_defaults`, then to the safe module defaults. See modules/queue for the meaning and bounds of each attribute. `consumer.timeout_seconds`/`maximum_batching_window_seconds` derive the visibility timeout; with `consumer.function_name` (an existing function) an event source mapping is created too (modules/lambda-consumer: `batch_size` 10, `maximum_concurrency` 10, `report_batch_item_failures` true, `filter_patterns`, `enabled`). `alarm_thresholds` overrides `alarms.thresholds` for this queue. `prevent_destroy` (default false) makes any plan that deletes or replaces the pair (a new `name`, `dlq_name` or `fifo`, a removed or renamed key) fail at plan time (see modules/queue)."
   type = map(object({
     name                       = optional(string)
     dlq_name                   = optional(string)
@@ -64,7 +64,8 @@ variable "queues" {
       backlog_messages              = optional(number)
       backlog_evaluation_periods    = optional(number)
     }), {})
-    tags = optional(map(string), {})
+    prevent_destroy = optional(bool)
+    tags            = optional(map(string), {})
   }))
   default  = {}
   nullable = false
@@ -76,7 +77,7 @@ variable "queues" {
 }
 
 variable "queue_defaults" {
-  description = "Defaults shared by every entry of `queues`; an attribute set on a queue wins. Attributes left unset here take the module defaults (SSE-SQS, 4-day retention, 14-day DLQ retention, maxReceiveCount 5, 20 s long polling)."
+  description = "Defaults shared by every entry of `queues`; an attribute set on a queue wins. Attributes left unset here take the module defaults (SSE-SQS, 4-day retention, 14-day DLQ retention, maxReceiveCount 5, 20 s long polling, prevent_destroy false)."
   type = object({
     fifo                              = optional(bool)
     visibility_timeout_seconds        = optional(number)
@@ -92,6 +93,7 @@ variable "queue_defaults" {
     content_based_deduplication       = optional(bool)
     deduplication_scope               = optional(string)
     fifo_throughput_limit             = optional(string)
+    prevent_destroy                   = optional(bool)
   })
   default  = {}
   nullable = false
@@ -116,7 +118,7 @@ variable "tags" {
 }
 
 variable "claim_check_bucket" {
-  description = "Optional S3 bucket for payloads too large for a message (modules/claim-check-bucket). `enabled` (default false) needs `name`. `queues`: keys of `queues` whose producers offload to it (null = all); the payload expiry defaults to the longest a message of theirs can live before its DLQ deletes it (the DLQ retention; source + DLQ retention for FIFO, whose DLQ resets the enqueue time) in days, rounded up, and a smaller `expiration_days` is refused. Also `payload_prefix` (\"payloads/\"), `kms_key_arn` (null = SSE-S3), `versioning_enabled`, `force_destroy` (false), `abort_incomplete_multipart_upload_days` (1), `access_log_bucket`, `tags`."
+  description = "Optional S3 bucket for payloads too large for a message (modules/claim-check-bucket). `enabled` (default false) needs `name`. `queues`: keys of `queues` whose producers offload to it (null = all); the payload expiry defaults to the longest a message of theirs can live before its DLQ deletes it (the DLQ retention; source + DLQ retention for FIFO, whose DLQ resets the enqueue time) in days, rounded up, and a smaller `expiration_days` is refused. Also `payload_prefix` (\"payloads/\"), `kms_key_arn` (null = SSE-S3), `versioning_enabled`, `force_destroy` (false), `abort_incomplete_multipart_upload_days` (1), `access_log_bucket`, `prevent_destroy` (false: true makes a plan that deletes or replaces the bucket fail at plan time), `tags`."
   type = object({
     enabled                                = optional(bool, false)
     name                                   = optional(string)
@@ -128,6 +130,7 @@ variable "claim_check_bucket" {
     force_destroy                          = optional(bool, false)
     abort_incomplete_multipart_upload_days = optional(number, 1)
     access_log_bucket                      = optional(string)
+    prevent_destroy                        = optional(bool, false)
     tags                                   = optional(map(string), {})
   })
   default  = {}
@@ -140,13 +143,14 @@ variable "claim_check_bucket" {
 }
 
 variable "idempotency_table" {
-  description = "Optional DynamoDB table for Powertools-style idempotency (modules/idempotency-table). `enabled` (default false) needs `name`. Also `sort_key_attr` (null), `kms_key_arn` (null = AWS-owned key), `deletion_protection_enabled` (true), `tags`. Consumers of every queue get item access to it."
+  description = "Optional DynamoDB table for Powertools-style idempotency (modules/idempotency-table). `enabled` (default false) needs `name`. Also `sort_key_attr` (null), `kms_key_arn` (null = AWS-owned key), `deletion_protection_enabled` (true), `prevent_destroy` (false: true makes a plan that deletes or replaces the table fail at plan time; deletion protection only refuses at apply), `tags`. Consumers of every queue get item access to it."
   type = object({
     enabled                     = optional(bool, false)
     name                        = optional(string)
     sort_key_attr               = optional(string)
     kms_key_arn                 = optional(string)
     deletion_protection_enabled = optional(bool, true)
+    prevent_destroy             = optional(bool, false)
     tags                        = optional(map(string), {})
   })
   default  = {}

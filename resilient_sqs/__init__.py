@@ -2,7 +2,7 @@
 
 * ``resilient_sqs.policy``: the plan checker (``sqs-policy``); needs only jsonschema, PyYAML and
   python-hcl2 (the last only to read the .tf source behind values a plan leaves unknown).
-* ``resilient_sqs.consumer``, ``resilient_sqs.idempotency``, ``resilient_sqs.redrive``
+* ``resilient_sqs.consumer``, ``resilient_sqs.claim_check``, ``resilient_sqs.redrive``
   (``sqs-redrive``): runtime helpers that talk to AWS; install with the ``runtime`` extra
   (``pip install 'resilient-sqs[runtime]'``).
 

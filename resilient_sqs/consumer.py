@@ -1,43 +1,51 @@
-"""Consumer side of the redrive kill switch, for an SQS-triggered Lambda function.
+"""The redrive kill switch and permanent-failure routing, as a record-handler decorator for
+AWS Lambda Powertools' batch processing.
 
-    from resilient_sqs.consumer import BatchProcessor, PermanentFailure
+    from aws_lambda_powertools.utilities.batch import (
+        BatchProcessor, EventType, SqsFifoPartialProcessor, process_partial_response)
+    from resilient_sqs.consumer import PermanentFailure, redrive_guard
 
-    processor = BatchProcessor(max_redrive_count=3, dlq_url=os.environ["DLQ_URL"])
+    processor = BatchProcessor(event_type=EventType.SQS)   # FIFO queue: SqsFifoPartialProcessor()
+
+    @redrive_guard(max_redrive_count=3, dlq_url=os.environ["DLQ_URL"])
+    def record_handler(record):                    # a Powertools SQSRecord
+        order = json.loads(record.body)
+        if "id" not in order:
+            raise PermanentFailure("VALIDATION_ERROR")   # retrying cannot help
+        ...                                              # any other exception: retried
 
     def handler(event, context):
-        return processor.process(event, handle_record)   # {"batchItemFailures": [...]}
+        return process_partial_response(event=event, record_handler=record_handler,
+                                        processor=processor, context=context)
 
-    def handle_record(record):
-        order = json.loads(record["body"])
-        if "id" not in order:
-            raise PermanentFailure("VALIDATION_ERROR")  # retrying cannot help
-        ...
+Powertools does the partial batch response (``batchItemFailures``; the event source
+mapping needs ``ReportBatchItemFailures``, the modules/lambda-consumer default) and, with
+``SqsFifoPartialProcessor``, FIFO order. What it has no notion of, and this adds:
 
-What it does, per record of the event:
+* ``x-redrive-count`` (set by the dlq-redrive function): a record redriven more than
+  ``max_redrive_count`` times raises :class:`RedriveLimitExceeded` before the handler
+  runs, so it fails without being processed, returns to the DLQ, and the redrive
+  function archives it (never dropped);
+* :class:`PermanentFailure`: with ``dlq_url``, the record is sent to the DLQ at once
+  with the reason in ``x-failure-reason`` (the redrive function archives it instead of
+  redriving it) and then counts as handled. When that send fails, or without
+  ``dlq_url``, the PermanentFailure propagates and Powertools reports the record failed.
 
-* returns partial batch failures (the event source mapping must have
-  ``function_response_types = ["ReportBatchItemFailures"]``, the
-  modules/lambda-consumer default): only failed records are retried, the
-  others are deleted by Lambda;
-* honours ``x-redrive-count`` (set by the dlq-redrive function): a record
-  redriven more than ``max_redrive_count`` times is not processed again; it is
-  failed straight away so it returns to the DLQ, where the redrive function
-  archives it (never dropped);
-* a handler raising :class:`PermanentFailure` marks a record that retrying
-  cannot fix. With ``dlq_url`` set, the record is sent to the DLQ at once with
-  the reason in the ``x-failure-reason`` attribute (so the redrive function
-  archives it instead of redriving it) and is then reported as handled;
-  without ``dlq_url`` it is reported as failed like any other error;
-* FIFO sources: after the first failure, every later record of the batch is
-  reported failed unprocessed, so order within a message group is kept.
+The DLQ send ends before the function does: its connect/read timeouts and attempts
+come from the Lambda context's remaining time (Powertools passes the context to a
+record handler that takes ``lambda_context``), not botocore's 60 s defaults.
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 from typing import Any, Callable
 
 REDRIVE_COUNT_ATTR = "x-redrive-count"
 FAILURE_REASON_ATTR = "x-failure-reason"
+RESERVE_MS = 1000  # left to the function to return its response after a DLQ send
+MAX_SEND_SECONDS = 10.0
 
 
 class PermanentFailure(Exception):
@@ -48,98 +56,136 @@ class PermanentFailure(Exception):
         self.reason = reason
 
 
-def redrive_count(record: dict) -> int:
+class RedriveLimitExceeded(Exception):
+    """The record was redriven more than the limit: failed unprocessed, back to the DLQ for archiving."""
+
+
+def _raw(record: Any) -> dict:
+    """The event record as Lambda sent it (Powertools' SQSRecord keeps it in ``raw_event``)."""
+    return record if isinstance(record, dict) else record.raw_event
+
+
+def redrive_count(record: Any) -> int:
     """The record's ``x-redrive-count`` (0 when it was never redriven)."""
-    attr = record.get("messageAttributes", {}).get(REDRIVE_COUNT_ATTR) or {}
+    attr = _raw(record).get("messageAttributes", {}).get(REDRIVE_COUNT_ATTR) or {}
     try:
-        return int(float(attr.get("stringValue", "0")))
+        return int(float(attr.get("stringValue") or "0"))
     except ValueError:
         return 0
 
 
-def _to_send_attributes(record: dict) -> dict:
-    """Lambda's record attributes (camelCase) as SendMessage wants them."""
-    out = {}
-    for name, a in record.get("messageAttributes", {}).items():
-        entry = {"DataType": a["dataType"]}
-        if a.get("stringValue") is not None:
-            entry["StringValue"] = a["stringValue"]
-        if a.get("binaryValue") is not None:
-            entry["BinaryValue"] = a["binaryValue"]
-        out[name] = entry
-    return out
+def client_config(remaining_ms: int | None, reserve_ms: int = RESERVE_MS, attempts: int = 2):
+    """botocore Config whose call (every attempt) ends ``reserve_ms`` before the deadline.
+
+    None when less than half a second would be left for it.
+    """
+    from botocore.config import Config
+
+    seconds = MAX_SEND_SECONDS if remaining_ms is None else min(MAX_SEND_SECONDS, (remaining_ms - reserve_ms) / 1000)
+    if seconds < 0.5:
+        return None
+    per_attempt = seconds / attempts
+    connect = min(2.0, per_attempt / 3)
+    return Config(connect_timeout=connect, read_timeout=per_attempt - connect,
+                  retries={"mode": "standard", "total_max_attempts": attempts})
 
 
-class BatchProcessor:
-    def __init__(
-        self,
-        max_redrive_count: int | None = None,
-        dlq_url: str | None = None,
-        sqs: Any = None,
-        log: Callable[[str], None] = print,
-    ):
-        if max_redrive_count is not None and max_redrive_count < 0:
-            raise ValueError("max_redrive_count must be >= 0 (or None to not check)")
-        self.max_redrive_count = max_redrive_count
+class DeadLetterSender:
+    """Sends a failed record to the DLQ with its reason; one client per time budget (in whole seconds)."""
+
+    def __init__(self, dlq_url: str, session: Any = None):
         self.dlq_url = dlq_url
-        self._sqs = sqs
-        self.log = log
+        self._session = session
+        self._clients: dict[tuple, Any] = {}
 
-    @property
-    def sqs(self):
-        if self._sqs is None:
-            import boto3
+    def client(self, remaining_ms: int | None):
+        config = client_config(remaining_ms)
+        if config is None:
+            return None
+        key = (round(config.connect_timeout + config.read_timeout),)
+        if key not in self._clients:
+            if self._session is None:
+                import boto3
 
-            self._sqs = boto3.client("sqs")
-        return self._sqs
+                self._session = boto3.session.Session()
+            self._clients[key] = self._session.client("sqs", config=config)
+        return self._clients[key]
 
-    def process(self, event: dict, record_handler: Callable[[dict], Any]) -> dict:
-        records = event.get("Records", [])
-        failures: list[dict] = []
-        fifo_blocked = False
-        for record in records:
-            mid = record["messageId"]
-            fifo = record.get("eventSourceARN", "").endswith(".fifo")
-            if fifo and fifo_blocked:
-                failures.append({"itemIdentifier": mid})
-                continue
-            count = redrive_count(record)
-            if self.max_redrive_count is not None and count > self.max_redrive_count:
-                self._log(mid, "poison", f"redriven {count} times > {self.max_redrive_count}: back to the DLQ for archiving")
-                failures.append({"itemIdentifier": mid})
-                fifo_blocked = fifo
-                continue
-            try:
-                record_handler(record)
-            except PermanentFailure as exc:
-                if self.dlq_url and self._dead_letter(record, exc.reason):
-                    self._log(mid, "dead-lettered", exc.reason)
-                    continue
-                self._log(mid, "failed", f"permanent: {exc.reason}")
-                failures.append({"itemIdentifier": mid})
-                fifo_blocked = fifo
-            except Exception as exc:  # noqa: BLE001 - any error means "retry this record"
-                self._log(mid, "failed", f"{type(exc).__name__}: {exc}")
-                failures.append({"itemIdentifier": mid})
-                fifo_blocked = fifo
-        return {"batchItemFailures": failures}
-
-    def _dead_letter(self, record: dict, reason: str) -> bool:
-        attrs = _to_send_attributes(record)
+    def send(self, record: Any, reason: str, remaining_ms: int | None = None) -> None:
+        """Raises when the DLQ did not confirm the message (or no time is left to send it)."""
+        raw = _raw(record)
+        attrs = {}
+        for name, a in raw.get("messageAttributes", {}).items():
+            entry = {"DataType": a["dataType"]}
+            if a.get("stringValue") is not None:
+                entry["StringValue"] = a["stringValue"]
+            if a.get("binaryValue") is not None:
+                entry["BinaryValue"] = a["binaryValue"]
+            attrs[name] = entry
         attrs[FAILURE_REASON_ATTR] = {"DataType": "String", "StringValue": reason}
-        params: dict[str, Any] = {"QueueUrl": self.dlq_url, "MessageBody": record["body"], "MessageAttributes": attrs}
+        params: dict[str, Any] = {"QueueUrl": self.dlq_url, "MessageBody": raw["body"], "MessageAttributes": attrs}
         if self.dlq_url.endswith(".fifo"):
-            params["MessageGroupId"] = record.get("attributes", {}).get("MessageGroupId", "dead-letter")
-            params["MessageDeduplicationId"] = record["messageId"]
-        try:
-            self.sqs.send_message(**params)
-            return True
-        except Exception as exc:  # noqa: BLE001 - fall back to a normal failure: SQS retries it
-            self._log(record["messageId"], "dead-letter-failed", f"{type(exc).__name__}: {exc}")
-            return False
+            params["MessageGroupId"] = raw.get("attributes", {}).get("MessageGroupId", "dead-letter")
+            params["MessageDeduplicationId"] = raw["messageId"]
+        sqs = self.client(remaining_ms)
+        if sqs is None:
+            raise TimeoutError(f"no time left to send {raw['messageId']} to {self.dlq_url}")
+        sqs.send_message(**params)
 
-    def _log(self, message_id: str, outcome: str, detail: str) -> None:
-        self.log(json.dumps({"message_id": message_id, "outcome": outcome, "detail": detail}, sort_keys=True))
+
+def redrive_guard(
+    max_redrive_count: int | None = None,
+    dlq_url: str | None = None,
+    *,
+    session: Any = None,
+    log: Callable[[str], None] = print,
+):
+    """Decorate a Powertools record handler with the kill switch and permanent-failure routing."""
+    if max_redrive_count is not None and max_redrive_count < 0:
+        raise ValueError(f"max_redrive_count: {max_redrive_count} must be >= 0 (or None to not check)")
+    sender = DeadLetterSender(dlq_url, session) if dlq_url else None
+
+    def emit(record: Any, outcome: str, detail: str) -> None:
+        log(json.dumps({"message_id": _raw(record)["messageId"], "outcome": outcome, "detail": detail}, sort_keys=True))
+
+    def wrap(handler: Callable[..., Any]) -> Callable[..., Any]:
+        params = inspect.signature(handler).parameters
+        wants_context = "lambda_context" in params
+        # by keyword when the handler names it `record` (Powertools' idempotent_function
+        # finds its data by keyword: data_keyword_argument="record")
+        by_keyword = "record" in params
+
+        @functools.wraps(handler)
+        def guarded(record: Any, lambda_context: Any = None) -> Any:
+            count = redrive_count(record)
+            if max_redrive_count is not None and count > max_redrive_count:
+                emit(record, "poison", f"redriven {count} times > {max_redrive_count}: back to the DLQ for archiving")
+                raise RedriveLimitExceeded(f"redriven {count} times (limit {max_redrive_count})")
+            try:
+                args, kwargs = ((), {"record": record}) if by_keyword else ((record,), {})
+                if wants_context:
+                    kwargs["lambda_context"] = lambda_context
+                return handler(*args, **kwargs)
+            except PermanentFailure as exc:
+                if sender is None:
+                    raise
+                remaining = lambda_context.get_remaining_time_in_millis() if lambda_context is not None else None
+                try:
+                    sender.send(record, exc.reason, remaining)
+                except Exception as send_exc:  # noqa: BLE001 - the record fails instead: SQS retries it
+                    emit(record, "dead-letter-failed", f"{type(send_exc).__name__}: {send_exc}")
+                    raise exc from send_exc
+                emit(record, "dead-lettered", exc.reason)
+                return None
+
+        # Powertools passes the context only to a handler whose signature names it
+        guarded.__signature__ = inspect.Signature([
+            inspect.Parameter("record", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+            inspect.Parameter("lambda_context", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None),
+        ])
+        return guarded
+
+    return wrap
 
 
 def lambda_record(message: dict, queue_arn: str, region: str = "us-east-1") -> dict:
@@ -173,4 +219,7 @@ def lambda_event(messages: list[dict], queue_arn: str, region: str = "us-east-1"
     return {"Records": [lambda_record(m, queue_arn, region) for m in messages]}
 
 
-__all__ = ["BatchProcessor", "PermanentFailure", "redrive_count", "lambda_event", "lambda_record"]
+__all__ = [
+    "DeadLetterSender", "PermanentFailure", "RedriveLimitExceeded", "client_config", "lambda_event",
+    "lambda_record", "redrive_count", "redrive_guard",
+]

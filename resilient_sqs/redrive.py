@@ -28,11 +28,11 @@ class UsageError(Exception):
     """Something the operator can fix; printed as one line, exit 2."""
 
 
-def _client(args: argparse.Namespace):
+def _client(args: argparse.Namespace, attempts: int = 3):
     import boto3
     from botocore.config import Config
 
-    kwargs: dict[str, Any] = {"config": Config(retries={"max_attempts": 3, "mode": "standard"})}
+    kwargs: dict[str, Any] = {"config": Config(retries={"total_max_attempts": attempts, "mode": "standard"})}
     if args.region:
         kwargs["region_name"] = args.region
     if args.endpoint_url:
@@ -70,12 +70,25 @@ def depth(sqs, url: str) -> tuple[int, int]:
     return int(a.get("ApproximateNumberOfMessages", 0)), int(a.get("ApproximateNumberOfMessagesNotVisible", 0))
 
 
+def tasks_of(sqs, dlq_arn: str) -> list[dict]:
+    """The DLQ's move tasks, most recent first (SQS keeps the last 10)."""
+    return sqs.list_message_move_tasks(SourceArn=dlq_arn, MaxResults=10).get("Results", [])
+
+
 def running_task(sqs, dlq_arn: str) -> dict | None:
-    tasks = sqs.list_message_move_tasks(SourceArn=dlq_arn, MaxResults=10).get("Results", [])
-    return next((t for t in tasks if t.get("Status") == "RUNNING"), None)
+    return next((t for t in tasks_of(sqs, dlq_arn) if t.get("Status") == "RUNNING"), None)
 
 
-def cmd_start(sqs, args: argparse.Namespace, out: Callable[[str], None], sleep: Callable[[float], None]) -> int:
+def _no_response(exc: BaseException) -> bool:
+    from botocore.exceptions import ConnectionClosedError, ReadTimeoutError
+
+    return isinstance(exc, (ReadTimeoutError, ConnectionClosedError))
+
+
+def cmd_start(sqs, args: argparse.Namespace, out: Callable[[str], None], sleep: Callable[[float], None],
+              start_sqs: Any = None) -> int:
+    """``start_sqs``: the client for StartMessageMoveTask, without retries (a retried start
+    whose first response was lost starts a second task)."""
     if not 1 <= args.rate <= MAX_RATE:
         raise UsageError(f"--rate {args.rate}: must be 1-{MAX_RATE} messages per second (the SQS limit)")
     dlq_url, dlq_arn = resolve(sqs, args.dlq)
@@ -113,33 +126,52 @@ def cmd_start(sqs, args: argparse.Namespace, out: Callable[[str], None], sleep: 
     params = {"SourceArn": dlq_arn, "MaxNumberOfMessagesPerSecond": args.rate}
     if dest_arn:
         params["DestinationArn"] = dest_arn
-    handle = sqs.start_message_move_task(**params)["TaskHandle"]
+    # tasks are told apart by start time as SQS reports it (no local clock): ours are newer
+    # than every task listed before the start
+    since = max((t.get("StartedTimestamp", 0) for t in tasks_of(sqs, dlq_arn)), default=0)
+    try:
+        handle = (start_sqs or sqs).start_message_move_task(**params)["TaskHandle"]
+    except Exception as exc:
+        if not _no_response(exc):
+            raise
+        # the start may have happened: look before reporting anything
+        if not _ours(tasks_of(sqs, dlq_arn), since):
+            raise
+        handle = "(response lost; found the task it started)"
     out(f"started move task {handle}: {visible} messages from {dlq_arn} to {destination}, <= {args.rate}/s")
     if args.no_wait:
         return 0
-    return watch(sqs, dlq_arn, handle, out, sleep, args.poll)
+    return watch(sqs, dlq_arn, since, out, sleep, args.poll)
 
 
-def watch(sqs, dlq_arn: str, handle: str, out: Callable[[str], None], sleep: Callable[[float], None], poll: float) -> int:
+def _ours(tasks: list[dict], since: int) -> list[dict]:
+    return [t for t in tasks if t.get("StartedTimestamp", 0) > since]
+
+
+def watch(sqs, dlq_arn: str, since: int, out: Callable[[str], None], sleep: Callable[[float], None], poll: float) -> int:
+    """Follow every task started after ``since`` until all have ended; report their sums."""
     last = None
     while True:
-        tasks = sqs.list_message_move_tasks(SourceArn=dlq_arn, MaxResults=10).get("Results", [])
-        task = next((t for t in tasks if t.get("TaskHandle") == handle), tasks[0] if tasks else None)
-        if task is None:
+        ours = _ours(tasks_of(sqs, dlq_arn), since)
+        if not ours:
             out("the move task is no longer listed")
             return 1
-        status = task.get("Status")
-        moved = task.get("ApproximateNumberOfMessagesMoved", 0)
-        total = task.get("ApproximateNumberOfMessagesToMove")
+        moved = sum(t.get("ApproximateNumberOfMessagesMoved", 0) for t in ours)
+        totals = [t.get("ApproximateNumberOfMessagesToMove") for t in ours]
+        total = sum(totals) if None not in totals else None
+        running = [t for t in ours if t.get("Status") not in TERMINAL]
+        status = "RUNNING" if running else ours[0].get("Status")
         line = f"{status}: moved {moved}" + (f" of {total}" if total is not None else "")
+        if len(ours) > 1:
+            line += f" ({len(ours)} move tasks)"
         if line != last:
             out(line)
             last = line
-        if status in TERMINAL:
-            if status != "COMPLETED":
-                out(f"move task ended {status}" + (f": {task['FailureReason']}" if task.get("FailureReason") else ""))
-                return 1
-            return 0
+        if not running:
+            bad = [t for t in ours if t.get("Status") != "COMPLETED"]
+            for t in bad:
+                out(f"move task ended {t.get('Status')}" + (f": {t['FailureReason']}" if t.get("FailureReason") else ""))
+            return 1 if bad else 0
         sleep(poll)
 
 
@@ -194,7 +226,7 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] = print, slee
     try:
         sqs = _client(args)
         if args.command == "start":
-            return cmd_start(sqs, args, out, sleep)
+            return cmd_start(sqs, args, out, sleep, start_sqs=_client(args, attempts=1))
         if args.command == "list":
             return cmd_list(sqs, args, out)
         return cmd_cancel(sqs, args, out)

@@ -135,6 +135,7 @@ def test_policy_documents_grant_exactly_each_role(plan):
     assert grants(docs["producer_policy_json"]) == {("sqs:SendMessage", q), ("s3:PutObject", objects)}
     assert grants(docs["consumer_policy_json"]) == {
         ("sqs:ReceiveMessage", q), ("sqs:DeleteMessage", q), ("sqs:ChangeMessageVisibility", q), ("sqs:GetQueueAttributes", q),
+        ("sqs:SendMessage", dlq),  # redrive_guard: a permanent failure goes to the DLQ with its reason
         ("s3:GetObject", objects),
         ("dynamodb:GetItem", table), ("dynamodb:PutItem", table), ("dynamodb:UpdateItem", table), ("dynamodb:DeleteItem", table),
     }

@@ -34,8 +34,10 @@ def handler_api_calls() -> set[tuple[str, str]]:
     for node in ast.walk(ast.parse(SRC.read_text())):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             target = node.func.value
-            if isinstance(target, ast.Attribute) and target.attr in ("sqs", "s3"):
-                calls.add((target.attr, node.func.attr))
+            # self.sqs.x(...) or, with a client from the budgeted pool, sqs.x(...)
+            name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", None)
+            if name in ("sqs", "s3") and not node.func.attr.startswith("_") and node.func.attr != "client":
+                calls.add((name, node.func.attr))
     return calls
 
 

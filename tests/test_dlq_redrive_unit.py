@@ -50,7 +50,7 @@ def test_pacer_never_runs_ahead_of_the_rate():
 
 
 def test_decisions():
-    r = mod.Redriver(_cfg(), sqs=None, s3=None)
+    r = mod.Redriver(_cfg(), None)
     now_ms = int(time.time() * 1000)
     assert r.decide(_msg()) == ("redrive", "retry")
     assert r.decide(_msg({"x-redrive-count": _num(2)})) == ("redrive", "retry")
@@ -70,7 +70,7 @@ def test_decisions():
 
 
 def test_fifo_redrive_keeps_group_and_dedupes_per_attempt():
-    r = mod.Redriver(_cfg(SOURCE_QUEUE_URL="https://sqs/1/src.fifo"), sqs=None, s3=None)
+    r = mod.Redriver(_cfg(SOURCE_QUEUE_URL="https://sqs/1/src.fifo"), None)
     m = _msg({"x-redrive-count": _num(1)})
     m["Attributes"]["MessageGroupId"] = "order-7"
     e = r._redrive_entry(m, 3)

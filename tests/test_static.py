@@ -33,8 +33,7 @@ def test_fmt_clean():
 def test_validate(tf_dir: Path):
     tf = Terraform(tf_dir)
     tf.init(backend=False)
-    result = tf.validate()
-    assert result["valid"] is True
+    result = tf.validate()  # raises TerraformError with the diagnostics when invalid (tests/test_harness.py)
     warnings = [d for d in result.get("diagnostics", []) if d.get("severity") == "warning"]
     assert warnings == [], f"validate warnings in {_id(tf_dir)}: {warnings}"
 

@@ -61,6 +61,7 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
     "modules/iam": {
         "producer_queue_wildcard": ["producer_queue_arns:", "full SQS queue ARN", "wildcards and queue URLs are refused"],
         "consumer_queue_url_not_arn": ["consumer_queue_arns:", "full SQS queue ARN"],
+        "consumer_dlq_wildcard": ["consumer_dlq_arns:", "full SQS queue ARN", "wildcards and queue URLs are refused"],
         "redrive_dlq_wildcard": ["redrive:", "dlq_arn and source_queue_arn must be full SQS queue ARNs"],
         "bucket_arn_with_object_wildcard": ["payload_bucket_arn:", "without a key part or wildcard"],
         "payload_prefix_wildcard": ["payload_prefix:", "wildcards are refused"],

@@ -16,22 +16,21 @@ import sys
 import uuid
 from collections import Counter
 
-import boto3
 
 from tooling import localstack as L
-from tooling.redrive_scenario import archived, config, drain, load_dlq_redrive, queue_pair, seed
+from tooling.redrive_scenario import EndpointSession, archived, config, drain, load_dlq_redrive, queue_pair, seed
 
 
 def run_once(ls: L.LocalStack, rate: float, n: int) -> dict:
-    kw = dict(endpoint_url=ls.endpoint, region_name=L.REGION, aws_access_key_id="test", aws_secret_access_key="test")
-    sqs, s3 = boto3.client("sqs", **kw), boto3.client("s3", **kw)
+    endpoint_session = EndpointSession(ls.endpoint, L.REGION)
+    sqs, s3 = endpoint_session.client("sqs"), endpoint_session.client("s3")
     mod = load_dlq_redrive()
     name = f"bench-{uuid.uuid4().hex[:8]}"
     bucket = f"{name}-archive"
     s3.create_bucket(Bucket=bucket)
     src_url, dlq_url, _ = queue_pair(sqs, name)
     expected = seed(sqs, dlq_url, n)
-    summary = mod.Redriver(config(mod, src_url, dlq_url, bucket, rate=rate), sqs, s3, log=lambda _: None).run()
+    summary = mod.Redriver(config(mod, src_url, dlq_url, bucket, rate=rate), endpoint_session, log=lambda _: None).run()
     ids = Counter()
     for m in drain(sqs, src_url):
         ids[json.loads(m["Body"])["id"]] += 1

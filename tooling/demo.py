@@ -9,9 +9,10 @@ Steps (each a method of :class:`Demo`, so the demo grows by adding steps):
    every queue's attributes and the bucket's lifecycle rule to settle);
 5. a poison message: the consumer fails it ``maxReceiveCount`` times and SQS moves it
    to the dead-letter queue;
-6. a 2 MiB payload through the claim-check bucket (the AWS extended-client pointer
-   format), its SHA-256 checked on the consumer side;
-7. the same message delivered twice to an idempotent consumer: one side effect;
+6. a 2 MiB payload through the claim-check bucket with the AWS SQS extended client
+   (its pointer format, keys under the payload prefix), its SHA-256 checked on the
+   consumer side;
+7. the same message delivered twice to a Powertools idempotent consumer: one side effect;
 8. the DLQ depth alarm fires on the poison message and notifies its SNS topic;
 9. the queues, DLQ depths and alarm states; then destroy everything and stop LocalStack.
 """
@@ -94,6 +95,7 @@ class Demo:
         self.tf = Terraform(self.work, variables=variables, env=self.ls.env())
         kw = dict(endpoint_url=self.ls.endpoint, region_name=localstack.REGION,
                   aws_access_key_id="test", aws_secret_access_key="test")
+        self.client_kwargs = kw
         self.sqs, self.s3, self.ddb = boto3.client("sqs", **kw), boto3.client("s3", **kw), boto3.client("dynamodb", **kw)
         self.sns, self.cw = boto3.client("sns", **kw), boto3.client("cloudwatch", **kw)
 
@@ -170,26 +172,27 @@ class Demo:
         say(f"    receive {max_rc + 1}: nothing - SQS moved it to {q['dlq_name']}, where it waits for a fix and a redrive")
 
     def claim_check(self) -> None:
+        from resilient_sqs.claim_check import extended_client, resolve
+        from resilient_sqs.consumer import lambda_event
+
         q, bucket = self.pair("orders"), self.out["claim_check_bucket"]
         step(f"a {PAYLOAD_BYTES // 1024 // 1024} MiB payload (SQS takes 256 KiB) through the claim-check bucket {bucket['name']}")
         payload = os.urandom(PAYLOAD_BYTES // 2).hex()  # 2 MiB of text
         self.digest = hashlib.sha256(payload.encode()).hexdigest()
-        key = f"{bucket['payload_prefix']}{uuid.uuid4()}"
-        # producer: the payload to S3, a pointer in the extended clients' format to SQS
-        self.s3.put_object(Bucket=bucket["name"], Key=key, Body=payload.encode())
-        pointer = json.dumps([POINTER_CLASS, {"s3BucketName": bucket["name"], "s3Key": key}])
-        self.sqs.send_message(QueueUrl=q["url"], MessageBody=pointer, MessageAttributes={
-            "ExtendedPayloadSize": {"DataType": "Number", "StringValue": str(len(payload))}})
-        head = self.s3.head_object(Bucket=bucket["name"], Key=key)
-        say(f"    producer: sha256 {self.digest[:16]}... -> s3://{bucket['name']}/{key} "
-            f"({head['ContentLength']:,} bytes, {head['ServerSideEncryption']})")
-        say(f"    message body ({len(pointer)} bytes): {pointer}")
-        # consumer: resolve the pointer
-        msg = self.receive(q["url"], visibility=60)
+        # producer: the AWS SQS extended client, writing under the bucket's payload prefix
+        producer = extended_client(bucket["name"], bucket["payload_prefix"], s3=self.s3, **self.client_kwargs)
+        producer.send_message(QueueUrl=q["url"], MessageBody=payload)
+        msg = self.receive(q["url"], visibility=60)  # a plain client: the message as it sits in SQS
         check(msg is not None and "ExtendedPayloadSize" in msg.get("MessageAttributes", {}), "pointer message not delivered")
-        _, ref = json.loads(msg["Body"])
-        body = self.s3.get_object(Bucket=ref["s3BucketName"], Key=ref["s3Key"])["Body"].read()
-        got = hashlib.sha256(body).hexdigest()
+        kind, ref = json.loads(msg["Body"])
+        check(kind == POINTER_CLASS and ref["s3Key"].startswith(bucket["payload_prefix"]), f"unexpected pointer {msg['Body']}")
+        head = self.s3.head_object(Bucket=bucket["name"], Key=ref["s3Key"])
+        say(f"    producer (amazon-sqs-extended-client): sha256 {self.digest[:16]}... -> s3://{bucket['name']}/{ref['s3Key']} "
+            f"({head['ContentLength']:,} bytes, {head['ServerSideEncryption']})")
+        say(f"    message body ({len(msg['Body'])} bytes): {msg['Body']}")
+        # consumer: a Lambda record, resolved through the extended client
+        body = resolve(lambda_event([msg], q["arn"])["Records"][0], producer)
+        got = hashlib.sha256(body.encode()).hexdigest()
         check(got == self.digest, f"payload hash mismatch: sent {self.digest}, got {got}")
         self.sqs.delete_message(QueueUrl=q["url"], ReceiptHandle=msg["ReceiptHandle"])
         say(f"    consumer: resolved the pointer, {len(body):,} bytes, sha256 {got[:16]}... = the producer's: MATCH")
@@ -204,32 +207,39 @@ class Demo:
             say(f"      {p['name']}: a message lives at most {life}")
 
     def idempotency(self) -> None:
-        from resilient_sqs.consumer import BatchProcessor, lambda_event
-        from resilient_sqs.idempotency import IdempotencyStore, idempotent
+        from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+        from aws_lambda_powertools.utilities.idempotency import (
+            DynamoDBPersistenceLayer, IdempotencyConfig, idempotent_function)
+
+        from resilient_sqs.consumer import lambda_event
 
         q, table = self.pair("orders"), self.out["idempotency_table"]["name"]
-        step(f"a message delivered twice to an idempotent consumer (idempotency table {table})")
+        step(f"a message delivered twice to a Powertools idempotent consumer (idempotency table {table})")
         charges: list[str] = []
-        store = IdempotencyStore(table, dynamodb=self.ddb)
+        persistence = DynamoDBPersistenceLayer(table_name=table, boto3_client=self.ddb)
+        config = IdempotencyConfig(event_key_jmespath="body")
 
-        @idempotent(store, name="demo-charge")
-        def charge(record: dict) -> dict:
-            charges.append(json.loads(record["body"])["order"])
+        @idempotent_function(data_keyword_argument="record", config=config, persistence_store=persistence)
+        def charge(record) -> dict:
+            charges.append(json.loads(record.body)["order"])
             return {"charged": True}
 
-        processor = BatchProcessor(log=lambda _line: None)
+        def invoke(message: dict) -> dict:
+            return process_partial_response(event=lambda_event([message], q["arn"]), record_handler=charge,
+                                            processor=BatchProcessor(event_type=EventType.SQS))
+
         self.sqs.send_message(QueueUrl=q["url"], MessageBody=json.dumps({"order": 3, "amount": 42}))
         msg = self.receive(q["url"], visibility=60)
         check(msg is not None, "message not delivered")
-        processor.process(lambda_event([msg], q["arn"]), charge)
+        invoke(msg)
         say("    delivery 1: card charged, then the consumer dies before deleting the message")
         self.sqs.change_message_visibility(QueueUrl=q["url"], ReceiptHandle=msg["ReceiptHandle"], VisibilityTimeout=0)
         again = self.receive(q["url"], visibility=60)
         check(again is not None and again["MessageId"] == msg["MessageId"], "the message was not redelivered")
-        result = processor.process(lambda_event([again], q["arn"]), charge)
+        result = invoke(again)
         check(result == {"batchItemFailures": []} and len(charges) == 1, f"charged {len(charges)} times")
         self.sqs.delete_message(QueueUrl=q["url"], ReceiptHandle=again["ReceiptHandle"])
-        say(f"    delivery {again['Attributes']['ApproximateReceiveCount']}: the table says COMPLETED -> "
+        say(f"    delivery {again['Attributes']['ApproximateReceiveCount']}: Powertools finds the record COMPLETED -> "
             f"not charged again, message deleted. Charges: {len(charges)}")
 
     def alarm(self) -> None:

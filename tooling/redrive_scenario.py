@@ -16,6 +16,19 @@ MAX_AGE = 3600
 PERMANENT = ["VALIDATION_ERROR"]
 
 
+class EndpointSession:
+    """A boto3 session whose clients talk to one endpoint (LocalStack, or a proxy in front of it)."""
+
+    def __init__(self, endpoint: str, region: str = "us-east-1"):
+        import boto3
+
+        self.endpoint = endpoint
+        self._session = boto3.session.Session(aws_access_key_id="test", aws_secret_access_key="test", region_name=region)
+
+    def client(self, service: str, **kwargs):
+        return self._session.client(service, endpoint_url=self.endpoint, **kwargs)
+
+
 def load_dlq_redrive():
     """The dlq-redrive function's source as a module (Lambda cannot run here; tests call it in-process)."""
     import importlib.util

@@ -165,3 +165,16 @@ resource "aws_s3_bucket_logging" "this" {
   target_bucket = var.access_log_bucket
   target_prefix = coalesce(var.access_log_prefix, "s3-access-logs/${var.name}/")
 }
+
+# prevent_destroy must be a literal: a guard that has it is replaced whenever the
+# bucket is (its ID changes only then) and removed with it (see modules/queue).
+resource "terraform_data" "prevent_destroy" {
+  count = var.prevent_destroy ? 1 : 0
+
+  input = "guards S3 bucket ${var.name} against deletion and replacement"
+
+  lifecycle {
+    prevent_destroy      = true
+    replace_triggered_by = [aws_s3_bucket.this.id]
+  }
+}

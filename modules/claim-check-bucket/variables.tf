@@ -127,6 +127,13 @@ variable "access_log_prefix" {
   default     = null
 }
 
+variable "prevent_destroy" {
+  description = "Refuse, at plan time, every plan that deletes or replaces the bucket (and so every payload): changing `name` or removing the bucket fails with Terraform's \"Instance cannot be destroyed\" naming this module's `terraform_data.prevent_destroy[0]`. `force_destroy = false` only refuses deleting a non-empty bucket at apply time, part-way through. To lift it: set it false and run `terraform state rm` on that guard, then plan again. Default false."
+  type        = bool
+  default     = false
+  nullable    = false
+}
+
 variable "tags" {
   description = "Tags for the bucket."
   type        = map(string)

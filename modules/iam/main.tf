@@ -7,7 +7,7 @@ locals {
   payload_objects = var.payload_bucket_arn == null ? null : "${var.payload_bucket_arn}/${var.payload_prefix}*"
 
   has_producer = length(var.producer_queue_arns) > 0 || var.payload_bucket_arn != null
-  has_consumer = length(var.consumer_queue_arns) > 0 || var.payload_bucket_arn != null || var.idempotency_table_arn != null
+  has_consumer = length(var.consumer_queue_arns) > 0 || length(var.consumer_dlq_arns) > 0 || var.payload_bucket_arn != null || var.idempotency_table_arn != null
   has_redrive  = length(var.redrive) > 0
 
   redrive_dlqs    = distinct([for p in var.redrive : p.dlq_arn])
@@ -71,6 +71,15 @@ data "aws_iam_policy_document" "consumer" {
   }
 
   dynamic "statement" {
+    for_each = length(var.consumer_dlq_arns) > 0 ? [1] : []
+    content {
+      sid       = "DeadLetterPermanentFailures"
+      actions   = ["sqs:SendMessage"]
+      resources = distinct(var.consumer_dlq_arns)
+    }
+  }
+
+  dynamic "statement" {
     for_each = local.payload_objects == null ? [] : [local.payload_objects]
     content {
       sid       = "GetClaimCheckPayloads"
@@ -96,8 +105,9 @@ data "aws_iam_policy_document" "consumer" {
   dynamic "statement" {
     for_each = length(var.kms_key_arns) > 0 ? [1] : []
     content {
-      sid       = "DecryptWithKmsKeys"
-      actions   = ["kms:Decrypt"]
+      sid = "DecryptWithKmsKeys"
+      # GenerateDataKey: to send a permanent failure to an SSE-KMS DLQ
+      actions   = length(var.consumer_dlq_arns) > 0 ? ["kms:Decrypt", "kms:GenerateDataKey"] : ["kms:Decrypt"]
       resources = distinct(var.kms_key_arns)
     }
   }

@@ -22,6 +22,18 @@ variable "consumer_queue_arns" {
   }
 }
 
+variable "consumer_dlq_arns" {
+  description = "DLQs the consumer may send a record to when it fails for good (resilient_sqs.consumer.redrive_guard's permanent-failure routing, with the reason in x-failure-reason): sqs:SendMessage on exactly these ARNs, usually the DLQs of consumer_queue_arns."
+  type        = list(string)
+  default     = []
+  nullable    = false
+
+  validation {
+    condition     = alltrue([for a in var.consumer_dlq_arns : can(regex("^arn:[a-z-]+:sqs:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,80}(\\.fifo)?$", a))])
+    error_message = "consumer_dlq_arns: every entry must be a full SQS queue ARN (arn:aws:sqs:<region>:<account>:<name>); wildcards and queue URLs are refused."
+  }
+}
+
 variable "redrive" {
   description = "DLQ/source pairs the redrive operator may move messages between: on the DLQ sqs:StartMessageMoveTask, ListMessageMoveTasks, CancelMessageMoveTask and what the move reads (ReceiveMessage, DeleteMessage, GetQueueAttributes, ListDeadLetterSourceQueues); on the source sqs:SendMessage and GetQueueAttributes."
   type = list(object({

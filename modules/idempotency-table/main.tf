@@ -57,3 +57,16 @@ resource "aws_dynamodb_table" "this" {
 
   tags = var.tags
 }
+
+# prevent_destroy must be a literal: a guard that has it is replaced whenever the
+# table is (its ID changes only then) and removed with it (see modules/queue).
+resource "terraform_data" "prevent_destroy" {
+  count = var.prevent_destroy ? 1 : 0
+
+  input = "guards DynamoDB table ${var.name} against deletion and replacement"
+
+  lifecycle {
+    prevent_destroy      = true
+    replace_triggered_by = [aws_dynamodb_table.this.id]
+  }
+}

@@ -37,6 +37,13 @@ variable "deletion_protection_enabled" {
   nullable    = false
 }
 
+variable "prevent_destroy" {
+  description = "Refuse, at plan time, every plan that deletes or replaces the table (and so every idempotency record): changing `name` or `sort_key_attr`, or removing the table, fails with Terraform's \"Instance cannot be destroyed\" naming this module's `terraform_data.prevent_destroy[0]`. `deletion_protection_enabled` only refuses the delete at apply time, part-way through. To lift it: set it false and run `terraform state rm` on that guard, then plan again. Default false."
+  type        = bool
+  default     = false
+  nullable    = false
+}
+
 variable "account_id" {
   description = "AWS account ID of the table, used to build its ARN at plan time (`arn_static`). Null: looked up with sts:GetCallerIdentity."
   type        = string

@@ -275,3 +275,18 @@ resource "aws_sqs_queue" "this" {
     }
   }
 }
+
+# Terraform's lifecycle.prevent_destroy must be a literal, so it cannot follow an
+# input on the queues themselves. The switch adds a guard that has it: the guard is
+# replaced whenever either queue is (their IDs change only when they are replaced)
+# and removed with them, so a plan that would delete the queues' messages fails.
+resource "terraform_data" "prevent_destroy" {
+  count = var.prevent_destroy ? 1 : 0
+
+  input = "guards SQS queues ${local.queue_name} and ${local.dlq_name} against deletion and replacement"
+
+  lifecycle {
+    prevent_destroy      = true
+    replace_triggered_by = [aws_sqs_queue.this.id, aws_sqs_queue.dlq.id]
+  }
+}

@@ -262,6 +262,13 @@ variable "dlq_policy_statements" {
   }
 }
 
+variable "prevent_destroy" {
+  description = "Refuse, at plan time, every plan that deletes or replaces the queue or its DLQ (and so their messages): renaming either, switching `fifo`, or removing the pair fails with Terraform's \"Instance cannot be destroyed\" naming this module's `terraform_data.prevent_destroy[0]`. In-place changes plan as usual. To lift it for a planned removal: set it false and run `terraform state rm` on that guard (it holds no infrastructure), then plan again. Default false."
+  type        = bool
+  default     = false
+  nullable    = false
+}
+
 variable "account_id" {
   description = "AWS account ID the queues live in, used to build their ARNs at plan time (the DLQ's redrive-allow policy and the queue policies need the ARN before the queue exists). Null: looked up with sts:GetCallerIdentity."
   type        = string

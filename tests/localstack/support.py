@@ -332,13 +332,13 @@ def doc_python_blocks() -> list[tuple[Path, str]]:
     return [(md, b) for md in doc_files() for b in re.findall(r"```python\n(.*?)```", md.read_text(), flags=re.DOTALL)]
 
 
-def readme_snippet(docstring_start: str, sess: Session, ls: LocalStack, **globals_) -> dict:
+def readme_snippet(docstring_start: str, ls: LocalStack, env: dict | None = None, **globals_) -> dict:
     """Execute the documentation's ```python block whose docstring starts with ``docstring_start``
     (found in whichever Markdown file holds it; exactly one block may match).
 
-    Returns its namespace. The snippet's module-level ``s3``/``sqs`` clients are replaced by
-    clients of this LocalStack; ``globals_`` adds names the snippet leaves to the reader
-    (e.g. ``process``).
+    Returns its namespace. It runs with this LocalStack's environment (its clients talk to
+    LocalStack through ``AWS_ENDPOINT_URL``) plus ``env`` (what a function's configuration
+    would set); ``globals_`` adds names the snippet leaves to the reader (e.g. ``process``).
     """
     found = [(md, b) for md, b in doc_python_blocks() if b.lstrip().startswith(f'"""{docstring_start}')]
     if len(found) != 1:
@@ -347,8 +347,9 @@ def readme_snippet(docstring_start: str, sess: Session, ls: LocalStack, **global
                              f"found {len(found)} ({where})")
     md, code = found[0]
     ns: dict = {"__name__": f"readme_{docstring_start.split(':')[0].lower()}"}
-    saved = {k: os.environ.get(k) for k in ls.env()}
-    os.environ.update(ls.env())  # the snippet creates boto3 clients at import
+    run_env = {**ls.env(), **(env or {})}
+    saved = {k: os.environ.get(k) for k in run_env}
+    os.environ.update(run_env)  # the snippet creates boto3 clients at import
     try:
         exec(compile(code, f"{md.relative_to(REPO_ROOT)}[{docstring_start}]", "exec"), ns)
     finally:
@@ -357,9 +358,6 @@ def readme_snippet(docstring_start: str, sess: Session, ls: LocalStack, **global
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-    for name in ("s3", "sqs"):
-        if name in ns:
-            ns[name] = sess.client(name)
     ns.update(globals_)
     return ns
 
@@ -416,7 +414,7 @@ def queue_arn(url: str) -> str:
 
 
 # ------------------------------------------------------------------------------------------
-# IAM: the redrive operator
+# IAM: LocalStack does not enforce it, so the tests check every call against the module's documents
 # ------------------------------------------------------------------------------------------
 # What AWS's "Amazon SQS API permissions" reference requires for each operator call, beyond the
 # action of the same name: a move task receives/deletes on the DLQ and sends to the destination.
@@ -429,40 +427,85 @@ IMPLIED_ACTIONS = {
                              ("source", "sqs:GetQueueAttributes")],
 }
 
-
-def redrive_operator_policy(dlq_arn: str, source_arn: str) -> dict:
-    """Least-privilege policy of a person who redrives one DLQ back to its source queue."""
-    return {
-        "Version": "2012-10-17",
-        "Statement": [
-            {
-                "Sid": "RedriveFromDlq",
-                "Effect": "Allow",
-                "Action": [
-                    "sqs:StartMessageMoveTask", "sqs:ListMessageMoveTasks", "sqs:CancelMessageMoveTask",
-                    "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes",
-                ],
-                "Resource": [dlq_arn],
-            },
-            {
-                "Sid": "RedriveIntoSource",
-                "Effect": "Allow",
-                "Action": ["sqs:SendMessage", "sqs:GetQueueAttributes"],
-                "Resource": [source_arn],
-            },
-        ],
-    }
+# API operations authorised by an action of another name (the Service Authorization Reference)
+ACTION_OF = {
+    ("sqs", "SendMessageBatch"): "sqs:SendMessage",
+    ("sqs", "DeleteMessageBatch"): "sqs:DeleteMessage",
+    ("sqs", "ChangeMessageVisibilityBatch"): "sqs:ChangeMessageVisibility",
+    ("s3", "HeadObject"): "s3:GetObject",
+    ("s3", "ListObjectsV2"): "s3:ListBucket",
+    ("s3", "CreateMultipartUpload"): "s3:PutObject",
+    ("s3", "UploadPart"): "s3:PutObject",
+    ("s3", "CompleteMultipartUpload"): "s3:PutObject",
+    ("s3", "AbortMultipartUpload"): "s3:AbortMultipartUpload",
+}
 
 
-def policy_allows(policy: dict, action: str, resource: str) -> bool:
-    """Identity-policy evaluation for one action on one resource: an explicit Deny wins, else any Allow."""
+def _like(pattern: str, value: str, ignore_case: bool = False) -> bool:
+    """IAM's wildcard match: * any run of characters, ? one character, nothing else special."""
+    if ignore_case:
+        pattern, value = pattern.lower(), value.lower()
+    return fnmatch.fnmatchcase(value, pattern.replace("[", "[[]"))
+
+
+_CONDITION_OPERATORS = {"Null", "Bool", "StringEquals", "ArnEquals", "StringNotEquals", "ArnNotEquals",
+                        "StringEqualsIgnoreCase", "StringLike", "ArnLike", "StringNotLike", "ArnNotLike"}
+
+
+def _condition_holds(op: str, key: str, wanted: list, context: dict) -> bool:
+    base = op.removesuffix("IfExists")
+    if base not in _CONDITION_OPERATORS:
+        raise ValueError(f"condition operator {op} is not evaluated by this checker: add it to _condition_holds")
+    if key not in context:
+        return op.endswith("IfExists") or (base == "Null" and [str(w).lower() for w in wanted] == ["true"])
+    have = str(context[key])
+    if base == "Null":
+        return [str(w).lower() for w in wanted] == ["false"]
+    if base == "Bool":
+        return have.lower() in [str(w).lower() for w in wanted]
+    if base in ("StringEquals", "ArnEquals"):
+        return have in wanted
+    if base in ("StringNotEquals", "ArnNotEquals"):
+        return have not in wanted
+    if base == "StringEqualsIgnoreCase":
+        return have.lower() in [w.lower() for w in wanted]
+    if base in ("StringLike", "ArnLike"):
+        return any(_like(w, have) for w in wanted)
+    return not any(_like(w, have) for w in wanted)  # StringNotLike, ArnNotLike
+
+
+def _statement_applies(st: dict, action: str, resource: str, context: dict) -> bool:
+    def listed(key):
+        v = st.get(key)
+        return v if isinstance(v, list) else [v]
+
+    if "NotAction" in st:
+        action_ok = not any(_like(a, action, ignore_case=True) for a in listed("NotAction"))
+    else:
+        action_ok = any(_like(a, action, ignore_case=True) for a in listed("Action"))
+    if "NotResource" in st:
+        resource_ok = not any(_like(r, resource) for r in listed("NotResource"))
+    else:
+        resource_ok = any(_like(r, resource) for r in listed("Resource"))
+    if not (action_ok and resource_ok):
+        return False
+    for op, pairs in (st.get("Condition") or {}).items():
+        for key, wanted in pairs.items():
+            if not _condition_holds(op, key, wanted if isinstance(wanted, list) else [wanted], context):
+                return False
+    return True
+
+
+def policy_allows(policy: dict | str, action: str, resource: str, context: dict | None = None) -> bool:
+    """IAM's evaluation of one identity policy for one request: an explicit Deny wins, then any
+    Allow; Action/NotAction (case-insensitive), Resource/NotResource, * and ? wildcards, and
+    the common condition operators (an operator it does not know raises instead of guessing)."""
+    doc = json.loads(policy) if isinstance(policy, str) else policy
+    statements = doc["Statement"] if isinstance(doc["Statement"], list) else [doc["Statement"]]
+    context = {"aws:SecureTransport": "true", **(context or {})}
     allowed = False
-    for st in policy["Statement"]:
-        actions = st["Action"] if isinstance(st["Action"], list) else [st["Action"]]
-        resources = st["Resource"] if isinstance(st["Resource"], list) else [st["Resource"]]
-        if any(fnmatch.fnmatchcase(action.lower(), a.lower()) for a in actions) and any(
-            fnmatch.fnmatchcase(resource, r) for r in resources
-        ):
+    for st in statements:
+        if _statement_applies(st, action, resource, context):
             if st["Effect"] == "Deny":
                 return False
             allowed = True
@@ -471,15 +514,43 @@ def policy_allows(policy: dict, action: str, resource: str) -> bool:
 
 @dataclass
 class CallRecorder:
-    """Records every SQS call made through a client, as (operation, params)."""
+    """Records every AWS call made through the clients (or sessions) it is attached to, as
+    (service, operation, params), with the params the caller gave (botocore's
+    ``provide-client-params`` event, before any request is built)."""
 
-    calls: list[tuple[str, dict]] = field(default_factory=list)
+    calls: list[tuple[str, str, dict]] = field(default_factory=list)
 
-    def attach(self, client) -> None:
-        client.meta.events.register("provide-client-params.sqs.*", self._record)
+    def attach(self, client_or_session) -> None:
+        events = client_or_session.meta.events if hasattr(client_or_session, "meta") else client_or_session.events
+        events.register("provide-client-params", self._record)
 
     def _record(self, params, model, **_):
-        self.calls.append((model.name, dict(params)))
+        service = model.service_model.endpoint_prefix
+        self.calls.append((service, model.name, dict(params)))
+
+    def operations(self) -> set[str]:
+        return {f"{svc}:{op}" for svc, op, _ in self.calls}
+
+
+@contextlib.contextmanager
+def recording_calls():
+    """A CallRecorder attached to every botocore client created meanwhile (whoever creates it:
+    the extended client's S3 client, Powertools' DynamoDB client, redrive_guard's DLQ client)."""
+    import botocore.session
+
+    recorder = CallRecorder()
+    original = botocore.session.Session.create_client
+
+    def create_client(self, *args, **kwargs):
+        client = original(self, *args, **kwargs)
+        recorder.attach(client)
+        return client
+
+    botocore.session.Session.create_client = create_client
+    try:
+        yield recorder
+    finally:
+        botocore.session.Session.create_client = original
 
 
 def _task_source(handle: str) -> str | None:
@@ -489,26 +560,48 @@ def _task_source(handle: str) -> str | None:
     return None
 
 
-def unauthorized_calls(policy: dict, calls: list[tuple[str, dict]], original_source: str) -> list[str]:
-    """Every (action, resource) a recorded call needs that ``policy`` does not allow.
-
-    ``original_source``: where a move task without DestinationArn sends messages.
-    """
-    missing = []
-    for op, params in calls:
+def required_permissions(service: str, op: str, params: dict, original_source: str | None = None,
+                         region: str = REGION) -> list[tuple[str, str]]:
+    """The (action, resource ARN) pairs IAM checks for one API call."""
+    account = ACCOUNT_ID
+    action = ACTION_OF.get((service, op), f"{service}:{op}")
+    if service == "sqs":
         if "QueueUrl" in params:
             resource = queue_arn(params["QueueUrl"])
+        elif "QueueName" in params:
+            resource = f"arn:aws:sqs:{region}:{params.get('QueueOwnerAWSAccountId', account)}:{params['QueueName']}"
         elif "SourceArn" in params:
             resource = params["SourceArn"]
         elif "TaskHandle" in params:
             resource = _task_source(params["TaskHandle"]) or "*"
         else:
             resource = "*"
-        needs = [(f"sqs:{op}", resource)]
-        for role, action in IMPLIED_ACTIONS.get(op, []):
+        needs = [(action, resource)]
+        for role, implied in IMPLIED_ACTIONS.get(op, []):
             target = resource if role == "source" else params.get("DestinationArn", original_source)
-            needs.append((action, target))
-        missing += [f"{op}: {a} on {r}" for a, r in needs if not policy_allows(policy, a, r)]
+            needs.append((implied, target))
+        return needs
+    if service == "s3":
+        bucket = f"arn:aws:s3:::{params['Bucket']}"
+        return [(action, f"{bucket}/{params['Key']}" if "Key" in params else bucket)]
+    if service == "dynamodb":
+        return [(action, f"arn:aws:dynamodb:{region}:{account}:table/{params['TableName']}")]
+    if service == "sts" and op == "GetCallerIdentity":
+        return []  # needs no permission
+    return [(action, "*")]
+
+
+def unauthorized_calls(policy: dict | str, calls: list[tuple[str, str, dict]], original_source: str | None = None) -> list[str]:
+    """Every (action, resource) the recorded calls need that ``policy`` does not allow.
+
+    ``original_source``: where a move task without DestinationArn sends messages.
+    """
+    missing = []
+    for service, op, params in calls:
+        for action, resource in required_permissions(service, op, params, original_source):
+            line = f"{op}: {action} on {resource}"
+            if not policy_allows(policy, action, resource) and line not in missing:
+                missing.append(line)
     return missing
 
 
@@ -533,6 +626,6 @@ def delete_operator(sess: Session, name: str) -> None:
 __all__ = [
     "ACCOUNT_ID", "AppliedExample", "CallRecorder", "create_operator", "delete_operator", "depth", "drain",
     "ALARM_TAGS_DROPPED", "KnownDifference", "alarm_tags_dropped", "leftovers", "named_leftovers", "pending_changes",
-    "tolerated_changes", "policy_allows", "queue_arn", "receive", "redrive_operator_policy",
-    "readme_snippet", "send_batch", "session", "state_resources", "unauthorized_calls", "unique_prefix",
+    "tolerated_changes", "policy_allows", "queue_arn", "receive", "required_permissions",
+    "readme_snippet", "recording_calls", "send_batch", "session", "state_resources", "unauthorized_calls", "unique_prefix",
 ]

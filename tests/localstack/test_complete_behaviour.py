@@ -1,9 +1,12 @@
-"""examples/complete at run time: claim check, idempotency, alarms (boto3 on a real LocalStack).
+"""examples/complete at run time: the claim check with the SQS extended client, Powertools'
+batch processing and idempotency on the module's table, alarms (a real LocalStack).
 
-Lambda cannot run here, so consumer handlers are called in-process with events built
-from real received messages (``resilient_sqs.consumer.lambda_event``), and the test
-plays the event source mapping: it deletes the records the handler did not report as
-failed. Every test leaves the queues it used empty.
+Lambda cannot run here, so consumer handlers are called in-process with events built from
+real received messages (``resilient_sqs.consumer.lambda_event``), and the test plays the
+event source mapping: it deletes the records the handler did not report as failed.
+LocalStack does not enforce IAM, so every call the libraries make is recorded and checked
+against the module's producer/consumer policy documents (output ``iam_policies``).
+Every test leaves the queues it used empty.
 """
 from __future__ import annotations
 
@@ -16,15 +19,19 @@ import time
 import uuid
 
 import pytest
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, SqsFifoPartialProcessor, process_partial_response
+from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer, IdempotencyConfig, idempotent_function
 
-from resilient_sqs.consumer import BatchProcessor, lambda_event
-from resilient_sqs.idempotency import COMPLETED, INPROGRESS, IdempotencyStore, idempotent
+from resilient_sqs.claim_check import extended_client, resolve
+from resilient_sqs.consumer import PermanentFailure, lambda_event, redrive_guard
 from tests.localstack.conftest import example_group
-from tests.localstack.support import depth, drain, readme_snippet, receive
+from tests.localstack.faults import FakeContext
+from tests.localstack.support import depth, drain, readme_snippet, receive, recording_calls, unauthorized_calls
 
 pytestmark = [pytest.mark.localstack, example_group("complete")]
 
 POINTER_CLASS = "software.amazon.payloadoffloading.PayloadS3Pointer"
+LEGACY_POINTER_CLASS = "com.amazon.sqs.javamessaging.MessageS3Pointer"
 MiB = 1024 * 1024
 
 
@@ -33,13 +40,27 @@ def complete(applied):
     return applied("complete")
 
 
+def _policies(complete, key: str) -> dict:
+    return complete.outputs["iam_policies"][f"{complete.name_prefix}-{key}"]
+
+
+def _assert_allowed(policy_json: str, calls: list, role: str) -> None:
+    missing = unauthorized_calls(policy_json, calls)
+    assert not missing, f"calls outside the module's {role} policy (a module bug):\n" + "\n".join(missing)
+
+
 @pytest.fixture()
-def readme_code(aws, localstack):
-    """The documented producer and consumer (docs/runtime.md), as published (clients pointed at LocalStack)."""
-    processed: list = []
-    producer = readme_snippet("Producer:", aws, localstack)
-    consumer = readme_snippet("Consumer", aws, localstack, process=processed.append)
-    return producer, consumer, processed
+def lambda_env(complete, localstack, monkeypatch):
+    """The environment of a consumer function of the orders queue (and LocalStack's endpoint)."""
+    bucket, pair = complete.outputs["claim_check_bucket"], complete.queue("orders")
+    env = {
+        **localstack.env(),
+        "CLAIM_CHECK_BUCKET": bucket["name"], "PAYLOAD_PREFIX": bucket["payload_prefix"],
+        "IDEMPOTENCY_TABLE": complete.outputs["idempotency_table"]["name"], "DLQ_URL": pair["dlq_url"],
+    }
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    return env
 
 
 def _payload(size: int) -> str:
@@ -52,39 +73,61 @@ def _payload(size: int) -> str:
     return doc
 
 
+def _receive_n(sqs, url: str, n: int) -> list[dict]:
+    msgs: list[dict] = []
+    deadline = time.monotonic() + 20
+    while len(msgs) < n and time.monotonic() < deadline:
+        msgs += receive(sqs, url, wait=2, visibility=60)
+    assert len(msgs) == n, f"received {len(msgs)} of {n}"
+    return msgs
+
+
+def _settle(sqs, pair: dict, messages: list[dict], result: dict) -> None:
+    """Lambda deletes the records not reported failed; the failed ones are deleted too, to leave the queue empty."""
+    for m in messages:
+        sqs.delete_message(QueueUrl=pair["url"], ReceiptHandle=m["ReceiptHandle"])
+
+
 # ---------------------------------------------------------------------------------------------
-# claim check
+# claim check: the README's producer and consumer (extended client + Powertools), as published
 # ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("key", ["orders", "payments"], ids=["standard", "fifo"])
-def test_claim_check_round_trip_of_a_2_mib_payload(key, complete, aws, readme_code):
-    producer, consumer, processed = readme_code
+def test_readme_claim_check_round_trip_of_a_2_mib_payload(key, complete, aws, localstack, lambda_env):
     pair, bucket = complete.queue(key), complete.outputs["claim_check_bucket"]
     sqs, s3 = aws.client("sqs"), aws.client("s3")
+    processed: list = []
     payload = _payload(2 * MiB)
     digest = hashlib.sha256(payload.encode()).hexdigest()
     extra = {"MessageGroupId": "claim-check"} if pair["fifo"] else {}
 
-    producer["send"](pair["url"], bucket["name"], payload, prefix=bucket["payload_prefix"], **extra)
+    with recording_calls() as producer_calls:
+        producer = readme_snippet("Producer:", localstack)
+        producer["send"](pair["url"], payload, **extra)
+    _assert_allowed(_policies(complete, key)["producer_policy_json"], producer_calls.calls, "producer")
+    assert producer_calls.operations() == {"s3:PutObject", "sqs:SendMessage"}
 
     [msg] = receive(sqs, pair["url"], wait=5, max_n=1, visibility=60)
-    # the extended clients' pointer format
-    pointer_class, pointer = json.loads(msg["Body"])
+    pointer_class, pointer = json.loads(msg["Body"])  # the extended clients' pointer format
     assert pointer_class == POINTER_CLASS
     assert set(pointer) == {"s3BucketName", "s3Key"} and pointer["s3BucketName"] == bucket["name"]
-    assert pointer["s3Key"].startswith(bucket["payload_prefix"])
+    assert pointer["s3Key"].startswith(bucket["payload_prefix"]) and len(pointer["s3Key"]) > len(bucket["payload_prefix"])
     assert msg["MessageAttributes"]["ExtendedPayloadSize"] == {"DataType": "Number", "StringValue": str(2 * MiB)}
     head = s3.head_object(Bucket=bucket["name"], Key=pointer["s3Key"])
     assert head["ContentLength"] == 2 * MiB
     assert head["ServerSideEncryption"] == "AES256"  # the bucket's default encryption
+    # the bucket's expiring lifecycle rule covers the key
+    rules = s3.get_bucket_lifecycle_configuration(Bucket=bucket["name"])["Rules"]
+    assert any("Expiration" in r and pointer["s3Key"].startswith(r["Filter"]["Prefix"]) for r in rules), rules
 
-    # the consumer, in-process, on a Lambda event built from the real message
-    resolved: list[str] = []
-    resolve = consumer["resolve"]
-    consumer["resolve"] = lambda record: resolved.append(resolve(record)) or resolved[-1]
-    result = consumer["handler"](lambda_event([msg], pair["arn"]), None)
+    with recording_calls() as consumer_calls:
+        consumer = readme_snippet("Consumer", localstack, process=lambda order: processed.append(order) or {"ok": True})
+        if pair["fifo"]:
+            consumer["processor"] = SqsFifoPartialProcessor()
+        result = consumer["handler"](lambda_event([msg], pair["arn"]), FakeContext(30))
     assert result == {"batchItemFailures": []}
-    assert hashlib.sha256(resolved[0].encode()).hexdigest() == digest
-    assert processed == [json.loads(payload)]
+    assert [hashlib.sha256(json.dumps(p, separators=(", ", ": ")).encode()).hexdigest() for p in processed] == [digest]
+    _assert_allowed(_policies(complete, key)["consumer_policy_json"], consumer_calls.calls, "consumer")
+    assert {"s3:GetObject", "dynamodb:PutItem", "dynamodb:UpdateItem"} <= consumer_calls.operations()
 
     sqs.delete_message(QueueUrl=pair["url"], ReceiptHandle=msg["ReceiptHandle"])  # what Lambda does on success
     # the payload stays for retries and redrives; the lifecycle rule expires it
@@ -92,32 +135,72 @@ def test_claim_check_round_trip_of_a_2_mib_payload(key, complete, aws, readme_co
     assert depth(sqs, pair["url"]) == (0, 0)
 
 
-def test_small_messages_go_inline_and_a_missing_payload_is_retried_not_dropped(complete, aws, readme_code):
-    producer, consumer, processed = readme_code
+def test_extended_client_receive_and_the_java_legacy_pointer(complete, aws, localstack, lambda_env):
+    """The library's own receive/delete on the module's queue, and the pointer older Java clients write."""
     pair, bucket = complete.queue("orders"), complete.outputs["claim_check_bucket"]
     sqs = aws.client("sqs")
-    small = json.dumps({"id": "small", "n": 1})
-    producer["send"](pair["url"], bucket["name"], small)
+    payload = _payload(300 * 1024)  # just over the 256 KiB threshold
+    with recording_calls() as calls:
+        legacy = extended_client(bucket["name"], bucket["payload_prefix"])
+        legacy.use_legacy_attribute = True
+        legacy.send_message(QueueUrl=pair["url"], MessageBody=payload)
+    _assert_allowed(_policies(complete, "orders")["producer_policy_json"], calls.calls, "producer")
+    [raw] = receive(sqs, pair["url"], wait=5, max_n=1, visibility=0)  # look, and leave it visible
+    assert json.loads(raw["Body"])[0] == LEGACY_POINTER_CLASS and "SQSLargePayloadSize" in raw["MessageAttributes"]
+
+    with recording_calls() as calls:
+        reader = extended_client(bucket["name"], bucket["payload_prefix"])
+        [msg] = reader.receive_message(QueueUrl=pair["url"], MaxNumberOfMessages=1, WaitTimeSeconds=5,
+                                       MessageAttributeNames=["All"])["Messages"]
+        assert msg["Body"] == payload
+        reader.delete_message(QueueUrl=pair["url"], ReceiptHandle=msg["ReceiptHandle"])
+    _assert_allowed(_policies(complete, "orders")["consumer_policy_json"], calls.calls, "consumer")
+    assert calls.operations() == {"sqs:ReceiveMessage", "s3:GetObject", "sqs:DeleteMessage"}  # payload kept
+    assert depth(sqs, pair["url"]) == (0, 0)
+
+
+def test_small_messages_go_inline_and_a_missing_payload_is_retried_not_dropped(complete, aws, localstack, lambda_env):
+    pair, bucket = complete.queue("orders"), complete.outputs["claim_check_bucket"]
+    sqs = aws.client("sqs")
+    processed: list = []
+    producer = readme_snippet("Producer:", localstack)
+    small = json.dumps({"id": f"small-{uuid.uuid4().hex[:6]}", "n": 1})
+    producer["send"](pair["url"], small)
     # a pointer whose payload is not there (yet): the handler must fail the record, not drop it
     sqs.send_message(
         QueueUrl=pair["url"],
         MessageBody=json.dumps([POINTER_CLASS, {"s3BucketName": bucket["name"], "s3Key": "payloads/missing"}]),
         MessageAttributes={"ExtendedPayloadSize": {"DataType": "Number", "StringValue": "3000000"}},
     )
-    msgs = []
-    deadline = time.monotonic() + 20
-    while len(msgs) < 2 and time.monotonic() < deadline:
-        msgs += receive(sqs, pair["url"], wait=2, visibility=60)
-    assert len(msgs) == 2
+    msgs = _receive_n(sqs, pair["url"], 2)
     inline = next(m for m in msgs if m["Body"] == small)
     assert "ExtendedPayloadSize" not in inline.get("MessageAttributes", {})
     missing = next(m for m in msgs if m is not inline)
-
-    result = consumer["handler"](lambda_event(msgs, pair["arn"]), None)
+    consumer = readme_snippet("Consumer", localstack, process=lambda order: processed.append(order) or {"ok": True})
+    result = consumer["handler"](lambda_event(msgs, pair["arn"]), FakeContext(30))
     assert result == {"batchItemFailures": [{"itemIdentifier": missing["MessageId"]}]}
     assert processed == [json.loads(small)]
-    for m in msgs:  # the processed one as Lambda would; the failed one to leave the queue empty
-        sqs.delete_message(QueueUrl=pair["url"], ReceiptHandle=m["ReceiptHandle"])
+    _settle(sqs, pair, msgs, result)
+    assert depth(sqs, pair["url"]) == (0, 0)
+
+
+def test_readme_consumer_routes_a_permanent_failure_to_the_dlq_within_its_policy(complete, aws, localstack, lambda_env):
+    pair = complete.queue("orders")
+    sqs = aws.client("sqs")
+    sqs.send_message(QueueUrl=pair["url"], MessageBody=json.dumps({"no-id": uuid.uuid4().hex}))
+    sqs.send_message(QueueUrl=pair["url"], MessageBody=json.dumps({"id": uuid.uuid4().hex}),
+                     MessageAttributes={"x-redrive-count": {"DataType": "Number", "StringValue": "4"}})
+    msgs = _receive_n(sqs, pair["url"], 2)
+    with recording_calls() as calls:
+        consumer = readme_snippet("Consumer", localstack, process=lambda order: {"ok": True})
+        result = consumer["handler"](lambda_event(msgs, pair["arn"]), FakeContext(30))
+    over = next(m for m in msgs if "x-redrive-count" in m.get("MessageAttributes", {}))
+    assert result == {"batchItemFailures": [{"itemIdentifier": over["MessageId"]}]}  # the kill switch
+    _assert_allowed(_policies(complete, "orders")["consumer_policy_json"], calls.calls, "consumer")
+    assert "sqs:SendMessage" in calls.operations()
+    _settle(sqs, pair, msgs, result)
+    [dead] = drain(sqs, pair["dlq_url"])
+    assert dead["MessageAttributes"]["x-failure-reason"]["StringValue"] == "VALIDATION_ERROR"
     assert depth(sqs, pair["url"]) == (0, 0)
 
 
@@ -170,42 +253,41 @@ def test_bucket_is_private_encrypted_and_tls_only(complete, aws):
 
 
 # ---------------------------------------------------------------------------------------------
-# idempotency: the side effect runs once per message, through the table's conditional write
+# idempotency: Powertools' DynamoDBPersistenceLayer on the module's table
 # ---------------------------------------------------------------------------------------------
-class ProcessCrash(BaseException):
-    """The consumer process dies (timeout, OOM, kill): no except/finally of the handler runs."""
-
-
 class Consumer:
-    """A Lambda consumer with an idempotent record handler; ``effects`` records the side effects."""
+    """A Lambda consumer: Powertools batch + idempotent record handler; ``effects`` records the side effects."""
 
-    def __init__(self, table: str, aws, in_progress_seconds: int = 60):
-        self.store = IdempotencyStore(table, in_progress_seconds=in_progress_seconds, dynamodb=aws.client("dynamodb"))
+    def __init__(self, complete, aws, expires_after_seconds: int = 3600):
+        self.table = complete.outputs["idempotency_table"]
+        self.persistence = DynamoDBPersistenceLayer(table_name=self.table["name"], key_attr=self.table["key_attr"],
+                                                    expiry_attr=self.table["expiry_attr"], boto3_session=aws)
+        self.config = IdempotencyConfig(event_key_jmespath="body", expires_after_seconds=expires_after_seconds)
         self.effects: list[str] = []
-        self.crash_after_side_effect = False
-        self.processor = BatchProcessor(log=lambda _line: None)
-        self.name = f"orders-{uuid.uuid4().hex[:6]}"  # its own key space in the shared table
+        self.processor = BatchProcessor(event_type=EventType.SQS)
 
-        @idempotent(self.store, name=self.name)
-        def charge(record: dict) -> dict:
-            order = json.loads(record["body"])
+        @idempotent_function(data_keyword_argument="record", config=self.config, persistence_store=self.persistence)
+        def charge(record) -> dict:
+            order = json.loads(record.body)
             self.effects.append(order["id"])  # the side effect
-            if self.crash_after_side_effect:
-                raise ProcessCrash()
             return {"charged": order["id"]}
 
         self.charge = charge
 
-    def handler(self, event: dict, context=None) -> dict:
-        return self.processor.process(event, self.charge)
+    def handler(self, event: dict, context) -> dict:
+        self.config.register_lambda_context(context)
+        return process_partial_response(event=event, record_handler=self.charge, processor=self.processor, context=context)
 
-    def key(self, body: str) -> str:
-        return f"{self.name}#{hashlib.sha256(body.encode()).hexdigest()}"
+    def items(self, aws, body: str) -> list[dict]:
+        """The table's items for this body (the key is "<function>#<md5 of the body>")."""
+        digest = hashlib.md5(json.dumps(body).encode()).hexdigest()
+        items = aws.client("dynamodb").scan(TableName=self.table["name"], ConsistentRead=True)["Items"]
+        return [i for i in items if i["id"]["S"].endswith(digest)]
 
 
 def _invoke(consumer: Consumer, sqs, pair: dict, messages: list[dict], delete: bool = True) -> dict:
     """Play the event source mapping: invoke, then delete every record not reported as failed."""
-    result = consumer.handler(lambda_event(messages, pair["arn"]))
+    result = consumer.handler(lambda_event(messages, pair["arn"]), FakeContext(30))
     failed = {f["itemIdentifier"] for f in result["batchItemFailures"]}
     if delete:
         for m in messages:
@@ -220,10 +302,6 @@ def _redeliver(sqs, pair: dict, msg: dict) -> dict:
     [again] = receive(sqs, pair["url"], wait=5, max_n=1, visibility=60)
     assert again["MessageId"] == msg["MessageId"]
     return again
-
-
-def _item(aws, table: str, key: str) -> dict | None:
-    return aws.client("dynamodb").get_item(TableName=table, Key={"id": {"S": key}}, ConsistentRead=True).get("Item")
 
 
 def _send_and_receive(sqs, pair: dict, body: str) -> dict:
@@ -243,120 +321,66 @@ def test_idempotency_table_has_the_powertools_layout(complete, aws):
     assert ttl == {"TimeToLiveStatus": "ENABLED", "AttributeName": "expiration"}
 
 
-def test_redelivered_message_runs_its_side_effect_once(complete, aws):
+def test_powertools_runs_a_redelivered_message_once_and_writes_the_ttl_attribute(complete, aws):
     """The consumer finishes, then dies before the message is deleted: SQS delivers it again."""
-    pair, table = complete.queue("orders"), complete.outputs["idempotency_table"]["name"]
-    sqs = aws.client("sqs")
-    consumer = Consumer(table, aws)
+    pair = complete.queue("orders")
+    sqs, ddb = aws.client("sqs"), aws.client("dynamodb")
+    with recording_calls() as calls:
+        consumer = Consumer(complete, aws)
     body = json.dumps({"id": f"order-{uuid.uuid4().hex[:8]}", "amount": 42})
     first = _send_and_receive(sqs, pair, body)
 
     before = time.time()
     assert _invoke(consumer, sqs, pair, [first], delete=False) == {"batchItemFailures": []}  # the delete is lost
-    item = _item(aws, table, consumer.key(body))
-    assert item["status"] == {"S": COMPLETED}
+    [item] = consumer.items(aws, body)
+    assert item["status"] == {"S": "COMPLETED"}
     assert json.loads(item["data"]["S"]) == {"charged": json.loads(body)["id"]}
-    assert before + 3600 - 5 <= int(item["expiration"]["N"]) <= time.time() + 3600  # the table's TTL removes it
+    # the attribute the table's TTL is on is the one Powertools wrote, in epoch seconds
+    ttl_attr = ddb.describe_time_to_live(TableName=consumer.table["name"])["TimeToLiveDescription"]["AttributeName"]
+    assert before + 3600 - 5 <= int(item[ttl_attr]["N"]) <= time.time() + 3600
 
     second = _redeliver(sqs, pair, first)
     assert second["Attributes"]["ApproximateReceiveCount"] == "2"
     assert _invoke(consumer, sqs, pair, [second]) == {"batchItemFailures": []}
     assert consumer.effects == [json.loads(body)["id"]]  # once, not twice
     assert depth(sqs, pair["url"]) == (0, 0)  # and the duplicate was deleted, not retried
+    _assert_allowed(_policies(complete, "orders")["consumer_policy_json"], calls.calls, "consumer")
+    assert {"dynamodb:PutItem", "dynamodb:UpdateItem"} <= calls.operations()
 
 
-def test_duplicate_sends_in_one_batch_run_the_side_effect_once(complete, aws):
-    pair, table = complete.queue("orders"), complete.outputs["idempotency_table"]["name"]
+def test_powertools_runs_duplicate_sends_in_one_batch_once(complete, aws):
+    pair = complete.queue("orders")
     sqs = aws.client("sqs")
-    consumer = Consumer(table, aws)
+    with recording_calls() as calls:
+        consumer = Consumer(complete, aws)
     body = json.dumps({"id": f"order-{uuid.uuid4().hex[:8]}", "amount": 7})
     for _ in range(2):  # a producer retried its send
         sqs.send_message(QueueUrl=pair["url"], MessageBody=body)
-    msgs: list[dict] = []
-    deadline = time.monotonic() + 20
-    while len(msgs) < 2 and time.monotonic() < deadline:
-        msgs += receive(sqs, pair["url"], wait=2, visibility=60)
+    msgs = _receive_n(sqs, pair["url"], 2)
     assert len({m["MessageId"] for m in msgs}) == 2
     assert _invoke(consumer, sqs, pair, msgs) == {"batchItemFailures": []}
     assert consumer.effects == [json.loads(body)["id"]]
     assert depth(sqs, pair["url"]) == (0, 0)
+    _assert_allowed(_policies(complete, "orders")["consumer_policy_json"], calls.calls, "consumer")
 
 
-def test_crash_before_completion_holds_redeliveries_until_the_claim_expires(complete, aws):
-    """The consumer dies after the side effect but before recording completion.
-
-    Until ``in_progress_seconds`` have passed the claim stands: a redelivery is failed
-    (not processed, not deleted) so a consumer still at work is never doubled. After it,
-    the next delivery takes the claim over and runs the handler again: in that window the
-    guarantee is at-least-once (documented in resilient_sqs/idempotency.py).
-    """
-    pair, table = complete.queue("orders"), complete.outputs["idempotency_table"]["name"]
+def test_powertools_runs_a_message_again_once_its_record_has_expired(complete, aws):
+    """A record past ``expiration`` is no guard, even while DynamoDB's TTL has not deleted it yet."""
+    pair = complete.queue("orders")
     sqs = aws.client("sqs")
-    claim_seconds = 3
-    consumer = Consumer(table, aws, in_progress_seconds=claim_seconds)
-    order_id = f"order-{uuid.uuid4().hex[:8]}"
-    body = json.dumps({"id": order_id})
-    first = _send_and_receive(sqs, pair, body)
-
-    consumer.crash_after_side_effect = True
-    claimed_at = time.time()
-    with pytest.raises(ProcessCrash):
-        _invoke(consumer, sqs, pair, [first])
-    consumer.crash_after_side_effect = False
-    item = _item(aws, table, consumer.key(body))
-    assert item["status"] == {"S": INPROGRESS}
-    assert int(item["in_progress_expiration"]["N"]) / 1000 == pytest.approx(claimed_at + claim_seconds, abs=2)
-
-    # redelivered while the claim stands: failed, side effect not repeated, message kept
-    second = _redeliver(sqs, pair, first)
-    assert _invoke(consumer, sqs, pair, [second]) == {"batchItemFailures": [{"itemIdentifier": first["MessageId"]}]}
-    assert consumer.effects == [order_id]
-
-    time.sleep(max(0.0, claimed_at + claim_seconds + 0.5 - time.time()))
-    third = _redeliver(sqs, pair, second)
-    assert _invoke(consumer, sqs, pair, [third]) == {"batchItemFailures": []}
-    assert consumer.effects == [order_id, order_id]  # the crash window: at-least-once
-    assert _item(aws, table, consumer.key(body))["status"] == {"S": COMPLETED}
-    assert depth(sqs, pair["url"]) == (0, 0)
-
-
-def test_a_failing_handler_releases_its_claim(complete, aws):
-    pair, table = complete.queue("orders"), complete.outputs["idempotency_table"]["name"]
-    sqs = aws.client("sqs")
-    consumer = Consumer(table, aws)
-    attempts: list[int] = []
-
-    @idempotent(consumer.store, name=consumer.name)
-    def flaky(record: dict) -> str:
-        attempts.append(1)
-        if len(attempts) == 1:
-            raise ConnectionError("downstream unavailable")
-        return "ok"
-
-    consumer.charge = flaky
+    with recording_calls() as calls:
+        consumer = Consumer(complete, aws, expires_after_seconds=1)
     body = json.dumps({"id": f"order-{uuid.uuid4().hex[:8]}"})
     first = _send_and_receive(sqs, pair, body)
-    assert _invoke(consumer, sqs, pair, [first]) == {"batchItemFailures": [{"itemIdentifier": first["MessageId"]}]}
-    assert _item(aws, table, consumer.key(body)) is None  # released: the retry may run
+    assert _invoke(consumer, sqs, pair, [first], delete=False) == {"batchItemFailures": []}
+    [item] = consumer.items(aws, body)
+    time.sleep(max(0.0, int(item["expiration"]["N"]) + 1.1 - time.time()))
+    assert len(consumer.items(aws, body)) == 1  # still in the table: TTL deletes lazily
     second = _redeliver(sqs, pair, first)
     assert _invoke(consumer, sqs, pair, [second]) == {"batchItemFailures": []}
-    assert len(attempts) == 2
+    assert consumer.effects == [json.loads(body)["id"]] * 2
     assert depth(sqs, pair["url"]) == (0, 0)
-
-
-def test_an_expired_record_is_claimed_again(complete, aws):
-    """DynamoDB's TTL deletes expired items lazily (within days): the claim must not trust their presence."""
-    table = complete.outputs["idempotency_table"]["name"]
-    ddb = aws.client("dynamodb")
-    later = time.time() + 7200  # two hours on: past the 1 h record expiry
-    now_store = IdempotencyStore(table, expires_after_seconds=3600, dynamodb=ddb)
-    later_store = IdempotencyStore(table, expires_after_seconds=3600, dynamodb=ddb, clock=lambda: later)
-    key = f"expiry-{uuid.uuid4().hex}"
-    assert now_store.claim(key) == (True, None)
-    now_store.complete(key, {"n": 1})
-    assert now_store.claim(key) == (False, {"n": 1})  # still valid now
-    assert later_store.claim(key) == (True, None)  # the expired record is no guard
-    assert _item(aws, table, key)["status"] == {"S": INPROGRESS}
+    _assert_allowed(_policies(complete, "orders")["consumer_policy_json"], calls.calls, "consumer")
 
 
 # ---------------------------------------------------------------------------------------------

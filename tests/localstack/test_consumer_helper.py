@@ -1,14 +1,24 @@
-"""resilient_sqs.consumer with events built from real received messages (LocalStack):
-partial batch failures, the x-redrive-count kill switch, permanent failures, FIFO order."""
+"""Powertools' batch processors with resilient_sqs.consumer.redrive_guard, on events built
+from really received messages (LocalStack): partial batch failures, the x-redrive-count
+kill switch, permanent failures routed to the DLQ, FIFO order, and the DLQ send's time budget."""
 from __future__ import annotations
 
 import json
+import time
 import uuid
 
 import pytest
+from aws_lambda_powertools.utilities.batch import (
+    BatchProcessor,
+    EventType,
+    SqsFifoPartialProcessor,
+    process_partial_response,
+)
 
-from resilient_sqs.consumer import BatchProcessor, PermanentFailure, lambda_event
+from resilient_sqs.consumer import PermanentFailure, redrive_guard, lambda_event
 from tests.helpers import load_dlq_redrive
+from tests.localstack.faults import FakeContext, FaultProxy
+from tooling.redrive_scenario import EndpointSession
 
 pytestmark = pytest.mark.localstack
 
@@ -38,74 +48,72 @@ def _settle(sqs, url: str, messages: list[dict], result: dict) -> None:
     done = [m for m in messages if m["MessageId"] not in failed]
     if done:
         sqs.delete_message_batch(QueueUrl=url, Entries=[{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(done)])
-    # failed ones return at once (as if their visibility timeout had passed)
-    for m in messages:
+    for m in messages:  # failed ones return at once (as if their visibility timeout had passed)
         if m["MessageId"] in failed:
             sqs.change_message_visibility(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"], VisibilityTimeout=0)
 
 
-def test_partial_batch_failure_retries_only_the_failed(aws):
+def _count(n: int) -> dict:
+    return {"x-redrive-count": {"DataType": "Number", "StringValue": str(n)}} if n else {}
+
+
+def test_mixed_batch_with_the_kill_switch_and_a_permanent_failure(aws):
+    """ok, transient error, redriven too often, permanent failure, ok: exactly the transient
+    one and the over-limit one are reported failed; the permanent one is in the DLQ."""
     sqs = aws.client("sqs")
-    url, arn = _queue(sqs, f"consumer-{uuid.uuid4().hex[:8]}")
-    sqs.send_message_batch(QueueUrl=url, Entries=[{"Id": str(i), "MessageBody": json.dumps({"n": i})} for i in range(6)])
-    msgs = _receive(sqs, url, 6)
-    seen = []
-
-    def handle(record):
-        n = json.loads(record["body"])["n"]
-        seen.append(n)
-        if n in (1, 4):
-            raise RuntimeError("downstream timeout")
-
-    result = BatchProcessor(log=lambda _: None).process(lambda_event(msgs, arn), handle)
-    assert sorted(seen) == list(range(6))
-    failed_ids = {f["itemIdentifier"] for f in result["batchItemFailures"]}
-    assert failed_ids == {m["MessageId"] for m in msgs if json.loads(m["Body"])["n"] in (1, 4)}
-    _settle(sqs, url, msgs, result)
-    again = _receive(sqs, url, 6)
-    assert sorted(json.loads(m["Body"])["n"] for m in again) == [1, 4]
-
-
-def test_redrive_count_over_limit_is_failed_without_processing(aws):
-    sqs = aws.client("sqs")
-    url, arn = _queue(sqs, f"consumer-{uuid.uuid4().hex[:8]}")
-    for i, count in enumerate([0, 2, 3, 7]):
-        attrs = {"x-redrive-count": {"DataType": "Number", "StringValue": str(count)}} if count else {}
-        sqs.send_message(QueueUrl=url, MessageBody=str(i), MessageAttributes=attrs)
-    msgs = _receive(sqs, url, 4)
-    handled = []
+    name = f"consumer-{uuid.uuid4().hex[:8]}"
+    url, arn = _queue(sqs, name)
+    dlq_url, _ = _queue(sqs, name + "-dlq")
+    kinds = {"ok-1": 0, "transient": 1, "over-limit": 3, "permanent": 0, "ok-2": 2}
+    for body, count in kinds.items():
+        attrs = {"tenant": {"DataType": "String", "StringValue": "t1"}, **_count(count)}
+        sqs.send_message(QueueUrl=url, MessageBody=body, MessageAttributes=attrs)
+    msgs = _receive(sqs, url, len(kinds))
+    ran: list[str] = []
     lines: list[str] = []
-    result = BatchProcessor(max_redrive_count=2, log=lines.append).process(lambda_event(msgs, arn), lambda r: handled.append(r["body"]))
-    by_body = {m["Body"]: m["MessageId"] for m in msgs}
-    assert sorted(handled) == ["0", "1"]
-    assert {f["itemIdentifier"] for f in result["batchItemFailures"]} == {by_body["2"], by_body["3"]}
-    assert sum('"poison"' in x for x in lines) == 2
+
+    @redrive_guard(max_redrive_count=2, dlq_url=dlq_url, session=aws, log=lines.append)
+    def record_handler(record):
+        ran.append(record.body)
+        if record.body == "transient":
+            raise ConnectionError("downstream timeout")
+        if record.body == "permanent":
+            raise PermanentFailure("VALIDATION_ERROR")
+
+    result = process_partial_response(event=lambda_event(msgs, arn), record_handler=record_handler,
+                                      processor=BatchProcessor(event_type=EventType.SQS), context=FakeContext(30))
+    ids = {m["Body"]: m["MessageId"] for m in msgs}
+    assert {f["itemIdentifier"] for f in result["batchItemFailures"]} == {ids["transient"], ids["over-limit"]}
+    assert sorted(ran) == ["ok-1", "ok-2", "permanent", "transient"]  # the over-limit one never ran
+    assert sorted((json.loads(x)["outcome"], json.loads(x)["message_id"]) for x in lines) == [
+        ("dead-lettered", ids["permanent"]), ("poison", ids["over-limit"])]
+    _settle(sqs, url, msgs, result)
+    assert sorted(m["Body"] for m in _receive(sqs, url, 5)) == ["over-limit", "transient"]
+    [dead] = _receive(sqs, dlq_url, 1)
+    assert dead["Body"] == "permanent"
+    assert dead["MessageAttributes"]["x-failure-reason"]["StringValue"] == "VALIDATION_ERROR"
+    assert dead["MessageAttributes"]["tenant"]["StringValue"] == "t1"
 
 
-def test_permanent_failure_is_dead_lettered_with_reason_then_archived(aws):
-    """PermanentFailure -> straight to the DLQ with x-failure-reason -> the redrive function archives it."""
+def test_permanent_failure_is_archived_by_the_redrive_function(aws):
+    """PermanentFailure -> the DLQ with x-failure-reason -> the redrive function archives it."""
     sqs, s3 = aws.client("sqs"), aws.client("s3")
     name = f"consumer-{uuid.uuid4().hex[:8]}"
     url, arn = _queue(sqs, name)
     dlq_url, _ = _queue(sqs, name + "-dlq")
-    sqs.send_message(QueueUrl=url, MessageBody=json.dumps({"bad": True}), MessageAttributes={"tenant": {"DataType": "String", "StringValue": "t1"}})
+    sqs.send_message(QueueUrl=url, MessageBody=json.dumps({"bad": True}))
     sqs.send_message(QueueUrl=url, MessageBody=json.dumps({"id": 1}))
     msgs = _receive(sqs, url, 2)
 
-    def handle(record):
-        if "id" not in json.loads(record["body"]):
+    @redrive_guard(dlq_url=dlq_url, session=aws, log=lambda _: None)
+    def record_handler(record):
+        if "id" not in record.json_body:
             raise PermanentFailure("VALIDATION_ERROR")
 
-    result = BatchProcessor(dlq_url=dlq_url, sqs=sqs, log=lambda _: None).process(lambda_event(msgs, arn), handle)
+    result = process_partial_response(event=lambda_event(msgs, arn), record_handler=record_handler,
+                                      processor=BatchProcessor(event_type=EventType.SQS))
     assert result == {"batchItemFailures": []}
     _settle(sqs, url, msgs, result)
-    assert _receive(sqs, url, 1) == []
-    dead = _receive(sqs, dlq_url, 1)
-    assert len(dead) == 1
-    assert dead[0]["MessageAttributes"]["x-failure-reason"]["StringValue"] == "VALIDATION_ERROR"
-    assert dead[0]["MessageAttributes"]["tenant"]["StringValue"] == "t1"
-    sqs.change_message_visibility(QueueUrl=dlq_url, ReceiptHandle=dead[0]["ReceiptHandle"], VisibilityTimeout=0)
-
     bucket = f"consumer-archive-{uuid.uuid4().hex[:8]}"
     s3.create_bucket(Bucket=bucket)
     mod = load_dlq_redrive()
@@ -113,27 +121,87 @@ def test_permanent_failure_is_dead_lettered_with_reason_then_archived(aws):
         "DLQ_URL": dlq_url, "SOURCE_QUEUE_URL": url, "ARCHIVE_BUCKET": bucket,
         "PERMANENT_FAILURE_REASONS": '["VALIDATION_ERROR"]',
     })
-    summary = mod.Redriver(cfg, sqs, s3, log=lambda _: None).run()
+    summary = mod.Redriver(cfg, aws, log=lambda _: None).run()
     assert (summary.redriven, summary.archived) == (0, 1)
     keys = [o["Key"] for o in s3.list_objects_v2(Bucket=bucket)["Contents"]]
     doc = json.loads(s3.get_object(Bucket=bucket, Key=keys[0])["Body"].read())
     assert doc["reason"] == "permanent-failure:VALIDATION_ERROR" and json.loads(doc["body"]) == {"bad": True}
 
 
-def test_fifo_stops_at_first_failure(aws):
+def test_fifo_order_is_kept_when_the_kill_switch_fails_a_record(aws):
     sqs = aws.client("sqs")
     url, arn = _queue(sqs, f"consumer-{uuid.uuid4().hex[:8]}", fifo=True)
     for i in range(5):
-        sqs.send_message(QueueUrl=url, MessageBody=f"step-{i}", MessageGroupId="order-1")
+        sqs.send_message(QueueUrl=url, MessageBody=f"step-{i}", MessageGroupId="order-1",
+                         MessageAttributes=_count(9 if i == 2 else 0))
     msgs = _receive(sqs, url, 5)
     assert [m["Body"] for m in msgs] == [f"step-{i}" for i in range(5)]
-    handled = []
+    handled: list[str] = []
 
-    def handle(record):
-        handled.append(record["body"])
-        if record["body"] == "step-2":
-            raise RuntimeError("boom")
+    @redrive_guard(max_redrive_count=3, log=lambda _: None)
+    def record_handler(record):
+        handled.append(record.body)
 
-    result = BatchProcessor(log=lambda _: None).process(lambda_event(msgs, arn), handle)
-    assert handled == ["step-0", "step-1", "step-2"]
+    result = process_partial_response(event=lambda_event(msgs, arn), record_handler=record_handler,
+                                      processor=SqsFifoPartialProcessor())
+    assert handled == ["step-0", "step-1"]
     assert [f["itemIdentifier"] for f in result["batchItemFailures"]] == [m["MessageId"] for m in msgs[2:]]
+    _settle(sqs, url, msgs, result)
+    assert [m["Body"] for m in _receive(sqs, url, 5)] == ["step-2", "step-3", "step-4"]  # in order, from the failed one
+
+
+def test_fifo_skip_group_on_error_keeps_other_groups_going(aws):
+    sqs = aws.client("sqs")
+    url, arn = _queue(sqs, f"consumer-{uuid.uuid4().hex[:8]}", fifo=True)
+    for body, group in [("a0", "A"), ("b0", "B"), ("a1", "A"), ("b1", "B")]:
+        sqs.send_message(QueueUrl=url, MessageBody=body, MessageGroupId=group)
+    msgs = _receive(sqs, url, 4)
+    handled: list[str] = []
+
+    @redrive_guard(max_redrive_count=3, log=lambda _: None)
+    def record_handler(record):
+        handled.append(record.body)
+        if record.body == "a0":
+            raise ConnectionError("boom")
+
+    result = process_partial_response(event=lambda_event(msgs, arn), record_handler=record_handler,
+                                      processor=SqsFifoPartialProcessor(skip_group_on_error=True))
+    ids = {m["Body"]: m["MessageId"] for m in msgs}
+    assert {f["itemIdentifier"] for f in result["batchItemFailures"]} == {ids["a0"], ids["a1"]}
+    assert sorted(handled) == ["a0", "b0", "b1"]
+
+
+def test_dead_letter_send_ends_before_the_function_times_out(aws, localstack):
+    """The DLQ's SendMessage hangs (response held 30 s); the function has 4 s left. The send
+    gives up in time and the record is reported failed (SQS retries it), not hung to the timeout."""
+    sqs = aws.client("sqs")
+    name = f"consumer-{uuid.uuid4().hex[:8]}"
+    url, arn = _queue(sqs, name)
+    dlq_url, _ = _queue(sqs, name + "-dlq")
+    sqs.send_message(QueueUrl=url, MessageBody="permanent")
+    sqs.send_message(QueueUrl=url, MessageBody="fine")
+    msgs = _receive(sqs, url, 2)
+    lines: list[str] = []
+    with FaultProxy(localstack.endpoint) as proxy:
+        proxy.on("SendMessage", ("hold", 30), times=10)
+
+        @redrive_guard(dlq_url=dlq_url, session=EndpointSession(proxy.endpoint), log=lines.append)
+        def record_handler(record):
+            if record.body == "permanent":
+                raise PermanentFailure("VALIDATION_ERROR")
+
+        ctx = FakeContext(4)
+        started = time.monotonic()
+        result = process_partial_response(event=lambda_event(msgs, arn), record_handler=record_handler,
+                                          processor=BatchProcessor(event_type=EventType.SQS), context=ctx)
+        elapsed = time.monotonic() - started
+    assert elapsed < 4, f"the handler took {elapsed:.1f} s of its 4 s"
+    ids = {m["Body"]: m["MessageId"] for m in msgs}
+    assert result == {"batchItemFailures": [{"itemIdentifier": ids["permanent"]}]}
+    assert [json.loads(x)["outcome"] for x in lines] == ["dead-letter-failed"]
+    assert "ReadTimeout" in json.loads(lines[0])["detail"]
+
+
+def test_bad_settings_are_refused():
+    with pytest.raises(ValueError, match="max_redrive_count: -1"):
+        redrive_guard(max_redrive_count=-1)

@@ -30,7 +30,7 @@ def test_thousand_messages_conserved(aws, bucket, record_property):
     lines: list[str] = []
     rate = 200
     cfg = _config(mod, src_url, dlq_url, bucket, rate=rate)
-    summary = mod.Redriver(cfg, sqs, s3, log=lines.append).run()
+    summary = mod.Redriver(cfg, aws, log=lines.append).run()
 
     redriven = _drain(sqs, src_url)
     archived = _archived(s3, bucket)
@@ -84,7 +84,7 @@ def test_send_failure_mid_batch_leaves_unsent_messages(aws, bucket):
     lines: list[str] = []
     # a short visibility so the left messages can be inspected right after
     cfg = _config(mod, src_url, dlq_url, bucket, visibility=6)
-    summary = mod.Redriver(cfg, sqs, s3, log=lines.append).run()
+    summary = mod.Redriver(cfg, aws, log=lines.append).run()
     big = {f"p{i}" for i in range(10) if i % 3 == 0}
     assert summary.left == len(big) and summary.redriven == 10 - len(big)
     moved = {json.loads(m["Body"])["id"] for m in _drain(sqs, src_url)}
@@ -112,7 +112,7 @@ def test_poison_queue_archive_and_fifo_groups(aws):
             MessageDeduplicationId=f"d{i}", MessageAttributes=attrs or {},
         )
     cfg = _config(mod, src_url, dlq_url, "unused", ARCHIVE_MODE="queue", POISON_QUEUE_URL=poison_url)
-    summary = mod.Redriver(cfg, sqs, None, log=lambda _: None).run()
+    summary = mod.Redriver(cfg, aws, log=lambda _: None).run()
     assert (summary.redriven, summary.archived, summary.left) == (3, 3, 0)
     redriven = _drain(sqs, src_url)
     assert {json.loads(m["Body"])["id"]: m["Attributes"]["MessageGroupId"] for m in redriven} == {"f0": "g0", "f2": "g2", "f4": "g1"}
@@ -129,11 +129,11 @@ def test_run_is_bounded_per_run(aws, bucket):
     sqs.send_message_batch(QueueUrl=dlq_url, Entries=[{"Id": str(i), "MessageBody": f"b{i}"} for i in range(10)])
     sqs.send_message_batch(QueueUrl=dlq_url, Entries=[{"Id": str(i), "MessageBody": f"c{i}"} for i in range(5)])
     cfg = _config(mod, src_url, dlq_url, bucket, per_run=7)
-    first = mod.Redriver(cfg, sqs, s3, log=lambda _: None).run()
+    first = mod.Redriver(cfg, aws, log=lambda _: None).run()
     assert first.received == 7 and first.redriven == 7
-    second = mod.Redriver(cfg, sqs, s3, log=lambda _: None).run()
+    second = mod.Redriver(cfg, aws, log=lambda _: None).run()
     assert second.redriven == 7
-    third = mod.Redriver(cfg, sqs, s3, log=lambda _: None).run()
+    third = mod.Redriver(cfg, aws, log=lambda _: None).run()
     assert third.redriven == 1
     assert sorted(m["Body"] for m in _drain(sqs, src_url)) == sorted([f"b{i}" for i in range(10)] + [f"c{i}" for i in range(5)])
 
@@ -145,7 +145,7 @@ def test_message_too_large_to_carry_the_counter_is_archived(aws, bucket):
     src_url, dlq_url, _ = _queue_pair(sqs, f"large-{uuid.uuid4().hex[:8]}")
     sqs.send_message(QueueUrl=dlq_url, MessageBody="x" * (mod.MAX_PAYLOAD_BYTES - 16))
     sqs.send_message(QueueUrl=dlq_url, MessageBody="small")
-    summary = mod.Redriver(_config(mod, src_url, dlq_url, bucket), sqs, s3, log=lambda _: None).run()
+    summary = mod.Redriver(_config(mod, src_url, dlq_url, bucket), aws, log=lambda _: None).run()
     assert (summary.redriven, summary.archived, summary.reasons) == (1, 1, {"too-large-to-redrive": 1})
     assert [m["Body"] for m in _drain(sqs, src_url)] == ["small"]
     assert [len(d["body"]) for d in _archived(s3, bucket)] == [mod.MAX_PAYLOAD_BYTES - 16]

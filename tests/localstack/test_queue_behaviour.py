@@ -22,7 +22,6 @@ from tests.localstack.support import (
     depth,
     drain,
     receive,
-    redrive_operator_policy,
     send_batch,
     session,
     unauthorized_calls,
@@ -120,8 +119,9 @@ def test_redrive_1000_messages_with_operator_credentials_loses_and_duplicates_no
     assert depth(sqs, pair["dlq_url"]) == (n, 0), f"{depth(sqs, pair['dlq_url'])[0]} of {n} messages dead-lettered"
     assert depth(sqs, pair["url"]) == (0, 0)
 
-    # the operator: an IAM user holding only the redrive policy
-    policy = redrive_operator_policy(pair["dlq_arn"], pair["arn"])
+    # the operator: an IAM user holding only the module's redrive-operator policy
+    policy = json.loads(ex.outputs["iam_policies"][f"{ex.name_prefix}-orders"]["redrive_operator_policy_json"])
+    assert {st["Sid"] for st in policy["Statement"]} >= {"MoveMessagesOutOfDlqs", "SendRedrivenMessagesToSources"}
     user = f"{ex.name_prefix}-redrive-operator"
     user_arn, key_id, secret = create_operator(aws, user, policy)
     try:
@@ -149,7 +149,7 @@ def test_redrive_1000_messages_with_operator_credentials_loses_and_duplicates_no
 
         missing = unauthorized_calls(policy, recorder.calls, original_source=pair["arn"])
         assert not missing, "the redrive needed permissions outside the operator policy:\n" + "\n".join(missing)
-        made = {name for name, _ in recorder.calls}
+        made = {name for _, name, _ in recorder.calls}
         assert made >= {"StartMessageMoveTask", "CancelMessageMoveTask", "ListMessageMoveTasks"}
     finally:
         delete_operator(aws, user)

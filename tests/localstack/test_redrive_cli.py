@@ -107,3 +107,26 @@ def test_errors_are_one_line_and_exit_2(aws, cli, capsys):
     rc, _ = cli("start", lonely)
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and "is not the DLQ of any queue" in err[0] and "--to" in err[0]
+
+
+def test_a_lost_start_response_is_not_retried_and_what_moved_is_reported(aws, localstack, monkeypatch):
+    """StartMessageMoveTask reaches SQS (the task starts and moves all 30) but its response is
+    lost. A retried start would begin a second task and the CLI would follow that one ("moved 0")."""
+    from tests.localstack.faults import FaultProxy
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    sqs = aws.client("sqs")
+    src_url, dlq_url, dlq_arn = _dead_lettered_pair(sqs, 30)
+    with FaultProxy(localstack.endpoint) as proxy:
+        proxy.on("StartMessageMoveTask", "drop")
+        lines: list[str] = []
+        rc = redrive.main(["--endpoint-url", proxy.endpoint, "start", dlq_arn, "--rate", "100", "--poll", "0.5"],
+                          out=lines.append, sleep=time.sleep)
+        starts = proxy.count("StartMessageMoveTask")
+    assert starts == 1, f"StartMessageMoveTask was sent {starts} times"
+    assert rc == 0, lines
+    assert lines[-1].startswith("COMPLETED: moved 30"), lines
+    assert len(sqs.list_message_move_tasks(SourceArn=dlq_arn)["Results"]) == 1
+    assert _depth(sqs, src_url) == 30 and _depth(sqs, dlq_url) == 0

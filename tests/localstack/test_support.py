@@ -11,7 +11,6 @@ from tests.localstack.support import (
     ALARM_TAGS_DROPPED,
     pending_changes,
     policy_allows,
-    redrive_operator_policy,
     tolerated_changes,
     unauthorized_calls,
 )
@@ -24,15 +23,27 @@ SRC = f"arn:aws:sqs:us-east-1:{ACCOUNT}:orders"
 URL = f"http://sqs.us-east-1.localhost.localstack.cloud:4566/{ACCOUNT}/"
 
 
+def redrive_operator_policy(dlq: str, source: str) -> dict:
+    """A document shaped like modules/iam's redrive-operator policy, to test the checker on.
+    (The LocalStack tests use the module's own document, from its outputs.)"""
+    return {"Version": "2012-10-17", "Statement": [
+        {"Sid": "MoveMessagesOutOfDlqs", "Effect": "Allow", "Resource": dlq, "Action": [
+            "sqs:StartMessageMoveTask", "sqs:ListMessageMoveTasks", "sqs:CancelMessageMoveTask", "sqs:ReceiveMessage",
+            "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ListDeadLetterSourceQueues"]},
+        {"Sid": "SendRedrivenMessagesToSources", "Effect": "Allow", "Resource": source,
+         "Action": ["sqs:SendMessage", "sqs:GetQueueAttributes"]},
+    ]}
+
+
 def test_the_redrive_procedure_fits_the_operator_policy():
     handle = base64.b64encode(json.dumps({"taskId": "t1", "sourceArn": DLQ}).encode()).decode()
     calls = [
-        ("StartMessageMoveTask", {"SourceArn": DLQ, "MaxNumberOfMessagesPerSecond": 20}),
-        ("CancelMessageMoveTask", {"TaskHandle": handle}),
-        ("ListMessageMoveTasks", {"SourceArn": DLQ}),
-        ("StartMessageMoveTask", {"SourceArn": DLQ}),
-        ("GetQueueAttributes", {"QueueUrl": URL + "orders"}),
-        ("GetQueueAttributes", {"QueueUrl": URL + "orders-dlq"}),
+        ("sqs", "StartMessageMoveTask", {"SourceArn": DLQ, "MaxNumberOfMessagesPerSecond": 20}),
+        ("sqs", "CancelMessageMoveTask", {"TaskHandle": handle}),
+        ("sqs", "ListMessageMoveTasks", {"SourceArn": DLQ}),
+        ("sqs", "StartMessageMoveTask", {"SourceArn": DLQ}),
+        ("sqs", "GetQueueAttributes", {"QueueUrl": URL + "orders"}),
+        ("sqs", "GetQueueAttributes", {"QueueUrl": URL + "orders-dlq"}),
     ]
     assert unauthorized_calls(redrive_operator_policy(DLQ, SRC), calls, original_source=SRC) == []
 
@@ -40,18 +51,18 @@ def test_the_redrive_procedure_fits_the_operator_policy():
 def test_a_missing_implied_permission_is_reported():
     policy = redrive_operator_policy(DLQ, SRC)
     policy["Statement"][1]["Action"].remove("sqs:SendMessage")  # the move task sends into the source queue
-    calls = [("StartMessageMoveTask", {"SourceArn": DLQ})]
+    calls = [("sqs", "StartMessageMoveTask", {"SourceArn": DLQ})]
     assert unauthorized_calls(policy, calls, original_source=SRC) == [f"StartMessageMoveTask: sqs:SendMessage on {SRC}"]
     # an explicit destination is what needs SendMessage then
     other = f"arn:aws:sqs:us-east-1:{ACCOUNT}:elsewhere"
-    calls = [("StartMessageMoveTask", {"SourceArn": DLQ, "DestinationArn": other})]
+    calls = [("sqs", "StartMessageMoveTask", {"SourceArn": DLQ, "DestinationArn": other})]
     missing = unauthorized_calls(redrive_operator_policy(DLQ, SRC), calls, original_source=SRC)
     assert missing == [f"StartMessageMoveTask: sqs:SendMessage on {other}"]
 
 
 def test_calls_outside_the_policy_are_reported():
     policy = redrive_operator_policy(DLQ, SRC)
-    calls = [("PurgeQueue", {"QueueUrl": URL + "orders-dlq"}), ("ReceiveMessage", {"QueueUrl": URL + "orders"})]
+    calls = [("sqs", "PurgeQueue", {"QueueUrl": URL + "orders-dlq"}), ("sqs", "ReceiveMessage", {"QueueUrl": URL + "orders"})]
     assert unauthorized_calls(policy, calls, original_source=SRC) == [
         f"PurgeQueue: sqs:PurgeQueue on {DLQ}",
         f"ReceiveMessage: sqs:ReceiveMessage on {SRC}",  # the operator may not consume the source queue
@@ -138,3 +149,42 @@ def test_output_changes_count_and_refresh_only_drift_does_not():
     # Terraform reports "No changes" (plan -detailed-exitcode 0) when only the refresh differs
     assert pending_changes(_plan(_rc(ALARM, "aws_cloudwatch_metric_alarm", ["no-op"], _alarm_values(), _alarm_values()),
                                  drift=(REFRESH_ONLY,))) == []
+
+
+def test_not_action_not_resource_question_mark_and_case():
+    policy = {"Statement": [
+        {"Effect": "Allow", "NotAction": "sqs:Purge*", "Resource": "arn:aws:sqs:us-east-1:?????????????:orders"},
+        {"Effect": "Allow", "Action": "S3:getobject", "NotResource": "arn:aws:s3:::b/private/*"},
+    ]}
+    assert not policy_allows(policy, "sqs:SendMessage", SRC)  # ? is exactly one character: 13 of them vs 12 digits
+    policy["Statement"][0]["Resource"] = "arn:aws:sqs:us-east-1:????????????:orders"
+    assert policy_allows(policy, "sqs:SendMessage", SRC)
+    assert not policy_allows(policy, "sqs:PurgeQueue", SRC)
+    assert policy_allows(policy, "s3:GetObject", "arn:aws:s3:::b/payloads/x")  # actions ignore case
+    assert not policy_allows(policy, "s3:GetObject", "arn:aws:s3:::b/private/x")
+    assert not policy_allows({"Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::B/*"}]},
+                             "s3:GetObject", "arn:aws:s3:::b/x")  # resources do not
+
+
+def test_conditions_are_evaluated():
+    deny_http = {"Effect": "Deny", "Action": "s3:*", "Resource": "*", "Condition": {"Bool": {"aws:SecureTransport": "false"}}}
+    allow = {"Effect": "Allow", "Action": "s3:PutObject", "Resource": "arn:aws:s3:::b/*",
+             "Condition": {"StringEquals": {"s3:x-amz-server-side-encryption": "AES256"}}}
+    policy = {"Statement": [deny_http, allow]}
+    assert policy_allows(policy, "s3:PutObject", "arn:aws:s3:::b/k", {"s3:x-amz-server-side-encryption": "AES256"})
+    assert not policy_allows(policy, "s3:PutObject", "arn:aws:s3:::b/k")  # the key is absent: no match
+    assert not policy_allows(policy, "s3:PutObject", "arn:aws:s3:::b/k",
+                             {"s3:x-amz-server-side-encryption": "AES256", "aws:SecureTransport": "false"})
+    with pytest.raises(ValueError, match="DateGreaterThan"):
+        policy_allows({"Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*",
+                                      "Condition": {"DateGreaterThan": {"aws:CurrentTime": "2020-01-01"}}}]},
+                      "s3:GetObject", "arn:aws:s3:::b/k")
+
+
+def test_required_permissions_of_library_calls():
+    from tests.localstack.support import required_permissions
+
+    assert required_permissions("sqs", "SendMessageBatch", {"QueueUrl": URL + "orders"}) == [("sqs:SendMessage", SRC)]
+    assert required_permissions("s3", "PutObject", {"Bucket": "b", "Key": "payloads/1"}) == [("s3:PutObject", "arn:aws:s3:::b/payloads/1")]
+    assert required_permissions("dynamodb", "PutItem", {"TableName": "t"}) == [
+        ("dynamodb:PutItem", f"arn:aws:dynamodb:us-east-1:{ACCOUNT}:table/t")]

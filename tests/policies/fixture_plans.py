@@ -264,6 +264,50 @@ def stale() -> list[str]:
     return problems
 
 
+# ------------------------------------------------------------------------------------------
+# the update plans of tests/policies/plans/update (real prior state; tooling/update_plans.py)
+# ------------------------------------------------------------------------------------------
+UPDATE_PLANS = PLANS / "update"
+
+
+class StaleFixture(AssertionError):
+    """A committed fixture no longer matches what produces it (the message says how to fix it)."""
+
+
+def tree_files(directory: Path) -> list[Path]:
+    """Every file of a configuration directory that can change its plan (recursively)."""
+    return _files_of(Path(directory), top_level_only=False)
+
+
+def local_sources(tf_file: Path, base: Path | None = None) -> list[Path]:
+    """Existing directories named by the local module sources of one ``*.tf`` file, relative
+    to ``base`` (default: the file's directory)."""
+    out = []
+    for src in _LOCAL_SOURCE.findall(Path(tf_file).read_text()):
+        d = ((base or Path(tf_file).parent) / src).resolve()
+        if d.is_dir():
+            out.append(d)
+    return out
+
+
+def update_plan_names() -> list[str]:
+    """The update-plan scenarios (tests/policies/updates/*), one fixture each."""
+    from tooling import update_plans
+
+    return [p.name for p in update_plans.scenario_dirs()]
+
+
+def update_plan(name: str) -> dict:
+    """The update-plan fixture of scenario ``name``, after checking its inputs' digest
+    (:class:`StaleFixture` names what changed and the command that regenerates it)."""
+    from tooling import update_plans
+
+    problem = update_plans.stale_reason(update_plans.load_scenario(update_plans.SCENARIOS / name))
+    if problem:
+        raise StaleFixture(problem)
+    return json.loads(Manifest.load(UPDATE_PLANS).path(name).read_text())
+
+
 def main(argv: list[str] | None = None) -> int:
     import argparse
 

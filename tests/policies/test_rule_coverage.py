@@ -6,10 +6,11 @@ from collections import Counter
 
 import pytest
 
+from resilient_sqs.policy.config import Config
 from resilient_sqs.policy.engine import evaluate
 from resilient_sqs.policy.rules import RULES
 from tests.helpers import REPO_ROOT
-from tests.policies import plans
+from tests.policies import fixture_plans, plans
 
 
 
@@ -18,6 +19,12 @@ def outcomes(plan_doc):
     c: Counter = Counter()
     for name in plans.subjects():
         report = evaluate(plan_doc(name))
+        for f in report.passed + report.findings:
+            c[(f.rule_id, f.status)] += 1
+    # the change rules on the update plans (real prior state; tests/policies/test_change_rules.py)
+    only_change = Config(enabled={rid: rid.startswith("CHG") for rid in RULES})
+    for name in fixture_plans.update_plan_names():
+        report = evaluate(fixture_plans.update_plan(name), only_change)
         for f in report.passed + report.findings:
             c[(f.rule_id, f.status)] += 1
     return c

@@ -11,7 +11,14 @@ Each run drains up to MAX_MESSAGES_PER_RUN messages from one dead-letter queue:
   RATE_PER_SECOND messages per second;
 * a message is deleted from the DLQ only after its send/archive succeeded,
   entry by entry; a failed entry is **left** in the DLQ and reappears after
-  the receive visibility timeout, for the next run.
+  the receive visibility timeout, for the next run. FIFO: the first failed
+  entry of a message group stops the group, so its order is kept.
+
+Time budget: a batch is received only when its pacing wait and its work fit
+before the function's timeout less SAFETY_MARGIN_MS, and every AWS call gets
+connect/read timeouts and retries that end before the deadline. A send whose
+response was lost is not retried (a retry could duplicate it): those messages
+are counted as ``unconfirmed`` and left in the DLQ.
 
 One JSON line is printed (so CloudWatch Logs keeps it) per decision, and one
 summary line per run. Nothing is ever dropped silently.
@@ -27,6 +34,9 @@ import urllib.parse
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable
+
+from botocore.config import Config as BotoConfig
+from botocore.exceptions import ConnectionClosedError, ReadTimeoutError
 
 REDRIVE_COUNT_ATTR = "x-redrive-count"
 ORIGINAL_SENT_AT_ATTR = "x-original-sent-at"
@@ -130,7 +140,10 @@ class Summary:
     redriven: int = 0
     archived: int = 0
     left: int = 0
+    unconfirmed: int = 0
     delete_failed: int = 0
+    errors: int = 0
+    stop: str = "empty"
     reasons: dict[str, int] = field(default_factory=dict)
     started_at: float = 0.0
     finished_at: float = 0.0
@@ -143,7 +156,10 @@ class Summary:
             "redriven": self.redriven,
             "archived": self.archived,
             "left": self.left,
+            "unconfirmed": self.unconfirmed,
             "delete_failed": self.delete_failed,
+            "errors": self.errors,
+            "stop": self.stop,
             "archive_reasons": self.reasons,
             "elapsed_seconds": round(elapsed, 3),
             "redrive_rate_per_second": round(self.redriven / elapsed, 2),
@@ -217,22 +233,82 @@ class Pacer:
         self.start = clock()
         self.sent = 0
 
+    def delay(self) -> float:
+        """Seconds until the next batch may leave: after k messages, the next one is due
+        k / rate seconds after the start."""
+        return max(0.0, self.start + self.sent / self.rate - self.clock())
+
     def wait_for(self, n: int) -> None:
-        # a batch may leave once the messages already sent have "used up" their time:
-        # after k messages, the next one is due k / rate seconds after the start
-        due = self.start + self.sent / self.rate
-        delay = due - self.clock()
+        delay = self.delay()
         if delay > 0:
             self.sleep(delay)
         self.sent += n
+
+
+UNCONFIRMED = "unconfirmed"  # a request whose response was lost: it may or may not have been applied
+MAX_CALL_SECONDS = 10.0  # one AWS call, all attempts, when time is plentiful
+MIN_CALL_SECONDS = 1.0  # less than this left before the deadline: no new call
+RESERVE_MS = 1000  # kept for the summary line and the function's return
+
+
+def _no_response(exc: BaseException) -> bool:
+    """The request may have reached AWS but its response never came back."""
+    return isinstance(exc, (ReadTimeoutError, ConnectionClosedError))
+
+
+class Clients:
+    """boto3 clients whose calls end before the function's deadline.
+
+    Each call gets connect/read timeouts and a number of attempts sized to the time
+    left (less RESERVE_MS), at most MAX_CALL_SECONDS; botocore's defaults (60 s
+    each, retried) would outlive a Lambda timeout. Clients are cached by budget.
+    """
+
+    def __init__(self, session: Any, remaining_ms: Callable[[], int]):
+        self.session = session
+        self.remaining_ms = remaining_ms
+        self._cache: dict[tuple[str, int, int], Any] = {}
+
+    def get(self, service: str, attempts: int = 2) -> Any | None:
+        """A client for one call, or None when too little time is left to make one."""
+        left = (self.remaining_ms() - RESERVE_MS) / 1000
+        if left < MIN_CALL_SECONDS:
+            return None
+        seconds = int(min(MAX_CALL_SECONDS, left))
+        key = (service, seconds, attempts)
+        if key not in self._cache:
+            # backoff between attempts: at most 1 s for the first retry of a throttled call
+            per_attempt = max(0.5, (seconds - (attempts - 1)) / attempts)
+            connect = min(2.0, per_attempt / 3)
+            self._cache[key] = self.session.client(service, config=BotoConfig(
+                connect_timeout=connect, read_timeout=per_attempt - connect,
+                retries={"mode": "standard", "total_max_attempts": attempts},
+            ))
+        return self._cache[key]
+
+
+MAX_RECEIVE_FAILURES = 3  # consecutive ReceiveMessage errors (each after botocore's retries) that end a run
+
+
+def fifo_rounds(entries: list[dict]) -> list[list[dict]]:
+    """FIFO entries split into rounds holding at most one entry per message group, in
+    order: a group's next entry is only sent once the one before it was."""
+    rounds: list[list[dict]] = []
+    seen: dict[str, int] = {}
+    for e in entries:
+        k = seen.get(e["MessageGroupId"], 0)
+        seen[e["MessageGroupId"]] = k + 1
+        if k == len(rounds):
+            rounds.append([])
+        rounds[k].append(e)
+    return rounds
 
 
 class Redriver:
     def __init__(
         self,
         config: Config,
-        sqs: Any,
-        s3: Any = None,
+        session: Any,
         *,
         clock: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
@@ -240,14 +316,14 @@ class Redriver:
         log: Callable[[str], None] = print,
         remaining_ms: Callable[[], int] | None = None,
     ):
+        """``session``: anything with boto3's ``session.client(service, config=...)``."""
         self.cfg = config
-        self.sqs = sqs
-        self.s3 = s3
         self.clock = clock
         self.monotonic = monotonic
         self.sleep = sleep
         self.log = log
         self.remaining_ms = remaining_ms or (lambda: 10**9)
+        self.clients = Clients(session, self.remaining_ms)
 
     # -- decisions -------------------------------------------------------------------
     def decide(self, msg: dict) -> tuple[str, str]:
@@ -289,23 +365,50 @@ class Redriver:
             entry["MessageDeduplicationId"] = hashlib.sha256(f"{msg['MessageId']}:{count}".encode()).hexdigest()
         return entry
 
-    def _send_batch(self, queue_url: str, entries: list[dict]) -> tuple[set[str], dict[str, str]]:
-        """Send entries (in as many requests as the batch size limit needs); return
-        (ids sent, {id: error}). A failed request fails each of its entries."""
+    def _send_batch(self, queue_url: str, entries: list[dict]) -> tuple[set[str], dict[str, str], set[str]]:
+        """Send entries (in as many requests as the size limit and FIFO order need).
+
+        Returns (ids sent, {id: why not}, ids unconfirmed). To a FIFO queue, an entry that
+        was not sent stops the rest of its message group, so the group's order is kept.
+        """
         ok: set[str] = set()
         failed: dict[str, str] = {}
-        for chunk in size_chunks(entries):
-            try:
-                resp = self.sqs.send_message_batch(QueueUrl=queue_url, Entries=chunk)
-            except Exception as exc:  # noqa: BLE001 - any failure leaves the messages in the DLQ
-                failed.update({e["Id"]: f"{type(exc).__name__}: {exc}" for e in chunk})
-                continue
-            ok |= {s["Id"] for s in resp.get("Successful", [])}
-            failed.update({f["Id"]: f"{f.get('Code')}: {f.get('Message', '')}" for f in resp.get("Failed", [])})
-            for e in chunk:  # an entry in neither list did not verifiably succeed
-                if e["Id"] not in ok and e["Id"] not in failed:
-                    failed[e["Id"]] = "no result for entry"
-        return ok, failed
+        unconfirmed: set[str] = set()
+        stopped: dict[str, str] = {}  # message group -> the id of its first entry not sent
+        for rnd in fifo_rounds(entries) if queue_url.endswith(".fifo") else [entries]:
+            todo = []
+            for e in rnd:
+                group = e.get("MessageGroupId")
+                if group in stopped:
+                    failed[e["Id"]] = f"held back: entry {stopped[group]} of message group {group} was not sent (order kept)"
+                else:
+                    todo.append(e)
+            for chunk in size_chunks(todo):
+                self._send_chunk(queue_url, chunk, ok, failed, unconfirmed)
+            for e in todo:
+                if e["Id"] not in ok and e.get("MessageGroupId") is not None:
+                    stopped.setdefault(e["MessageGroupId"], e["Id"])
+        return ok, failed, unconfirmed
+
+    def _send_chunk(self, queue_url: str, chunk: list[dict], ok: set[str], failed: dict[str, str], unconfirmed: set[str]) -> None:
+        # one attempt: botocore would retry a send whose response was lost, and the retry
+        # duplicates every message the first attempt delivered
+        sqs = self.clients.get("sqs", attempts=1)
+        if sqs is None:
+            failed.update({e["Id"]: "not sent: no time left before the function's timeout" for e in chunk})
+            return
+        try:
+            resp = sqs.send_message_batch(QueueUrl=queue_url, Entries=chunk)
+        except Exception as exc:  # noqa: BLE001 - any failure leaves the messages in the DLQ
+            if _no_response(exc):
+                unconfirmed.update(e["Id"] for e in chunk)
+            failed.update({e["Id"]: f"{type(exc).__name__}: {exc}" for e in chunk})
+            return
+        ok.update(x["Id"] for x in resp.get("Successful", []))
+        failed.update({f["Id"]: f"{f.get('Code')}: {f.get('Message', '')}" for f in resp.get("Failed", [])})
+        for e in chunk:  # an entry in neither list did not verifiably succeed
+            if e["Id"] not in ok and e["Id"] not in failed:
+                failed[e["Id"]] = "no result for entry"
 
     def _archive_s3(self, msg: dict, reason: str) -> str | None:
         now = datetime.fromtimestamp(self.clock(), tz=timezone.utc)
@@ -325,8 +428,11 @@ class Redriver:
             "attributes": msg.get("Attributes", {}),
             "message_attributes": attrs,
         }
+        s3 = self.clients.get("s3")
+        if s3 is None:
+            return "not archived: no time left before the function's timeout"
         try:
-            self.s3.put_object(
+            s3.put_object(
                 Bucket=self.cfg.archive_bucket,
                 Key=key,
                 Body=json.dumps(doc, sort_keys=True).encode(),
@@ -340,25 +446,58 @@ class Redriver:
     def run(self) -> Summary:
         s = Summary(started_at=self.monotonic())
         pacer = Pacer(self.cfg.rate_per_second, self.monotonic, self.sleep)
-        while s.received < self.cfg.max_messages_per_run:
-            if self.remaining_ms() < self.cfg.safety_margin_ms:
-                self._emit({"event": "stop", "reason": "time budget"})
-                break
-            batch = self.sqs.receive_message(
+        receive_failures = 0
+        try:
+            while True:
+                if s.received >= self.cfg.max_messages_per_run:
+                    s.stop = "max messages per run"
+                    break
+                # wait for the pacer *before* receiving, and only when the wait leaves the
+                # safety margin for the batch: a received batch is never held past the deadline
+                wait = pacer.delay()
+                if self.remaining_ms() - wait * 1000 < self.cfg.safety_margin_ms:
+                    s.stop = "time budget"
+                    break
+                if wait > 0:
+                    self.sleep(wait)
+                batch = self._receive(s)
+                if batch is None:
+                    receive_failures += 1
+                    if receive_failures >= MAX_RECEIVE_FAILURES or s.stop == "time budget":
+                        s.stop = s.stop if s.stop == "time budget" else "receive failed"
+                        break
+                    continue
+                receive_failures = 0
+                if not batch:
+                    s.stop = "empty"
+                    break
+                s.received += len(batch)
+                self._process(batch, s, pacer)
+        finally:
+            s.finished_at = self.monotonic()
+            self._emit(s.as_dict())
+        return s
+
+    def _receive(self, s: Summary) -> list[dict] | None:
+        """The next batch ([] when the DLQ is empty), or None when the call failed."""
+        sqs = self.clients.get("sqs")
+        if sqs is None:
+            s.stop = "time budget"
+            return None
+        try:
+            return sqs.receive_message(
                 QueueUrl=self.cfg.dlq_url,
                 MaxNumberOfMessages=min(10, self.cfg.max_messages_per_run - s.received),
-                WaitTimeSeconds=1,
+                # long-poll only when the client's read timeout leaves room for it
+                WaitTimeSeconds=1 if sqs.meta.config.read_timeout >= 3 else 0,
                 VisibilityTimeout=self.cfg.receive_visibility_timeout,
                 AttributeNames=["All"],
                 MessageAttributeNames=["All"],
             ).get("Messages", [])
-            if not batch:
-                break
-            s.received += len(batch)
-            self._process(batch, s, pacer)
-        s.finished_at = self.monotonic()
-        self._emit(s.as_dict())
-        return s
+        except Exception as exc:  # noqa: BLE001 - logged and counted; the run goes on or stops with its summary
+            s.errors += 1
+            self._emit({"event": "error", "call": "ReceiveMessage", "error": f"{type(exc).__name__}: {exc}"})
+            return None
 
     def _process(self, batch: list[dict], s: Summary, pacer: Pacer) -> None:
         to_redrive: list[tuple[dict, dict]] = []
@@ -378,10 +517,12 @@ class Redriver:
         done: list[tuple[dict, str, str]] = []  # (msg, decision, reason) to delete from the DLQ
         if to_redrive:
             pacer.wait_for(len(to_redrive))
-            ok, failed = self._send_batch(self.cfg.source_queue_url, [e for _, e in to_redrive])
+            ok, failed, unconfirmed = self._send_batch(self.cfg.source_queue_url, [e for _, e in to_redrive])
             for msg, entry in to_redrive:
                 if entry["Id"] in ok:
                     done.append((msg, REDRIVEN, "retry"))
+                elif entry["Id"] in unconfirmed:
+                    self._decision(msg, UNCONFIRMED, f"send unconfirmed, left in the DLQ: {failed.get(entry['Id'])}", s)
                 else:
                     self._decision(msg, LEFT, f"send failed: {failed.get(entry['Id'])}", s)
 
@@ -404,10 +545,12 @@ class Redriver:
                         entry["MessageGroupId"] = msg.get("Attributes", {}).get("MessageGroupId", "poison")
                         entry["MessageDeduplicationId"] = hashlib.sha256(f"archive:{msg['MessageId']}".encode()).hexdigest()
                     entries.append(entry)
-                ok, failed = self._send_batch(self.cfg.poison_queue_url, entries)
+                ok, failed, unconfirmed = self._send_batch(self.cfg.poison_queue_url, entries)
                 for (msg, reason), entry in zip(to_archive, entries):
                     if entry["Id"] in ok:
                         done.append((msg, ARCHIVED, reason))
+                    elif entry["Id"] in unconfirmed:
+                        self._decision(msg, UNCONFIRMED, f"archive unconfirmed ({reason}), left in the DLQ: {failed.get(entry['Id'])}", s)
                     else:
                         self._decision(msg, LEFT, f"archive failed ({reason}): {failed.get(entry['Id'])}", s)
 
@@ -417,8 +560,11 @@ class Redriver:
         if not done:
             return
         entries = [{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, (m, _, _) in enumerate(done)]
+        sqs = self.clients.get("sqs")  # deleting twice is harmless: retried
         try:
-            resp = self.sqs.delete_message_batch(QueueUrl=self.cfg.dlq_url, Entries=entries)
+            if sqs is None:
+                raise TimeoutError("not deleted: no time left before the function's timeout")
+            resp = sqs.delete_message_batch(QueueUrl=self.cfg.dlq_url, Entries=entries)
             failed = {f["Id"]: f"{f.get('Code')}: {f.get('Message', '')}" for f in resp.get("Failed", [])}
         except Exception as exc:  # noqa: BLE001
             failed = {e["Id"]: f"{type(exc).__name__}: {exc}" for e in entries}
@@ -438,6 +584,8 @@ class Redriver:
             s.archived += 1
             key = reason.split(":", 1)[0]
             s.reasons[key] = s.reasons.get(key, 0) + 1
+        elif decision == UNCONFIRMED:
+            s.unconfirmed += 1
         else:
             s.left += 1
         attrs = msg.get("MessageAttributes", {})
@@ -463,7 +611,9 @@ def handler(event: dict | None = None, context: Any = None) -> dict:
     import boto3  # the Lambda runtime provides it
 
     cfg = Config.from_env()
-    s3 = boto3.client("s3") if cfg.archive_mode == "s3" else None
     remaining = getattr(context, "get_remaining_time_in_millis", None)
-    summary = Redriver(cfg, boto3.client("sqs"), s3, remaining_ms=remaining).run()
+    summary = Redriver(cfg, boto3.session.Session(), remaining_ms=remaining).run()
+    if summary.stop == "receive failed":
+        # the summary line is out; failing the invocation also sets off the errors alarm
+        raise RuntimeError(f"ReceiveMessage on {cfg.dlq_url} failed {MAX_RECEIVE_FAILURES} times in a row: {summary.as_dict()}")
     return summary.as_dict()

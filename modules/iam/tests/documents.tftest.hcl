@@ -96,6 +96,25 @@ run "only_what_is_given" {
   }
 }
 
+run "consumer_dead_letters_permanent_failures" {
+  command = plan
+
+  variables {
+    consumer_dlq_arns = ["arn:aws:sqs:us-east-1:123456789012:orders-dlq"]
+  }
+
+  assert {
+    condition = jsonencode({
+      for s in jsondecode(output.consumer_policy_json).Statement : s.Sid => [sort(flatten([s.Action])), sort(flatten([s.Resource]))]
+      if contains(["DeadLetterPermanentFailures", "DecryptWithKmsKeys"], s.Sid)
+      }) == jsonencode({
+      DeadLetterPermanentFailures = [["sqs:SendMessage"], ["arn:aws:sqs:us-east-1:123456789012:orders-dlq"]]
+      DecryptWithKmsKeys          = [["kms:Decrypt", "kms:GenerateDataKey"], ["arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"]]
+    })
+    error_message = "consumer with DLQs: SendMessage on exactly the DLQs, and GenerateDataKey to send to an SSE-KMS one"
+  }
+}
+
 run "managed_policies" {
   command = plan
 

@@ -30,6 +30,14 @@ run "consumer_queue_url_not_arn" {
   expect_failures = [var.consumer_queue_arns]
 }
 
+run "consumer_dlq_wildcard" {
+  command = plan
+  variables {
+    consumer_dlq_arns = ["arn:aws:sqs:us-east-1:123456789012:*"]
+  }
+  expect_failures = [var.consumer_dlq_arns]
+}
+
 run "redrive_dlq_wildcard" {
   command = plan
   variables {

@@ -100,3 +100,26 @@ run "account_looked_up_when_not_given" {
     error_message = "without account_id the caller identity should be used"
   }
 }
+
+run "prevent_destroy_guard" {
+  command = plan
+
+  variables {
+    prevent_destroy = true
+  }
+
+  # the guard that makes a plan deleting or replacing what it protects fail
+  assert {
+    condition     = length(terraform_data.prevent_destroy) == 1
+    error_message = "prevent_destroy = true should create the guard"
+  }
+}
+
+run "no_guard_by_default" {
+  command = plan
+
+  assert {
+    condition     = length(terraform_data.prevent_destroy) == 0
+    error_message = "no guard unless prevent_destroy = true"
+  }
+}

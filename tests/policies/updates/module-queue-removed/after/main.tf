@@ -1,0 +1,7 @@
+module "messaging" {
+  source = "../../../.."
+
+  queues = {
+    orders = { name = "${var.name_prefix}-orders" }
+  }
+}

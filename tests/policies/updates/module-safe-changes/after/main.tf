@@ -1,0 +1,14 @@
+module "messaging" {
+  source = "../../../.."
+
+  queues = {
+    orders = {
+      name                      = "${var.name_prefix}-orders"
+      consumer                  = { timeout_seconds = 20 }
+      message_retention_seconds = 432000
+    }
+    payments = { name = "${var.name_prefix}-payments" }
+  }
+  claim_check_bucket = { enabled = true, name = "${var.name_prefix}-payloads", expiration_days = 30 }
+  tags               = { team = "orders" }
+}

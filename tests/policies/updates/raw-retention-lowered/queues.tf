@@ -1,0 +1,25 @@
+variable "retention" {
+  type = number
+}
+
+variable "dlq_retention" {
+  type = number
+}
+
+resource "aws_sqs_queue" "jobs_dlq" {
+  name                      = "${var.name_prefix}-jobs-dlq"
+  message_retention_seconds = var.dlq_retention
+  sqs_managed_sse_enabled   = true
+}
+
+resource "aws_sqs_queue" "jobs" {
+  name                       = "${var.name_prefix}-jobs"
+  message_retention_seconds  = var.retention
+  visibility_timeout_seconds = 30
+  receive_wait_time_seconds  = 20
+  sqs_managed_sse_enabled    = true
+  redrive_policy = jsonencode({
+    deadLetterTargetArn = aws_sqs_queue.jobs_dlq.arn
+    maxReceiveCount     = 5
+  })
+}

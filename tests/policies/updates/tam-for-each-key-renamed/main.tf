@@ -1,0 +1,11 @@
+variable "key" {
+  type = string
+}
+
+module "queues" {
+  source   = "./external/sqs"
+  for_each = { (var.key) = "${var.name_prefix}-orders" }
+
+  name       = each.value
+  create_dlq = true
+}

@@ -1,0 +1,10 @@
+variable "queue" {
+  type = string
+}
+
+module "orders" {
+  source = "./external/sqs"
+
+  name       = "${var.name_prefix}-${var.queue}"
+  create_dlq = true
+}
