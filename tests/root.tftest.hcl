@@ -108,3 +108,36 @@ run "refuses_bad_queue_key" {
 
   expect_failures = [var.queues]
 }
+
+run "alarm_names_agree_with_the_queues" {
+  command = plan
+
+  variables {
+    queue_defaults = { fifo = true }
+    queues = {
+      orders = {}
+      "payments.fifo" = {
+        dlq_name = "payments-failed.fifo"
+      }
+      emails = {
+        name     = "mail-out"
+        fifo     = false
+        dlq_name = "mail-out-parking"
+      }
+    }
+  }
+
+  # the alarms take the pair names from local.pair_names, not from module.queue
+  assert {
+    condition = alltrue([for k, m in module.queue : alltrue([
+      module.alarms[0].alarm_names[k].dlq_depth == "sqs-dlq-not-empty-${m.dlq_name}",
+      module.alarms[0].alarm_names[k].age_warning == "sqs-oldest-message-warning-${m.queue_name}",
+      local.pair_names[k] == { queue_name = m.queue_name, dlq_name = m.dlq_name },
+    ])])
+    error_message = "the alarms' queue and DLQ names should be exactly the names modules/queue gives the pair"
+  }
+  assert {
+    condition     = module.queue["orders"].dlq_name == "orders-dlq.fifo" && module.queue["payments.fifo"].dlq_name == "payments-failed.fifo" && module.queue["emails"].queue_name == "mail-out"
+    error_message = "the cases should cover the FIFO suffix, a given DLQ name and a name override"
+  }
+}

@@ -92,6 +92,8 @@ CASES = [
         ["makes the DLQ public"],
     ),
     ("account-id", {"account_id": "12345"}, ["account_id:", "12-digit"]),
+    ("partition", {"partition": "amazon"}, ["partition:", "\"aws-cn\""]),
+    ("region", {"region": "EU West 1"}, ["region:", "\"eu-west-1\""]),
 ]
 
 

@@ -18,8 +18,16 @@
 # * Queue policies are inline for the same reason: they need only the built
 #   ARN, and each separate aws_sqs_queue_policy costs another ~25 s wait.
 
-data "aws_partition" "current" {}
-data "aws_region" "current" {}
+# Looked up only when not given: the root module looks them up once and passes
+# them, so N queues do not cost N lookups (each data source read is a provider
+# call and a plan-graph node).
+data "aws_partition" "current" {
+  count = var.partition == null ? 1 : 0
+}
+
+data "aws_region" "current" {
+  count = var.region == null ? 1 : 0
+}
 
 data "aws_caller_identity" "current" {
   count = var.account_id == null ? 1 : 0
@@ -32,7 +40,9 @@ locals {
   dlq_name   = "${var.dlq_name != null ? trimsuffix(var.dlq_name, ".fifo") : "${local.base_name}-dlq"}${local.suffix}"
 
   account_id       = var.account_id != null ? var.account_id : one(data.aws_caller_identity.current[*].account_id)
-  arn_prefix       = "arn:${data.aws_partition.current.partition}:sqs:${data.aws_region.current.id}:${local.account_id}"
+  partition        = var.partition != null ? var.partition : one(data.aws_partition.current[*].partition)
+  region           = var.region != null ? var.region : one(data.aws_region.current[*].id)
+  arn_prefix       = "arn:${local.partition}:sqs:${local.region}:${local.account_id}"
   queue_arn_static = "${local.arn_prefix}:${local.queue_name}"
   dlq_arn_static   = "${local.arn_prefix}:${local.dlq_name}"
 
@@ -45,9 +55,35 @@ locals {
   sse_sqs = var.kms_master_key_id == null
 
   fifo_options_set = var.content_based_deduplication || var.deduplication_scope != null || var.fifo_throughput_limit != null
+
+  # Queue policies: the TLS-only deny, plus the caller's statements if any.
+  # Without extra statements the document is written with jsonencode (known
+  # at plan time, no data source: one aws_iam_policy_document per queue is a
+  # provider call each, 600 of them cost ~7 s of plan CPU at 300 pairs); with
+  # them, aws_iam_policy_document renders and checks them (duplicate sids are
+  # refused). The provider normalises the policy string either way.
+  custom_queue_policy = length(var.queue_policy_statements) > 0
+  custom_dlq_policy   = length(var.dlq_policy_statements) > 0
+  queue_policy = local.custom_queue_policy ? one(data.aws_iam_policy_document.queue[*].json) : jsonencode({
+    Version   = "2012-10-17"
+    Statement = [merge(local.deny_insecure_transport, { Resource = local.queue_arn_static })]
+  })
+  dlq_policy = local.custom_dlq_policy ? one(data.aws_iam_policy_document.dlq[*].json) : jsonencode({
+    Version   = "2012-10-17"
+    Statement = [merge(local.deny_insecure_transport, { Resource = local.dlq_arn_static })]
+  })
+  deny_insecure_transport = {
+    Sid       = "DenyInsecureTransport"
+    Effect    = "Deny"
+    Principal = "*"
+    Action    = "sqs:*"
+    Condition = { Bool = { "aws:SecureTransport" = "false" } }
+  }
 }
 
 data "aws_iam_policy_document" "queue" {
+  count = local.custom_queue_policy ? 1 : 0
+
   statement {
     sid       = "DenyInsecureTransport"
     effect    = "Deny"
@@ -95,6 +131,8 @@ data "aws_iam_policy_document" "queue" {
 }
 
 data "aws_iam_policy_document" "dlq" {
+  count = local.custom_dlq_policy ? 1 : 0
+
   statement {
     sid       = "DenyInsecureTransport"
     effect    = "Deny"
@@ -157,7 +195,7 @@ resource "aws_sqs_queue" "dlq" {
     sourceQueueArns   = [local.queue_arn_static]
   })
 
-  policy = data.aws_iam_policy_document.dlq.json
+  policy = local.dlq_policy
 
   tags = merge(var.tags, { dlq_for = local.queue_name })
 
@@ -194,7 +232,7 @@ resource "aws_sqs_queue" "this" {
     maxReceiveCount     = var.max_receive_count
   })
 
-  policy = data.aws_iam_policy_document.queue.json
+  policy = local.queue_policy
 
   tags = var.tags
 

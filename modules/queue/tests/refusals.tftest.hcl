@@ -343,3 +343,23 @@ run "account_id_not_12_digits" {
 
   expect_failures = [var.account_id]
 }
+
+run "partition_not_a_partition" {
+  command = plan
+
+  variables {
+    partition = "amazon"
+  }
+
+  expect_failures = [var.partition]
+}
+
+run "region_not_a_region" {
+  command = plan
+
+  variables {
+    region = "EU West 1"
+  }
+
+  expect_failures = [var.region]
+}
