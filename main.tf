@@ -53,6 +53,8 @@ module "queue" {
   dlq_arn    = each.value.settings.dlq_arn
   fifo       = each.value.settings.fifo
   account_id = local.account_id
+  partition  = data.aws_partition.current.partition
+  region     = data.aws_region.current.id
 
   visibility_timeout_seconds = each.value.settings.visibility_timeout_seconds
   consumer                   = each.value.consumer
@@ -94,6 +96,17 @@ module "queue" {
   tags        = merge(var.tags, each.value.tags)
 }
 
+# Every for_each module below reads its pair through local.pairs[each.key],
+# never module.queue[each.key]: Terraform evaluates a reference to a module
+# call as the object of all its instances, so each of N instances referencing
+# module.queue[...] builds all N pairs' outputs (N^2 for the plan). The local
+# is built once; indexing it is a lookup. Names that need no queue (the
+# alarms' dimensions) come from local.q, which internal/inputs derives exactly
+# as modules/queue does, so the alarms do not depend on the queues at all.
+locals {
+  pairs = module.queue
+}
+
 # --- claim-check bucket, idempotency table ------------------------------------
 
 locals {
@@ -109,9 +122,9 @@ locals {
   # SQS maximum (its retention is not known here; a payload must not expire first)
   dlq_retention = {
     for k, x in local.q : k => (
-      x.dlq_own ? module.queue[k].dlq_message_retention_seconds :
+      x.dlq_own ? local.pairs[k].dlq_message_retention_seconds :
       x.dlq_target == null ? 1209600 :
-      x.dlq_target.role == "queue" ? module.queue[x.dlq_target.key].message_retention_seconds : module.queue[x.dlq_target.key].dlq_message_retention_seconds
+      x.dlq_target.role == "queue" ? local.pairs[x.dlq_target.key].message_retention_seconds : local.pairs[x.dlq_target.key].dlq_message_retention_seconds
     )
   }
 }
@@ -125,10 +138,10 @@ module "claim_check_bucket" {
   # a message redriven from any of these DLQs must still find its payload (a DLQ
   # shared by several queues counts once, with the longest)
   dlq_retention_seconds = {
-    for name, r in { for k in local.cc_served : module.queue[k].dlq_name => local.dlq_retention[k]... } : name => max(r...)
+    for name, r in { for k in local.cc_served : local.q[k].dlq_final => local.dlq_retention[k]... } : name => max(r...)
   }
   fifo_source_retention_seconds = {
-    for name, r in { for k in local.cc_served : module.queue[k].dlq_name => module.queue[k].message_retention_seconds... if module.queue[k].fifo } : name => max(r...)
+    for name, r in { for k in local.cc_served : local.q[k].dlq_final => local.pairs[k].message_retention_seconds... if local.pairs[k].fifo } : name => max(r...)
   }
   expiration_days                        = local.cc.expiration_days
   kms_key_arn                            = local.cc.kms_key_arn
@@ -197,12 +210,12 @@ module "iam" {
   source   = "./modules/iam"
   for_each = local.q
 
-  producer_queue_arns = [module.queue[each.key].queue_arn_static]
-  consumer_queue_arns = [module.queue[each.key].queue_arn_static]
-  consumer_dlq_arns   = [module.queue[each.key].dlq_arn_static]
+  producer_queue_arns = [local.pairs[each.key].queue_arn_static]
+  consumer_queue_arns = [local.pairs[each.key].queue_arn_static]
+  consumer_dlq_arns   = [local.pairs[each.key].dlq_arn_static]
   redrive = [{
-    dlq_arn          = module.queue[each.key].dlq_arn_static
-    source_queue_arn = module.queue[each.key].queue_arn_static
+    dlq_arn          = local.pairs[each.key].dlq_arn_static
+    source_queue_arn = local.pairs[each.key].queue_arn_static
   }]
   payload_bucket_arn    = local.cc.enabled && contains(local.cc_served, each.key) ? module.claim_check_bucket[0].arn_static : null
   payload_prefix        = local.cc.payload_prefix
@@ -210,7 +223,7 @@ module "iam" {
   kms_key_arns          = local.iam_kms[each.key]
 
   create_managed_policies = local.iam_in.create_managed_policies
-  name                    = "${local.iam_in.name_prefix}${replace(module.queue[each.key].queue_name, ".fifo", "-fifo")}"
+  name                    = "${local.iam_in.name_prefix}${replace(local.pairs[each.key].queue_name, ".fifo", "-fifo")}"
   path                    = local.iam_in.path
 
   tags = merge(var.tags, each.value.tags)
@@ -233,12 +246,12 @@ module "alarms" {
   count  = local.alarms_on ? 1 : 0
 
   queues = {
-    for k, m in module.queue : k => {
-      queue_name = m.queue_name
-      dlq_name   = m.dlq_name
-      thresholds = local.q[k].alarm_thresholds
+    for k, x in local.q : k => {
+      queue_name = x.queue_name
+      dlq_name   = x.dlq_final
+      thresholds = x.alarm_thresholds
       # a DLQ shared by several queues is watched once
-      dlq_alarms = local.q[k].dlq_alarms
+      dlq_alarms = x.dlq_alarms
       input_name = "queues[\"${k}\"].alarm_thresholds"
     }
   }
@@ -274,10 +287,14 @@ module "consumer" {
   # read from var.consumer_functions itself where given, so that plan checks can
   # follow the reference to the function
   function_name = try(var.consumer_functions[each.key].function_name, each.value.function_name)
-  # the real ARN (not the static one) so the mapping is created after the queue
-  queue_arn                        = module.queue[each.key].queue_arn
-  fifo                             = module.queue[each.key].fifo
-  queue_visibility_timeout_seconds = module.queue[each.key].visibility_timeout_seconds
+  # The real ARN (not the static one) so the mapping is created after the queue.
+  # Read through module.queue, not local.pairs, so that plan checks can follow
+  # the mapping's event_source_arn to its queue in the plan's configuration
+  # (which records module output references, but not locals). One such
+  # reference per consumer costs O(N) each; consumers are per queue opt-in.
+  queue_arn                        = module.queue[each.key].queue_arn # per-instance on purpose: see above
+  fifo                             = local.pairs[each.key].fifo
+  queue_visibility_timeout_seconds = local.pairs[each.key].visibility_timeout_seconds
   function_timeout_seconds         = each.value.function_timeout_seconds
   maximum_batching_window_seconds  = each.value.maximum_batching_window_seconds
   batch_size                       = each.value.batch_size
@@ -304,9 +321,9 @@ locals {
 
   rd_names = {
     for k in local.rd_queue_keys : k => (
-      length("${trimsuffix(module.queue[k].queue_name, ".fifo")}-dlq-redrive") <= 55
-      ? "${trimsuffix(module.queue[k].queue_name, ".fifo")}-dlq-redrive"
-      : "${substr(trimsuffix(module.queue[k].queue_name, ".fifo"), 0, 34)}-${substr(sha1(module.queue[k].queue_name), 0, 8)}-dlq-redrive"
+      length("${trimsuffix(local.q[k].queue_name, ".fifo")}-dlq-redrive") <= 55
+      ? "${trimsuffix(local.q[k].queue_name, ".fifo")}-dlq-redrive"
+      : "${substr(trimsuffix(local.q[k].queue_name, ".fifo"), 0, 34)}-${substr(sha1(local.q[k].queue_name), 0, 8)}-dlq-redrive"
     ) if contains(keys(local.q), k) && local.rd_bucket != null && !contains(local.rd_foreign_dlq, k) # the output's preconditions refuse the rest
   }
 }
@@ -316,8 +333,8 @@ module "dlq_redrive" {
   for_each = local.rd_names
 
   name         = each.value
-  dlq          = { url = module.queue[each.key].dlq_url, arn = module.queue[each.key].dlq_arn_static }
-  source_queue = { url = module.queue[each.key].queue_url, arn = module.queue[each.key].queue_arn_static }
+  dlq          = { url = local.pairs[each.key].dlq_url, arn = local.pairs[each.key].dlq_arn_static }
+  source_queue = { url = local.pairs[each.key].queue_url, arn = local.pairs[each.key].queue_arn_static }
   archive = {
     type        = "s3"
     bucket_name = local.rd_bucket

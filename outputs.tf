@@ -28,8 +28,8 @@ output "queues" {
 
 locals {
   shared_dlq_problems = [
-    for k, x in local.q : "queues[\"${k}\"].dlq_arn: ${x.settings.dlq_arn} is ${x.dlq_target.role == "dlq" ? "the DLQ of " : ""}queues[\"${x.dlq_target.key}\"], which keeps a message ${local.dlq_retention[k]} s, no longer than this queue does (message_retention_seconds ${module.queue[k].message_retention_seconds} s). A message keeps its enqueue time when it moves to a DLQ, so it would be deleted there before anyone could inspect or redrive it. Give that queue a longer retention, or this one a shorter."
-    if x.dlq_target != null && local.dlq_retention[k] <= module.queue[k].message_retention_seconds
+    for k, x in local.q : "queues[\"${k}\"].dlq_arn: ${x.settings.dlq_arn} is ${x.dlq_target.role == "dlq" ? "the DLQ of " : ""}queues[\"${x.dlq_target.key}\"], which keeps a message ${local.dlq_retention[k]} s, no longer than this queue does (message_retention_seconds ${local.pairs[k].message_retention_seconds} s). A message keeps its enqueue time when it moves to a DLQ, so it would be deleted there before anyone could inspect or redrive it. Give that queue a longer retention, or this one a shorter."
+    if x.dlq_target != null && local.dlq_retention[k] <= local.pairs[k].message_retention_seconds
   ]
 }
 

@@ -38,6 +38,8 @@ def _parser() -> argparse.ArgumentParser:
                    "plan, and SARIF results point at .tf lines")
     c.add_argument("--no-source", action="store_true",
                    help="do not read values from the configuration source (what the plan leaves unknown stays unknown)")
+    c.add_argument("--max-input-mib", metavar="N", type=_positive, default=None,
+                   help="refuse a plan larger than N MiB (default: 512; a plan of 1,000 queue pairs is about 25 MiB)")
     lr = sub.add_parser("list-rules", help="list the rule catalog")
     lr.add_argument("--format", choices=("text", "json"), default="text")
     e = sub.add_parser("explain", help="explain one rule")
@@ -48,17 +50,44 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _write(text: str, output: str | None):
-    if output:
-        from .errors import InputError
+def _positive(v: str) -> float:
+    try:
+        n = float(v)
+    except ValueError:
+        n = 0
+    if not n > 0 or n == float("inf"):
+        raise argparse.ArgumentTypeError(f"{v!r} is not a positive number of MiB")
+    return n
 
+
+def _write(text: str, output: str | None = None):
+    """Write the report as UTF-8 (an unpaired surrogate from the plan is escaped, never
+    fatal); a report that cannot be written is an error (exit 2), not a traceback."""
+    from .errors import InputError
+
+    data = text.encode("utf-8", "backslashreplace")
+    if output:
         try:
-            with open(output, "w") as fh:
-                fh.write(text)
+            with open(output, "wb") as fh:
+                fh.write(data)
         except OSError as e:
             raise InputError(f"--output {output}: cannot write ({e.strerror or e})") from None
-    else:
-        sys.stdout.write(text)
+        return
+    out = sys.stdout
+    if out is None:
+        raise InputError("standard output is closed, so the report cannot be written; pass --output FILE")
+    try:
+        buf = getattr(out, "buffer", None)
+        if buf is not None:
+            out.flush()
+            buf.write(data)
+            buf.flush()
+        else:
+            out.write(data.decode("utf-8"))
+            out.flush()
+    except (OSError, ValueError) as e:  # a full device, a closed pipe, a closed stream
+        why = getattr(e, "strerror", None) or str(e)
+        raise InputError(f"cannot write the report to standard output ({why}); pass --output FILE") from None
 
 
 def _check(args) -> int:
@@ -70,7 +99,7 @@ def _check(args) -> int:
 
     cfg = load_config(args.config)
     t0 = time.perf_counter()
-    doc = loader.load(args.plan)
+    doc = loader.load(args.plan, args.max_input_mib or loader.DEFAULT_MAX_MIB)
     t1 = time.perf_counter()
     report = evaluate(doc, cfg, strict=args.strict, keep_passes=args.show_pass,
                       source_dir=None if args.no_source else args.source_dir)
@@ -101,14 +130,19 @@ def _list_rules(args) -> int:
     if args.format == "json":
         import json
 
-        sys.stdout.write(json.dumps([{"id": r.id, "slug": r.slug, "severity": r.severity, "area": r.area,
-                                      "title": r.title, "options": {o.name: o.default for o in r.options}}
-                                     for r in rules], indent=2) + "\n")
+        from .references import REFERENCES
+
+        _write(json.dumps([{"id": r.id, "slug": r.slug, "severity": r.severity, "area": r.area,
+                            "title": r.title, "options": {o.name: o.default for o in r.options},
+                            "references": [{"title": REFERENCES[k][0], "url": REFERENCES[k][1]} for k in r.sources]}
+                           for r in rules], indent=2) + "\n")
         return 0
+    lines = []
     for r in rules:
         sev = r.severity + ("*" if r.severity_note else "")
-        sys.stdout.write(f"{r.id:<7} {sev:<8} {r.area:<12} {r.slug:<34} {r.title}\n")
-    sys.stdout.write("* see `explain RULE` for how the severity varies or why it is what it is\n")
+        lines.append(f"{r.id:<7} {sev:<8} {r.area:<12} {r.slug:<34} {r.title}\n")
+    lines.append("* see `explain RULE` for how the severity varies or why it is what it is\n")
+    _write("".join(lines))
     return 0
 
 
@@ -130,8 +164,11 @@ def _explain(args) -> int:
         out.append("  Options (config file, rules." + r.id + "):")
         for o in r.options:
             out.append(f"    {o.name} = {o.default!r}: {o.help}")
-    out.append(f"  Sources: {r.sources}")
-    sys.stdout.write("\n".join(out) + "\n")
+    from .references import REFERENCES
+
+    out.append("  Sources:")
+    out += [f"    {REFERENCES[k][0]}: {REFERENCES[k][1]}" for k in r.sources]
+    _write("\n".join(out) + "\n")
     return 0
 
 
@@ -141,12 +178,26 @@ def run() -> None:
     import os
 
     rc = main()
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BrokenPipeError:
-        rc = rc or 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            rc = 2
     os._exit(rc)
+
+
+def _error_line(text: str) -> None:
+    """One line on standard error, at most 1000 characters (a message may quote the input)."""
+    line = " ".join(text.split())
+    if len(line) > 1000:
+        line = line[:999] + "…"
+    try:
+        if sys.stderr is not None:
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -167,27 +218,25 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd == "checkov-dir":
             import os
 
-            sys.stdout.write(os.path.join(os.path.dirname(os.path.abspath(__file__)), "checkov") + "\n")
+            _write(os.path.join(os.path.dirname(os.path.abspath(__file__)), "checkov") + "\n")
             return 0
         return _explain(args)
     except InputError as e:
-        sys.stderr.write(f"sqs-policy: error: {' '.join(str(e).split())}\n")
+        _error_line(f"sqs-policy: error: {e}")
         return 2
     except KeyboardInterrupt:
-        sys.stderr.write("sqs-policy: interrupted\n")
+        _error_line("sqs-policy: interrupted")
         return 2
-    except BrokenPipeError:
-        return 1
     except RecursionError:
-        sys.stderr.write("sqs-policy: error: the plan nests too deeply to read; is it really `terraform show -json` output?\n")
+        _error_line("sqs-policy: error: the plan nests too deeply to read; is it really `terraform show -json` output?")
         return 2
     except Exception as e:  # a bug in the engine: one line, the traceback on request
         import os
 
         if os.environ.get("SQS_POLICY_DEBUG"):
             raise
-        sys.stderr.write(f"sqs-policy: internal error: {type(e).__name__}: {e} "
-                         "(rerun with SQS_POLICY_DEBUG=1 for the traceback, and please report it)\n")
+        _error_line(f"sqs-policy: internal error: {type(e).__name__}: {str(e)[:300]} "
+                    "(rerun with SQS_POLICY_DEBUG=1 for the traceback, and please report it)")
         return 2
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import wildcard
 from .errors import InputError
 from .rules import CONFIG_RULES, RULES, SEVERITIES
 
@@ -30,9 +31,9 @@ COMMON_RULE_KEYS = {"enabled", "severity"}
 WAIVER_KEYS = {"address", "rules", "reason", "expires"}
 
 
-def glob_to_regex(pattern: str) -> re.Pattern:
-    """Only ``*`` is special (addresses contain [ ] and quotes)."""
-    return re.compile("^" + ".*".join(re.escape(p) for p in pattern.split("*")) + "$")
+def glob_match(pattern: str, text: str) -> bool:
+    """Only ``*`` is special (addresses contain [ ] and quotes); linear-time, whatever the pattern."""
+    return wildcard.match(pattern, text)
 
 
 @dataclass
@@ -42,14 +43,10 @@ class Waiver:
     reason: str
     expires: _dt.date | None
     index: int
-    _rx: re.Pattern = field(repr=False, default=None)
     used: bool = False
 
-    def __post_init__(self):
-        self._rx = glob_to_regex(self.address)
-
     def matches(self, rule_id: str, address: str) -> bool:
-        return (self.rules is None or rule_id in self.rules) and bool(self._rx.match(address))
+        return (self.rules is None or rule_id in self.rules) and glob_match(self.address, address)
 
     def expired(self, today: _dt.date) -> bool:
         return self.expires is not None and today > self.expires
@@ -88,8 +85,7 @@ def _select(patterns: Any, where: str) -> set[str]:
         raise InputError(f"{where}: must be a list of rule IDs or slugs (with * wildcards)")
     out = set()
     for p in patterns:
-        rx = glob_to_regex(p)
-        hits = {r.id for r in RULES.values() if rx.match(r.id) or rx.match(r.slug)}
+        hits = {r.id for r in RULES.values() if glob_match(p, r.id) or glob_match(p, r.slug)}
         if not hits:
             raise InputError(f"{where}: {p!r} matches no rule; `list-rules` shows the IDs and slugs")
         out |= hits

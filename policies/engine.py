@@ -8,6 +8,7 @@ from typing import Any
 from .config import Config
 from .graph import Plan
 from .model import Model
+from .module_inputs import ModuleInputs
 from .rules import CONFIG_RULES, FAIL, PASS, RULES, UNDECIDED
 
 
@@ -74,6 +75,7 @@ def evaluate(doc: dict, config: Config | None = None, *, strict: bool = False,
 
         source = Source(plan, source_dir)
     model = Model(plan, source)
+    inputs = ModuleInputs(plan)
     report = Report(resources=len(plan.resources), strict=strict)
     for rid, rule in RULES.items():
         if not config.rule_enabled(rid):
@@ -95,8 +97,10 @@ def evaluate(doc: dict, config: Config | None = None, *, strict: bool = False,
                 msg = res.message
             if res.ref is not None:
                 msg = f"{msg} (from {res.ref})"
-            f = Finding(rid, rule.slug, sev, status, res.address, msg, res.remediation or rule.remediation,
-                        source=res.ref)
+            fix = res.remediation or rule.remediation
+            if status != PASS:
+                fix = inputs.rewrite(res.address, fix)
+            f = Finding(rid, rule.slug, sev, status, res.address, msg, fix, source=res.ref)
             (report.passed if status == PASS else report.findings).append(f)
     _apply_waivers(report, config, today)
     if source is not None:

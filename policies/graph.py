@@ -36,11 +36,16 @@ _TRAV = re.compile(r'\.?([A-Za-z0-9_-]+)|\[("(?:[^"\\]|\\.)*"|[0-9]+)\]')
 
 
 def _decode_key(raw: str) -> str | int:
-    if raw.startswith('"'):
-        import json
+    """The key of ``["key"]`` or ``[0]``; a key that does not decode stays as written."""
+    try:
+        if raw.startswith('"'):
+            import json
 
-        return json.loads(raw)
-    return int(raw)
+            key = json.loads(raw)
+            return key if isinstance(key, str) else raw
+        return int(raw)
+    except ValueError:
+        return raw
 
 
 class Index:
@@ -106,15 +111,22 @@ def module_parent(addr: str) -> str:
 
 
 def collect_refs(expr: Any, out: list | None = None) -> list[str]:
-    """Every reference string anywhere in an expression (nested blocks included)."""
+    """Every reference string anywhere in an expression (nested blocks included).
+    ``references`` is an expression's list of strings, or (the schema allows only
+    these shapes) an attribute or nested block that happens to be named so."""
     if out is None:
         out = []
     if isinstance(expr, dict):
-        refs = expr.get("references")
-        if refs:
-            out.extend(refs)
         for k, v in expr.items():
-            if k != "references" and k != "constant_value" and isinstance(v, (dict, list)):
+            if k == "constant_value":
+                continue
+            if k == "references" and isinstance(v, list):
+                for x in v:
+                    if isinstance(x, str):
+                        out.append(x)
+                    else:
+                        collect_refs(x, out)
+            elif isinstance(v, (dict, list)):
                 collect_refs(v, out)
     elif isinstance(expr, list):
         for v in expr:
@@ -138,13 +150,15 @@ def reduce_refs(refs: Iterable[str]) -> list[str]:
 
 
 class ResourceConfig:
-    __slots__ = ("local", "type", "mode", "expressions", "each_refs", "keyed")
+    __slots__ = ("local", "type", "mode", "expressions", "each_refs", "keyed", "provider")
 
     def __init__(self, raw: dict):
         self.local = raw["address"]
         self.type = raw["type"]
         self.mode = raw["mode"]
         self.expressions = raw.get("expressions") or {}
+        # the provider configuration it uses, resolved through module `providers` maps
+        self.provider = raw.get("provider_config_key") if isinstance(raw.get("provider_config_key"), str) else None
         fe = raw.get("for_each_expression") or raw.get("count_expression")
         self.each_refs = reduce_refs(collect_refs(fe)) if fe else None
         self.keyed = fe is not None
@@ -210,10 +224,13 @@ class Resource:
 
         An attribute the configuration does not set, that the provider computes
         (unknown in the plan of a new resource), is ``default``: AWS applies
-        its own default at creation.
+        its own default at creation. So is an empty string or an empty list: the
+        AWS provider stores an unset policy, redrive policy, JSON document or list
+        that way in state, so update plans (and data sources) carry ``""`` or
+        ``[]`` where a plan that creates the resource carries nothing.
         """
         v = self.values.get(name, _MISSING)
-        if v is _MISSING or v is None:
+        if v is _MISSING or v is None or ((v.__class__ is str or v.__class__ is list) and not v):
             if self.unknown.get(name) is True:
                 return UNKNOWN if self._really_unknown(name) else default
             return default
@@ -285,6 +302,10 @@ class Target:
 
 OPAQUE = Target(None)  # a link went through something the plan does not describe (a local value)
 
+# provider arguments that decide which account a configuration acts in
+_CREDENTIAL_ARGS = ("access_key", "profile", "shared_credentials_files", "shared_config_files", "token",
+                    "assume_role", "assume_role_with_web_identity", "allowed_account_ids", "forbidden_account_ids")
+
 
 class Plan:
     """Resource instances of a plan, indexed, with reference resolution."""
@@ -308,6 +329,7 @@ class Plan:
         self._memo_unknown: dict = {}
         self._memo_targets: dict = {}
         self._reduced: dict = {}
+        self._memo_provider: dict = {}
         self._build()
 
     # -- construction -------------------------------------------------------------
@@ -394,14 +416,68 @@ class Plan:
 
     def region(self) -> str | None:
         """The default AWS provider's region when the plan shows it."""
-        aws = self.provider_config.get("aws") or {}
-        expr = (aws.get("expressions") or {}).get("region") or {}
-        if isinstance(expr.get("constant_value"), str):
-            return expr["constant_value"]
-        for ref in expr.get("references") or ():
-            if ref.startswith("var.") and isinstance(self.variables.get(ref[4:]), str):
-                return self.variables[ref[4:]]
-        return None
+        r = self.provider_location("aws")[0]
+        return r if isinstance(r, str) else None
+
+    def provider_location(self, key: str | None) -> tuple:
+        """(region, account) of a provider configuration, each a known string or an
+        opaque token: two configurations with equal tokens share the region (or the
+        account) even when its value is not in the plan (both from the environment,
+        both from the same expression). (None, None) when the configuration is not shown."""
+        if not isinstance(key, str):
+            return (None, None)
+        got = self._memo_provider.get(key)
+        if got is None:
+            got = self._memo_provider[key] = self._provider_location(key)
+        return got
+
+    def _provider_location(self, key: str) -> tuple:
+        import json
+
+        cfg = self.provider_config.get(key)
+        if not isinstance(cfg, dict):
+            return (None, None)
+        mod = cfg.get("module_address") if isinstance(cfg.get("module_address"), str) else ""
+        exprs = cfg.get("expressions") if isinstance(cfg.get("expressions"), dict) else {}
+
+        def value(expr):
+            """A constant or a variable's value; _MISSING when not known from the plan."""
+            if not isinstance(expr, dict):
+                return _MISSING
+            if "constant_value" in expr:
+                return expr["constant_value"]
+            refs = reduce_refs(collect_refs(expr))
+            if len(refs) == 1 and refs[0].startswith("var."):
+                ts = [t for t in self._var(mod, refs[0][4:], 0) if t.is_literal]
+                if len(ts) == 1:
+                    return ts[0].value
+            return _MISSING
+
+        def token(what, names):
+            parts = {n: exprs.get(n) for n in names if n in exprs}
+            return (what, mod, json.dumps(parts, sort_keys=True, default=str))
+
+        region = value(exprs.get("region"))
+        if not isinstance(region, str) or not region:
+            region = token("region", ("region",))
+        account = _MISSING
+        roles = exprs.get("assume_role")
+        for role in roles if isinstance(roles, list) else [roles] if isinstance(roles, dict) else ():
+            arn = value(role.get("role_arn")) if isinstance(role, dict) else _MISSING
+            m = re.match(r"^arn:[a-z-]+:iam::([0-9]{12}):", arn) if isinstance(arn, str) else None
+            if m:
+                account = m.group(1)
+        allowed = value(exprs.get("allowed_account_ids"))
+        if account is _MISSING and isinstance(allowed, list) and len(allowed) == 1 and isinstance(allowed[0], str):
+            account = allowed[0]
+        if account is _MISSING:
+            account = token("account", _CREDENTIAL_ARGS)
+        return (region, account)
+
+    def resource_location(self, res: "Resource") -> tuple:
+        key = res.config.provider if res.config is not None else None
+        got = self._memo_provider.get(key)
+        return got if got is not None else self.provider_location(key)
 
     # -- reference resolution -----------------------------------------------------
     def may_be_unknown(self, res: Resource, attr: str) -> bool:
@@ -447,6 +523,34 @@ class Plan:
         if not refs:
             return []
         return self.resolve(res.module, refs, res.index, cfg.each_refs)
+
+    def expr_targets_at(self, res: Resource, path: tuple) -> list[Target]:
+        """Like expr_targets, for a nested attribute (``("target", 0, "dead_letter_config", 0, "arn")``):
+        only what that attribute's expression refers to, not its siblings'."""
+        if len(path) == 1:
+            return self.expr_targets(res, path[0])
+        key = (res.address, path)
+        got = self._memo_targets.get(key)
+        if got is None:
+            cfg = res.config
+            if cfg is None:
+                got = [OPAQUE]
+            else:
+                node: Any = cfg.expressions
+                for p in path:
+                    if isinstance(p, int):
+                        if isinstance(node, list):
+                            node = node[p] if p < len(node) else None
+                    elif isinstance(node, dict):
+                        node = node.get(p)
+                    else:
+                        node = None
+                    if node is None:
+                        break
+                refs = collect_refs(node) if node is not None else []
+                got = self.resolve(res.module, refs, res.index, cfg.each_refs) if refs else []
+            self._memo_targets[key] = got
+        return got
 
     def all_targets(self, res: Resource) -> list[Target]:
         """Everything any expression of ``res`` refers to (each attribute resolved on its own)."""

@@ -4,8 +4,10 @@ plan time when a statement names a resource created by the same apply)."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
+from . import wildcard
 from .graph import UNKNOWN, Resource
 
 
@@ -31,12 +33,64 @@ class Statement:
 
 
 class Document:
-    __slots__ = ("statements", "origin", "ref")
+    __slots__ = ("statements", "origin", "ref", "incomplete", "open_sids")
 
-    def __init__(self, statements: list[Statement], origin: str, ref=None):
+    def __init__(self, statements: list[Statement], origin: str, ref=None, incomplete: str | None = None,
+                 open_sids: bool = False):
         self.statements = statements
         self.origin = origin  # address the document came from
         self.ref = ref  # SourceRef when read from the configuration source
+        # why some statements are only known after apply (a source or override document
+        # that is): the known ones are still evaluated
+        self.incomplete = incomplete
+        # an override document only known after apply may replace any statement with a Sid
+        self.open_sids = open_sids
+
+    def settled(self, s: Statement) -> bool:
+        """Whether statement s is certainly in the final document."""
+        return not (self.open_sids and isinstance(s.sid, str) and s.sid)
+
+
+def merge(source: list[Document | None], own: Document | None, override: list[Document | None],
+          origin: str) -> Document:
+    """An aws_iam_policy_document with source_policy_documents / override_policy_documents,
+    merged as the AWS provider does: a statement of the document itself replaces a source
+    statement with the same Sid, an override statement replaces any statement with its
+    Sid, other statements are appended. None stands for a document only known after apply."""
+    out: list[Statement] = []
+    by_sid: dict[str, int] = {}
+
+    def put(st: Statement, replace: bool):
+        sid = st.sid if isinstance(st.sid, str) and st.sid else None
+        if sid is not None and sid in by_sid and replace:
+            out[by_sid[sid]] = st
+            return
+        if sid is not None:
+            by_sid.setdefault(sid, len(out))
+        out.append(st)
+
+    missing = []
+    for d in source:
+        if d is None:
+            missing.append("a source policy document")
+            continue
+        for st in d.statements:
+            put(st, False)
+    if own is None:
+        missing.append("its own statements")
+    else:
+        for st in own.statements:
+            put(st, True)
+    open_sids = False
+    for d in override:
+        if d is None:
+            missing.append("an override policy document")
+            open_sids = True
+            continue
+        for st in d.statements:
+            put(st, True)
+    why = f"{' and '.join(dict.fromkeys(missing))} only known after apply" if missing else None
+    return Document(out, origin, incomplete=why, open_sids=open_sids)
 
 
 class PolicyParseError(ValueError):
@@ -65,9 +119,32 @@ def _principals(p) -> list | None:
             if ids is UNKNOWN:
                 return UNKNOWN
             for i in ids or ():
+                if i is None or isinstance(i, _JSON_NON_STRINGS):
+                    raise PolicyParseError(f"a {t} principal must be a string, not {type(i).__name__}")
                 out.append((t, i))
         return out
     raise PolicyParseError(f"Principal must be \"*\" or an object, not {type(p).__name__}")
+
+
+def _strings(v, what: str) -> list | None:
+    """Action, Resource and their Not forms: a string or a list of strings."""
+    if v is None or v is UNKNOWN:
+        return v
+    if v.__class__ is str:
+        return [v]
+    if v.__class__ is list:
+        for x in v:
+            if x.__class__ is not str and (x is None or isinstance(x, _JSON_NON_STRINGS)):
+                raise PolicyParseError(f"{what} must be a string or a list of strings")
+        return v
+    if v is not None and not isinstance(v, _JSON_NON_STRINGS):
+        return [v]  # a value read from the configuration source (a placeholder known after apply)
+    raise PolicyParseError(f"{what} must be a string or a list of strings")
+
+
+# what JSON holds besides strings: wrong types for Action, Resource and principals (values
+# read from the configuration source may be placeholders of values known after apply)
+_JSON_NON_STRINGS = (bool, int, float, dict, list)
 
 
 def _conditions(c) -> list:
@@ -90,12 +167,27 @@ def _conditions(c) -> list:
     return out
 
 
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not a JSON value")
+
+
+_STRICT = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def strict_loads(text: str):
+    """json.loads without NaN/Infinity (which no AWS API accepts). Raises ValueError."""
+    if not isinstance(text, str):
+        raise TypeError(f"not a JSON string but {type(text).__name__}")
+    return _STRICT.decode(text)
+
+
 def parse_json(text: str, origin: str) -> Document:
     """Parse IAM policy JSON text. Raises PolicyParseError."""
     try:
-        doc = json.loads(text)
-    except (TypeError, ValueError) as e:
-        raise PolicyParseError(f"not valid JSON ({e})") from None
+        doc = strict_loads(text)
+    except (TypeError, ValueError, RecursionError) as e:
+        msg = str(e)
+        raise PolicyParseError(f"not valid JSON ({msg if len(msg) < 80 else msg[:79] + '…'})") from None
     return from_object(doc, origin)
 
 
@@ -118,10 +210,13 @@ def from_object(doc: Any, origin: str, ref=None) -> Document:
             continue
         if not isinstance(s, dict):
             raise PolicyParseError("a Statement is not an object")
+        effect = s.get("Effect", "Allow")
+        if effect is not UNKNOWN and effect not in ("Allow", "Deny"):
+            raise PolicyParseError(f"Effect must be \"Allow\" or \"Deny\", not {str(effect)[:40]!r}")
         out.append(Statement(
-            s.get("Sid"), s.get("Effect", "Allow"), _as_list(s.get("Action")), _as_list(s.get("NotAction")),
-            _as_list(s.get("Resource")), _as_list(s.get("NotResource")), _principals(s.get("Principal")),
-            _principals(s.get("NotPrincipal")), _conditions(s.get("Condition")),
+            s.get("Sid"), effect, _strings(s.get("Action"), "Action"), _strings(s.get("NotAction"), "NotAction"),
+            _strings(s.get("Resource"), "Resource"), _strings(s.get("NotResource"), "NotResource"),
+            _principals(s.get("Principal")), _principals(s.get("NotPrincipal")), _conditions(s.get("Condition")),
         ))
     return Document(out, origin, ref)
 
@@ -206,6 +301,8 @@ def _blk_list(res: Resource, i: int, key: str):
         return UNKNOWN
     if not v:
         return None
+    if not isinstance(v, list):
+        v = [v]
     # an element may be unknown (a resource ARN created by the same apply)
     unk = res.unknown.get("statement")
     flags = None
@@ -215,18 +312,19 @@ def _blk_list(res: Resource, i: int, key: str):
     for j, x in enumerate(v):
         if x is None and isinstance(flags, list) and j < len(flags) and flags[j] is True:
             out.append(UNKNOWN)
-        elif x is not None:
+        elif isinstance(x, str):
             out.append(x)
     return out
 
 
 def from_document_data(res: Resource) -> Document | None:
-    """A document from an aws_iam_policy_document's statement blocks (known parts)."""
+    """A document from an aws_iam_policy_document's statement blocks (known parts);
+    None when the blocks themselves are only known after apply."""
     blocks = res.attr("statement")
-    if blocks is UNKNOWN or blocks is None:
+    if blocks is UNKNOWN or (blocks is None and "statement" not in res.values):
         return None
     out = []
-    for i, b in enumerate(blocks):
+    for i, b in enumerate(blocks if isinstance(blocks, list) else ()):
         if not isinstance(b, dict):
             continue
         effect = res.path("statement", i, "effect")
@@ -234,23 +332,27 @@ def from_document_data(res: Resource) -> Document | None:
         pb = res.path("statement", i, "principals")
         if pb is UNKNOWN:
             principals = UNKNOWN
-        elif pb:
+        elif isinstance(pb, list) and pb:
             principals = []
             for k, p in enumerate(pb):
                 ids = res.path("statement", i, "principals", k, "identifiers")
                 if ids is UNKNOWN:
                     principals = UNKNOWN
                     break
-                for ident in ids or ():
-                    principals.append((p.get("type"), ident if ident is not None else UNKNOWN))
+                ptype = p.get("type") if isinstance(p, dict) else None
+                for ident in ids if isinstance(ids, list) else ():
+                    principals.append((ptype, ident if ident is not None else UNKNOWN))
         conds: Any = []
         cb = res.path("statement", i, "condition")
         if cb is UNKNOWN:
             conds = UNKNOWN
         else:
-            for c in cb or ():
+            for c in cb if isinstance(cb, list) else ():
+                if not isinstance(c, dict):
+                    continue
                 vals = c.get("values")
-                conds.append((c.get("test"), c.get("variable"), [str(x).lower() if isinstance(x, bool) else x for x in (vals or [])]))
+                conds.append((c.get("test"), c.get("variable"),
+                              [str(x).lower() if isinstance(x, bool) else x for x in (vals if isinstance(vals, list) else ())]))
         out.append(Statement(
             b.get("sid"), effect if effect is not None else "Allow",
             _blk_list(res, i, "actions"), _blk_list(res, i, "not_actions"),
@@ -291,8 +393,38 @@ def action_covers_all(actions, service: str) -> bool:
     return False
 
 
-def denies_insecure_transport(doc: Document, service: str) -> bool:
-    """A Deny of all ``service`` actions to everyone when aws:SecureTransport is false."""
+def covers(resources, arns: list[str]):
+    """Whether a statement's Resource patterns cover every ARN of ``arns`` (written with
+    the partition "aws"; a pattern's own partition is used when it names one): True,
+    False, or UNKNOWN when an element only known after apply might."""
+    if resources is UNKNOWN:
+        return UNKNOWN
+    if not resources:
+        return False
+    verdict = True
+    for arn in arns:
+        hit = False
+        for r in resources:
+            if r is UNKNOWN or not isinstance(r, str):
+                continue
+            m = re.match(r"^arn:([^:*?]*):", r)
+            text = f"arn:{m.group(1)}:" + arn.split(":", 2)[2] if m else arn
+            if wildcard.match(r, text, any_char=True):
+                hit = True
+                break
+        if not hit:
+            if any(r is UNKNOWN for r in resources):
+                verdict = UNKNOWN
+            else:
+                return False
+    return verdict
+
+
+def denies_insecure_transport(doc: Document, service: str, arns: list[str] | None = None):
+    """A Deny of all ``service`` actions to everyone when aws:SecureTransport is false, on
+    every ARN of ``arns`` (None: whatever its resources). True, False, or UNKNOWN when such
+    a Deny exists but its resources are only known after apply."""
+    verdict = False
     for s in doc.statements:
         if s.effect != "Deny" or not is_public_principal(s.principals):
             continue
@@ -303,5 +435,9 @@ def denies_insecure_transport(doc: Document, service: str) -> bool:
         for op, key, vals in s.conditions:
             if isinstance(key, str) and key.lower() == "aws:securetransport" and isinstance(op, str) \
                     and op.lower() in ("bool", "boolifexists") and "false" in [str(v).lower() for v in vals]:
-                return True
-    return False
+                got = True if arns is None else covers(s.resources, arns)
+                if got is True:
+                    return True
+                if got is UNKNOWN:
+                    verdict = UNKNOWN
+    return verdict

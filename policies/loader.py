@@ -1,9 +1,13 @@
 """Read a plan file (``terraform show -json PLANFILE`` output) or refuse it with one clear line."""
 from __future__ import annotations
 
+import codecs
 import json
+import os
 import re
+import stat
 import sys
+import time
 
 from .errors import InputError
 
@@ -11,23 +15,58 @@ TIMINGS: dict[str, float] = {}
 
 HOWTO = "run `terraform plan -out=tfplan && terraform show -json tfplan > plan.json` and pass plan.json"
 
+# The largest plan read (--max-input-mib). A plan of 1,000 queue pairs is about 25 MiB;
+# the limit stops an endless input (/dev/zero, a runaway pipe) before it exhausts memory.
+DEFAULT_MAX_MIB = 512
+# How long a named pipe may wait for its writer to connect before the input is refused.
+FIFO_WAIT_SECONDS = 10.0
+_CHUNK = 1 << 20
 
 # top-level members the engine never reads: dropped as soon as they are parsed
 _SKIP = frozenset({"checks", "relevant_attributes", "output_changes", "timestamp"})
 
+# format_version -> the Terraform versions that write it
+SUPPORTED_FORMATS = "0.2 (Terraform 1.0.x) and 1.x (Terraform 1.1 and later)"
 
-def read_text(path: str) -> str:
-    """The file as text. A binary plan file, binary data or bad UTF-8 is refused here."""
-    name = "standard input" if path == "-" else path
+
+def _name(path: str) -> str:
+    return "standard input" if path == "-" else path
+
+
+def read_text(path: str, max_mib: float = DEFAULT_MAX_MIB) -> str:
+    """The input as text: UTF-8 (with or without a byte-order mark) or UTF-16/32 with a
+    byte-order mark (Windows PowerShell 5.1's `>` writes UTF-16). Files, standard input,
+    named pipes and process substitution (`check <(terraform show -json tfplan)`) are read
+    as streams, never seeked. Binary plan files, binary data, endless or oversized input
+    are refused here, most of them from the first chunk."""
+    name = _name(path)
+    fd, first, close = _open(path)
+    limit = int(max_mib * (1 << 20))
     try:
-        if path == "-":
-            raw = sys.stdin.buffer.read()
-        else:
-            with open(path, "rb") as fh:
-                head = fh.read(8)
-                _sniff(head, name, path)
-                fh.seek(0)
-                raw = fh.read()
+        st = os.fstat(fd)
+        if stat.S_ISREG(st.st_mode):
+            if st.st_size > limit:
+                raise InputError(_too_large(name, limit))
+            first = os.read(fd, st.st_size + 1)  # the whole file in one read (a file may still grow)
+        raw = _read_all(fd, first, path, name, limit)
+    except OSError as e:
+        raise InputError(f"{name}: cannot read it ({e.strerror or e})") from None
+    finally:
+        if close:
+            os.close(fd)
+    return decode_bytes(raw, name, path)
+
+
+def _open(path: str) -> tuple[int, bytes, bool]:
+    """(file descriptor, bytes already read, whether to close it)."""
+    if path == "-":
+        try:
+            return sys.stdin.fileno(), b"", False
+        except (AttributeError, ValueError, OSError):
+            raise InputError("standard input is closed; pass the plan file's path instead of -") from None
+    try:
+        # O_NONBLOCK: opening a named pipe must not wait forever for a writer (see _first_from_pipe)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         raise InputError(f"{path}: no such file; {HOWTO}") from None
     except IsADirectoryError:
@@ -35,38 +74,161 @@ def read_text(path: str) -> str:
     except PermissionError:
         raise InputError(f"{path}: permission denied; make the file readable") from None
     except OSError as e:
-        raise InputError(f"{path}: cannot read it ({e.strerror or e})") from None
-    _sniff(raw[:8], name, path)
-    if not raw.strip():
-        raise InputError(f"{name}: is empty; {HOWTO}")
-    if b"\x00" in raw[:4096]:
-        raise InputError(f"{name}: is binary data, not JSON; {HOWTO}")
+        raise InputError(f"{path}: cannot open it ({e.strerror or e})") from None
     try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise InputError(f"{name}: is not UTF-8 JSON ({e.reason} at byte {e.start}); {HOWTO}") from None
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise InputError(f"{path}: is a directory, not a plan file; {HOWTO}")
+        first = _first_from_pipe(fd, path) if stat.S_ISFIFO(st.st_mode) else b""
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, first, True
 
 
-def _sniff(head: bytes, name: str, path: str):
+def _first_from_pipe(fd: int, path: str) -> bytes:
+    """A pipe with a writer (process substitution, a running producer) is read like any
+    stream, however long the writer takes to write. A named pipe that nobody opened for
+    writing would block forever: wait FIFO_WAIT_SECONDS for a writer, then refuse."""
+    import select
+
+    deadline = time.monotonic() + FIFO_WAIT_SECONDS
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    while True:
+        try:
+            data = os.read(fd, _CHUNK)
+        except BlockingIOError:
+            return b""  # a writer holds it open and has not written yet: read blocking from here
+        except OSError as e:
+            raise InputError(f"{path}: cannot read it ({e.strerror or e})") from None
+        if data:
+            return data
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise InputError(f"{path}: is a named pipe that no process opened for writing within "
+                             f"{FIFO_WAIT_SECONDS:g} s; start the writer (`terraform show -json tfplan > {path}`) "
+                             "first, or pass a file")
+        if poller.poll(min(left, 0.2) * 1000):
+            try:
+                data = os.read(fd, _CHUNK)
+            except BlockingIOError:
+                return b""
+            return data  # data, or b"": a writer came and left without writing (empty input)
+
+
+def _read_all(fd: int, first: bytes, path: str, name: str, limit: int) -> bytes:
+    chunks = [first] if first else []
+    size = len(first)
+    if size > limit:
+        raise InputError(_too_large(name, limit))
+    sniffed = False
+    if size >= 4096:
+        sniff(first[:4096], name, path)
+        sniffed = True
+    while True:
+        chunk = os.read(fd, _CHUNK)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+        if not sniffed and size >= 4096:
+            sniff(b"".join(chunks)[:4096], name, path)  # /dev/urandom, /dev/zero: refused at once
+            sniffed = True
+        if size > limit:
+            raise InputError(_too_large(name, limit))
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _too_large(name: str, limit: int) -> str:
+    return (f"{name}: is larger than the input limit of {limit / (1 << 20):g} MiB (an endless or runaway input?); "
+            "pass --max-input-mib N to read a larger plan")
+
+
+# byte-order marks, longest first (a UTF-32 LE BOM starts with the UTF-16 LE one)
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
+         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def _encoding(head: bytes) -> str:
+    """The encoding of JSON text from its first bytes: a byte-order mark, else the pattern of
+    zero bytes around the first ASCII character (RFC 4627 section 3), else UTF-8."""
+    for bom, enc in _BOMS:
+        if head.startswith(bom):
+            return enc
+    if len(head) >= 4:
+        z = [b == 0 for b in head[:4]]
+        if z == [True, True, True, False]:
+            return "utf-32-be"
+        if z == [False, True, True, True]:
+            return "utf-32-le"
+        if z[0] and not z[1] and z[2] and not z[3]:
+            return "utf-16-be"
+        if not z[0] and z[1] and not z[2] and z[3]:
+            return "utf-16-le"
+    return "utf-8"
+
+
+def sniff(head: bytes, name: str, path: str) -> str:
+    """Refuse what cannot be a plan from its first bytes; return the text encoding."""
     if head[:4] == b"PK\x03\x04":
         raise InputError(f"{name}: is a binary Terraform plan file, not JSON; convert it with "
                          f"`terraform show -json {path if path != '-' else 'tfplan'} > plan.json` and pass plan.json")
+    enc = _encoding(head)
+    text = head.decode(enc, "replace")
+    start = text.lstrip(" \t\r\n\ufeff")
+    if "\x00" in text or start[:1] == "\ufffd" or (start and not start[0].isprintable()):
+        raise InputError(f"{name}: is binary data, not JSON; {HOWTO}")
+    if start and start[0] not in "{[":
+        raise InputError(f"{name}: is not JSON (it starts with {_clip(start, 20)!r}); {HOWTO}")
+    return enc
+
+
+def decode_bytes(raw: bytes, name: str, path: str = "-") -> str:
+    if not raw.strip():
+        raise InputError(f"{name}: is empty; {HOWTO}")
+    enc = sniff(raw[:4096], name, path)
+    try:
+        text = raw.decode(enc)
+    except UnicodeDecodeError as e:
+        what = "UTF-8" if enc == "utf-8" else enc.upper().replace("-SIG", "")
+        raise InputError(f"{name}: is not {what} JSON ({e.reason} at byte {e.start}); {HOWTO}") from None
+    return text[1:] if text[:1] == "\ufeff" else text
+
+
+def _clip(s: str, n: int = 80) -> str:
+    return s if len(s) <= n else s[:n] + "…"
 
 
 _WS = re.compile(r"[ \t\n\r]*")
+
+
+class _NotJSONConstant(ValueError):
+    """NaN, Infinity and -Infinity: Python's json accepts them, JSON (and Terraform) does not."""
+
+
+def _reject_constant(name: str):
+    raise _NotJSONConstant(name)
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def _loads(text: str):
+    return _DECODER.decode(text)
 
 
 def _decode(text: str):
     """json.loads, member by member at the top level so that the large members
     the engine does not read are freed as soon as they are parsed (lower peak
     memory). Any irregularity falls back to json.loads for its error message."""
-    dec = json.JSONDecoder()
-    raw = dec.raw_decode
+    raw = _DECODER.raw_decode
     ws = _WS.match
     try:
         i = ws(text, 0).end()
         if text[i] != "{":
-            return json.loads(text)
+            return _loads(text)
         i = ws(text, i + 1).end()
         doc = {}
         if text[i] == "}":
@@ -76,7 +238,7 @@ def _decode(text: str):
                 key, i = raw(text, i)
                 i = ws(text, i).end()
                 if not isinstance(key, str) or text[i] != ":":
-                    return json.loads(text)
+                    return _loads(text)
                 i = ws(text, i + 1).end()
                 value, i = raw(text, i)
                 if key not in _SKIP:
@@ -89,28 +251,43 @@ def _decode(text: str):
                 if text[i] == "}":
                     i += 1
                     break
-                return json.loads(text)
+                return _loads(text)
         if ws(text, i).end() != len(text):
-            return json.loads(text)
+            return _loads(text)
         return doc
     except (IndexError, json.JSONDecodeError):
-        return json.loads(text)
+        return _loads(text)
+
+
+def _line_col(text: str, pos: int) -> str:
+    line = text.count("\n", 0, pos) + 1
+    return f"line {line} column {pos - (text.rfind(chr(10), 0, pos) + 1) + 1}"
 
 
 def parse(text: str, path: str) -> dict:
-    name = "standard input" if path == "-" else path
+    name = _name(path)
     if not text.strip():
         raise InputError(f"{name}: is empty; {HOWTO}")
     head = text.lstrip()[:1]
     if head not in ("{", "["):
-        raise InputError(f"{name}: is not JSON (it starts with {text.lstrip()[:20]!r}); {HOWTO}")
-    import time
-
+        raise InputError(f"{name}: is not JSON (it starts with {_clip(text.lstrip(), 20)!r}); {HOWTO}")
     t0 = time.perf_counter()
     try:
         doc = _decode(text)
     except json.JSONDecodeError as e:
-        raise InputError(f"{name}: is not valid JSON (line {e.lineno} column {e.colno}: {e.msg}); {HOWTO}") from None
+        raise InputError(f"{name}: is not valid JSON ({_line_col(text, e.pos)}: {e.msg}); {HOWTO}") from None
+    except _NotJSONConstant as e:
+        m = re.search(rf"(?<![\w\"]){re.escape(str(e))}(?![\w\"])", text)
+        where = f" at {_line_col(text, m.start())}" if m else ""
+        raise InputError(f"{name}: is not valid JSON: {e}{where} is not a JSON number (Terraform never writes it); "
+                         f"{HOWTO}") from None
+    except RecursionError:
+        raise InputError(f"{name}: nests too deeply to read; is it really `terraform show -json` output? {HOWTO}") from None
+    except ValueError as e:  # int() refuses literals over sys.get_int_max_str_digits() digits
+        m = re.search(r"[-0-9]{%d,}" % (sys.get_int_max_str_digits() or 4300), text)
+        where = f" at {_line_col(text, m.start())}" if m else ""
+        raise InputError(f"{name}: has a number{where} too long to read ({_clip(str(e).split(';')[0], 100)}); "
+                         f"{HOWTO}") from None
     t1 = time.perf_counter()
     doc = check_document(doc, name)
     TIMINGS["parse"], TIMINGS["validate"] = t1 - t0, time.perf_counter() - t1
@@ -132,9 +309,12 @@ def check_document(doc, name: str) -> dict:
     fv = doc.get("format_version")
     if not isinstance(fv, str):
         raise InputError(f"{name}: has no format_version string, so it is not `terraform show -json` output; {HOWTO}")
-    if not fv.startswith("1.") or not fv[2:].isdigit():
-        raise InputError(f"{name}: plan format_version {fv} is not supported (1.x is: Terraform 0.12 and later); "
-                         "produce it with a Terraform version whose `terraform show -json` writes format 1.x")
+    if fv == "0.1":
+        raise InputError(f"{name}: plan format_version 0.1 (Terraform 0.12 to 1.0.0) is not supported; supported: "
+                         f"{SUPPORTED_FORMATS}; plan and show it with one of those")
+    if fv != "0.2" and not re.fullmatch(r"1\.[0-9]{1,9}", fv):
+        raise InputError(f"{name}: plan format_version {_clip(fv, 40)} is not supported; supported: {SUPPORTED_FORMATS}; "
+                         "produce the plan with a Terraform version whose `terraform show -json` writes one of those")
     if doc.get("errored") is True:
         raise InputError(f"{name}: the plan is marked errored (Terraform stopped part-way), so it is incomplete; "
                          "fix the plan errors and plan again")
@@ -146,8 +326,8 @@ def check_document(doc, name: str) -> dict:
     return doc
 
 
-def load(path: str) -> dict:
-    holder = [read_text(path)]
+def load(path: str, max_mib: float = DEFAULT_MAX_MIB) -> dict:
+    holder = [read_text(path, max_mib)]
     return _parse_release(holder, path)
 
 

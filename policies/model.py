@@ -4,6 +4,7 @@ from the plan graph."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -64,23 +65,91 @@ def _pending_text():
     return PendingText
 
 
-def _int(v: Any) -> Any:
-    """maxReceiveCount and friends: number, numeric string, UNKNOWN or None."""
+def show(v: Any) -> str:
+    """A value quoted in a message: short, whatever its size."""
+    try:
+        text = repr(v) if not isinstance(v, (dict, list)) else json.dumps(v, default=str)
+    except ValueError:  # an integer too long to print
+        text = "a number too long to print"
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+class Invalid:
+    """A planned value the AWS provider would not produce: the wrong type, not a finite
+    number, or outside what AWS accepts. A rule that reads one reports it (a failing
+    finding naming the attribute) instead of deciding on it or passing it silently."""
+
+    __slots__ = ("what", "value", "expected")
+
+    def __init__(self, what: str, value: Any, expected: str):
+        self.what, self.value, self.expected = what, value, expected
+
+    def __str__(self) -> str:
+        return f"{self.what} is {show(self.value)}, not {self.expected}"
+
+    def __repr__(self) -> str:
+        return f"<Invalid {self}>"
+
+
+def number(v: Any, what: str, lo: float | None = None, hi: float | None = None, integer: bool = True,
+           unit: str = "") -> Any:
+    """A numeric attribute as a rule may use it: the number, UNKNOWN, None (unset) or Invalid."""
     if v is UNKNOWN or v is None:
         return v
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, (int, float)):
+    of = f" of {'seconds' if unit == 's' else unit}" if unit else ""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return Invalid(what, v, ("a whole number" if integer else "a number") + of)
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            return Invalid(what, v, "a finite number" + of)
+        if integer:
+            if not v.is_integer():
+                return Invalid(what, v, "a whole number" + of)
+            v = int(v)
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        rng = f"{lo:g}..{hi:g}" if lo is not None and hi is not None else (f">= {lo:g}" if lo is not None else f"<= {hi:g}")
+        return Invalid(what, v, f"within {rng}{' ' + unit if unit else ''}, what AWS accepts")
+    return v
+
+
+def flag(v: Any, what: str) -> Any:
+    """A boolean attribute: True, False, None (unset), UNKNOWN or Invalid."""
+    if v is UNKNOWN or v is None or isinstance(v, bool):
         return v
-    if isinstance(v, str):
-        try:
-            return int(v.strip())
-        except ValueError:
-            try:
-                return float(v.strip())
-            except ValueError:
-                return None
-    return None
+    return Invalid(what, v, "true or false")
+
+
+def str_list(v: Any, what: str) -> Any:
+    """A list (or set) of strings: the list, None (unset), UNKNOWN or Invalid."""
+    if v is UNKNOWN or v is None:
+        return v
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        return Invalid(what, v, "a list of strings")
+    return v
+
+
+def invalid_of(*values: Any) -> Invalid | None:
+    return next((v for v in values if isinstance(v, Invalid)), None)
+
+
+def loads(text: str) -> Any:
+    """JSON held in an attribute (a policy, a redrive policy): strict JSON, so NaN and
+    Infinity, which no AWS API accepts, are errors rather than numbers. Raises ValueError."""
+    return iamdoc.strict_loads(text)
+
+
+def receive_count(v: Any) -> Any:
+    """maxReceiveCount of a redrive policy: a whole number (SQS also accepts it as a
+    decimal string), or Invalid. SQS accepts 1..1000."""
+    if isinstance(v, str) and re.fullmatch(r"\s*[0-9]{1,9}\s*", v):
+        v = int(v)
+    got = number(v, "maxReceiveCount", 1, 1000)
+    if v is None or (isinstance(got, Invalid) and not isinstance(v, (int, float))):
+        # written by hand in the policy JSON (not typed by the provider): SQS refuses it
+        return Invalid("maxReceiveCount", v, "a whole number within 1..1000, what SQS accepts")
+    return got
+
+
 
 
 class Link:
@@ -105,17 +174,22 @@ class Queue:
         self.model = model
         self.address = res.address
         self.name = res.attr("name")
-        fifo = res.attr("fifo_queue")
+        fifo = flag(res.attr("fifo_queue"), "fifo_queue")
         if fifo is None and isinstance(self.name, str):
             fifo = self.name.endswith(".fifo")
         self.fifo = fifo
-        self.region = None
-        self.account = None
+        # where it lives: known strings from its ARN or URL, else its provider configuration's
+        # region and account (known strings or tokens that compare equal when shared)
+        region, account = model.plan.resource_location(res)
+        self.region = region if isinstance(region, str) else None
+        self.account = account if isinstance(account, str) else None
         for attr, parse in (("arn", parse_sqs_arn), ("url", parse_sqs_url), ("id", parse_sqs_url)):
-            got = parse(res.attr(attr))
+            got = parse(res.values.get(attr))
             if got:
-                self.region, self.account = got[0], got[1]
+                region, account = got[0] or region, got[1] or account
+                self.region, self.account = got[0] or self.region, got[1] or self.account
                 break
+        self.location = (region, account)
         self.redrive_res = res  # where the redrive policy comes from
         self.redrive_attr = "redrive_policy"
         self.allow_res = res
@@ -131,16 +205,20 @@ class Queue:
         self.allow_ref = None
         self.allow_why: str | None = None
         self.sources: list[Queue] = []
+        self.service_dlq_of: list[tuple[str, str]] = []  # (address, what) of other services it is the DLQ of
         self.maybe: list[tuple[str, str]] = []  # (kind, why) of separate resources that may target it
         self.esms: list[ESM] = []
         self.alarms: list[Alarm] = []
+        self.maybe_alarms: list[tuple[Alarm, str]] = []  # alarms on its name whose region/account may differ
+        self._retention: Any = _UNSET
+        self.elsewhere_alarms: list[tuple[Alarm, str]] = []  # (alarm, metric) on its name in another region/account
 
     def __repr__(self):
         return f"<Queue {self.address}>"
 
     @property
     def is_dlq(self) -> bool:
-        if self.sources:
+        if self.sources or self.service_dlq_of:
             return True
         allow = self.allow_value()
         if isinstance(allow, dict):
@@ -148,15 +226,23 @@ class Queue:
         return False
 
     def retention(self):
-        v = self.res.attr("message_retention_seconds")
-        return AWS_DEFAULT_RETENTION if v is None else v
+        got = self._retention
+        if got is _UNSET:
+            v = self.res.attr("message_retention_seconds")
+            got = self._retention = number(AWS_DEFAULT_RETENTION if v is None else v, "message_retention_seconds",
+                                           60, 1209600, unit="s")
+        return got
 
     def visibility(self):
         v = self.res.attr("visibility_timeout_seconds")
-        return AWS_DEFAULT_VISIBILITY if v is None else v
+        return number(AWS_DEFAULT_VISIBILITY if v is None else v, "visibility_timeout_seconds", 0, 43200, unit="s")
+
+    def wait_time(self):
+        v = self.res.attr("receive_wait_time_seconds")
+        return number(0 if v is None else v, "receive_wait_time_seconds", 0, 20, unit="s")
 
     def encryption(self):
-        """'SSE-KMS', 'SSE-SQS', None (explicitly off or unset), or UNKNOWN."""
+        """'SSE-KMS', 'SSE-SQS', None (explicitly off or unset), UNKNOWN or Invalid."""
         kms = self.res.attr("kms_master_key_id")
         if isinstance(kms, str) and kms.strip():
             return "SSE-KMS"
@@ -166,17 +252,20 @@ class Queue:
                 if t.res is not None and t.res.type in ("aws_kms_key", "aws_kms_alias", "aws_kms_replica_key"):
                     return "SSE-KMS"
             return UNKNOWN
-        sse = self.res.attr("sqs_managed_sse_enabled")
+        if kms is not None and not isinstance(kms, str):
+            return Invalid("kms_master_key_id", kms, "a KMS key ID, ARN or alias")
+        sse = flag(self.res.attr("sqs_managed_sse_enabled"), "sqs_managed_sse_enabled")
         if sse is True:
             return "SSE-SQS"
-        if sse is UNKNOWN:
-            return UNKNOWN
+        if sse is UNKNOWN or isinstance(sse, Invalid):
+            return sse
         return None
 
     def allow_raw(self):
         return self.allow_res.attr(self.allow_attr)
 
     def allow_value(self):
+        """The redrive-allow policy: a dict, None (none), UNKNOWN, or "invalid"."""
         if self._allow is _UNSET:
             self._allow = self._allow_value()
         return self._allow
@@ -190,11 +279,11 @@ class Queue:
                 if value is not UNKNOWN:
                     return value if isinstance(value, dict) else "invalid"
             return UNKNOWN
-        if raw is None or raw == "":
-            return raw if raw is not None else None
+        if raw is None:
+            return None
         try:
-            v = json.loads(raw)
-        except (TypeError, ValueError):
+            v = loads(raw) if isinstance(raw, str) else None
+        except ValueError:
             return "invalid"
         return v if isinstance(v, dict) else "invalid"
 
@@ -209,6 +298,40 @@ class Queue:
         return True
 
 
+def parse_arn(arn: Any) -> tuple[str | None, str | None] | None:
+    """(region, account) of any ARN, or None."""
+    if not isinstance(arn, str):
+        return None
+    m = re.match(r"^arn:[a-z-]+:[a-z0-9-]+:([a-z0-9-]*):([0-9]*):", arn)
+    return (m.group(1) or None, m.group(2) or None) if m else None
+
+
+def _place_difference(a: tuple, b: tuple) -> str:
+    parts = []
+    for what, x, y in (("region", a[0], b[0]), ("account", a[1], b[1])):
+        if x != y or x is None:
+            parts.append(what)
+    return (f"its {' and '.join(parts) or 'location'} may differ from the queue's "
+            "(another provider configuration, not known from the plan)")
+
+
+def same_place(a: tuple, b: tuple):
+    """Whether two (region, account) locations are the same: True, False, or UNKNOWN."""
+    if a == b:
+        return True
+    verdict = True
+    for x, y in zip(a, b):
+        if x == y:  # the same value, the same provider setting, or neither shown
+            continue
+        if x is None or y is None:
+            verdict = UNKNOWN
+        elif isinstance(x, str) and isinstance(y, str):
+            return False
+        else:
+            verdict = UNKNOWN
+    return verdict
+
+
 class Function:
     """A Lambda function found in the plan (managed or data source)."""
 
@@ -218,7 +341,7 @@ class Function:
 
     def timeout(self):
         v = self.res.attr("timeout")
-        return LAMBDA_DEFAULT_TIMEOUT if v is None else v
+        return number(LAMBDA_DEFAULT_TIMEOUT if v is None else v, "timeout", 1, 900, unit="s")
 
 
 class ESM:
@@ -231,20 +354,30 @@ class ESM:
 
     def batching_window(self):
         v = self.res.attr("maximum_batching_window_in_seconds")
-        return 0 if v is None else v
+        return number(0 if v is None else v, "maximum_batching_window_in_seconds", 0, 300, unit="s")
 
     def batch_size(self):
         v = self.res.attr("batch_size")
-        return ESM_DEFAULT_BATCH_SQS if v is None else v
+        return number(ESM_DEFAULT_BATCH_SQS if v is None else v, "batch_size", 1, 10000)
+
+    def response_types(self):
+        return str_list(self.res.attr("function_response_types"), "function_response_types")
+
+    def maximum_concurrency(self):
+        return number(self.res.path("scaling_config", 0, "maximum_concurrency"), "scaling_config.maximum_concurrency", 2, 1000)
 
 
 class Alarm:
     def __init__(self, res: Resource):
         self.res = res
         self.address = res.address
-        self.metrics: list[tuple[str, Any]] = []  # (metric name, QueueName value or UNKNOWN)
+        self.metrics: list[tuple[str, Any]] = []  # (metric name, queue it watches)
+        self.maybe: list[tuple[str, Any, str]] = []  # (metric name, queue, why it may be another queue)
         self.queues: list[Queue] = []
         self.unresolved = False
+
+    def threshold(self):
+        return number(self.res.attr("threshold"), "threshold", integer=False)
 
 
 class Bucket:
@@ -260,6 +393,19 @@ class Bucket:
         self.claim_check = False
 
 
+# (resource type, attribute path, what) of the places another service names a queue
+# as its dead-letter queue or on-failure destination
+SERVICE_DLQS = (
+    ("aws_sns_topic_subscription", ("redrive_policy",), "dead-letter queue of the SNS subscription"),
+    ("aws_lambda_function", ("dead_letter_config", 0, "target_arn"), "dead-letter queue of the Lambda function"),
+    ("aws_lambda_function_event_invoke_config", ("destination_config", 0, "on_failure", 0, "destination"),
+     "on-failure destination of the Lambda function"),
+    ("aws_lambda_event_source_mapping", ("destination_config", 0, "on_failure", 0, "destination_arn"),
+     "on-failure destination of the event source mapping"),
+    ("aws_cloudwatch_event_target", ("dead_letter_config", 0, "arn"), "dead-letter queue of the EventBridge target"),
+    ("aws_scheduler_schedule", ("target", 0, "dead_letter_config", 0, "arn"), "dead-letter queue of the EventBridge schedule"),
+)
+
 POLICY_ATTRS = {
     "aws_iam_policy": "policy",
     "aws_iam_role_policy": "policy",
@@ -271,6 +417,14 @@ POLICY_ATTRS = {
     "aws_s3_bucket": "policy",
     "aws_sns_topic_policy": "policy",
 }
+
+
+# attachments of managed policies: (resource type, attribute holding the policy ARN(s))
+ATTACHMENTS = (
+    ("aws_iam_role_policy_attachment", "policy_arn"), ("aws_iam_user_policy_attachment", "policy_arn"),
+    ("aws_iam_group_policy_attachment", "policy_arn"), ("aws_iam_policy_attachment", "policy_arn"),
+    ("aws_iam_role", "managed_policy_arns"), ("aws_iam_role_policy_attachments_exclusive", "policy_arns"),
+)
 
 
 class PolicyDoc:
@@ -296,16 +450,21 @@ class Model:
         self.queue_by_res = {q.res.address: q for q in self.queues}
         self.queues_by_name: dict[str, list[Queue]] = {}
         for q in self.queues:
-            if q.region is None and self.default_region:
+            if q.region is None and q.res.config is None and self.default_region:
                 q.region = self.default_region
             if isinstance(q.name, str):
                 self.queues_by_name.setdefault(q.name, []).append(q)
         self._doc_cache: dict[str, iamdoc.Document | None] = {}
         self._docs_memo: dict[tuple, PolicyDoc | None] = {}
         self._consumed_docs: set[str] = set()
+        # separate queue policy / redrive / redrive-allow resources whose queue is not
+        # one of the plan's queues (an existing queue by URL) or cannot be told: their
+        # content is still evaluated, on their own address
+        self.unattached: list[tuple[str, Resource, Link]] = []
         self._attach_queue_resources()
         for q in self.queues:
             self._link_redrive(q)
+        self._link_service_dlqs()
         self.functions_by_name: dict[str, list[Function]] = {}
         self.functions: dict[str, Function] = {}
         for r in self.plan.of_type("aws_lambda_function"):
@@ -370,7 +529,9 @@ class Model:
     def _attach_queue_resources(self):
         """Attach separate redrive / redrive-allow / policy resources to their queue.
         One whose queue cannot be told apart among several is recorded on each
-        candidate as ``maybe``: rules then say "unknown" rather than "missing"."""
+        candidate as ``maybe``; one whose queue cannot be resolved at all (built from
+        a local value, e.g. ``for_each`` over a local map) on every queue of the plan:
+        rules then say "unknown" rather than "missing"."""
         for typ, kind in (("aws_sqs_queue_redrive_policy", "redrive"), ("aws_sqs_queue_redrive_allow_policy", "allow"),
                           ("aws_sqs_queue_policy", "policy")):
             for r in self.plan.of_type(typ):
@@ -378,9 +539,15 @@ class Model:
                     continue
                 link = self._queue_of_url_attr(r, "queue_url")
                 q = link.one
-                for c in link.candidates:
+                candidates = link.candidates
+                if q is None and not candidates and not link.external:
+                    candidates = self.queues
+                    link.unknown_reason = f"{r.address} targets a queue that cannot be told from the plan " \
+                                          f"({link.unknown_reason})"
+                for c in candidates:
                     c.maybe.append((kind, link.unknown_reason))
                 if q is None:
+                    self.unattached.append((kind, r, link))
                     continue
                 if kind == "redrive":
                     q.redrive_res, q.redrive_attr = r, "redrive_policy"
@@ -392,9 +559,28 @@ class Model:
             if not q.policy_sources or q.res.configured("policy"):
                 q.policy_sources.insert(0, (q.res, "policy"))
 
+    def redrive_of(self, res: Resource, attr: str = "redrive_policy") -> tuple[Any, Any, str | None]:
+        """(maxReceiveCount, deadLetterTargetArn, error) of a known redrive policy JSON;
+        (UNKNOWN, None, None) when only known after apply; (None, None, None) when unset."""
+        raw = res.attr(attr)
+        if raw is None:
+            return None, None, None
+        if raw is UNKNOWN:
+            return UNKNOWN, None, None
+        try:
+            pol = loads(raw) if isinstance(raw, str) else raw
+            if not isinstance(pol, dict):
+                raise ValueError(f"a JSON {type(pol).__name__}, not an object")
+        except ValueError as e:
+            return None, None, f"{attr} is not a JSON object ({show(str(e))})"
+        arn = pol.get("deadLetterTargetArn")
+        if not isinstance(arn, str) or not arn:
+            return receive_count(pol.get("maxReceiveCount")), None, f"{attr} has no deadLetterTargetArn"
+        return receive_count(pol.get("maxReceiveCount")), arn, None
+
     def _link_redrive(self, q: Queue):
         raw = q.redrive_res.attr(q.redrive_attr)
-        if raw is None or raw == "":
+        if raw is None:
             q.dlq_link = None
             return
         if raw is UNKNOWN and self._redrive_from_source(q):
@@ -414,19 +600,11 @@ class Model:
             else:
                 q.dlq_link = Link(unknown_reason="its redrive policy is only known after apply and references no queue in the plan")
         else:
-            try:
-                pol = json.loads(raw)
-                if not isinstance(pol, dict):
-                    raise ValueError("not an object")
-            except (TypeError, ValueError) as e:
-                q.redrive_error = f"redrive_policy is not a JSON object ({e})"
-                q.dlq_link = Link(unknown_reason=q.redrive_error)
-                return
-            q.max_receive_count = _int(pol.get("maxReceiveCount"))
-            arn = pol.get("deadLetterTargetArn")
-            if not isinstance(arn, str) or not arn:
-                q.redrive_error = "redrive_policy has no deadLetterTargetArn"
-                q.dlq_link = Link(unknown_reason=q.redrive_error)
+            mrc, arn, err = self.redrive_of(q.redrive_res, q.redrive_attr)
+            q.max_receive_count = mrc
+            if err:
+                q.redrive_error = err
+                q.dlq_link = Link(unknown_reason=err)
                 return
             found = [x for x in self.queue_for_arn(arn) if x is not q]
             if len(found) == 1:
@@ -434,13 +612,38 @@ class Model:
             elif found:
                 found = [self.queue_by_res[r.address] for r in narrow([x.res for x in found], q.redrive_res)]
                 q.dlq_link = Link(found) if len(found) == 1 else Link(
-                    unknown_reason=f"deadLetterTargetArn {arn} matches {len(found)} queues in the plan")
+                    unknown_reason=f"deadLetterTargetArn {show(arn)} matches {len(found)} queues in the plan")
             else:
                 q.dlq_link = Link(external=arn)
         dlq = q.dlq_link.one if q.dlq_link else None
         if dlq is not None:
             q.dlq = dlq
             dlq.sources.append(q)
+
+    # -- other services' dead-letter queues ---------------------------------------------------
+    def _link_service_dlqs(self):
+        """Queues that serve as the dead-letter queue (or on-failure destination) of an
+        SNS subscription, a Lambda function, an asynchronous invocation configuration,
+        an event source mapping, an EventBridge rule target or schedule, or a pipe."""
+        for typ, path, what in SERVICE_DLQS:
+            for r in self.plan.of_type(typ):
+                if r.mode != "managed" or not (r.values.get(path[0]) or r.configured(path[0])):
+                    continue
+                value = r.path(*path) if len(path) > 1 else r.attr(path[0])
+                if typ == "aws_sns_topic_subscription" and isinstance(value, str):
+                    try:
+                        pol = loads(value)
+                        value = pol.get("deadLetterTargetArn") if isinstance(pol, dict) else None
+                    except ValueError:
+                        value = None
+                found: list[Queue] = []
+                if isinstance(value, str) and value:
+                    found = self.queue_for_arn(value)
+                elif value is UNKNOWN or (value is None and r.configured(path[0])):
+                    found = self.queues_in(self.plan.expr_targets_at(r, path), r)
+                for q in found[:1] if len(found) == 1 else found:
+                    if (r.address, what) not in q.service_dlq_of:
+                        q.service_dlq_of.append((r.address, what))
 
     # -- values read from the configuration source ---------------------------------------
     def json_from_source(self, res: Resource, attr: str):
@@ -490,7 +693,7 @@ class Model:
             q.dlq_link = Link(unknown_reason=q.redrive_error)
             return True
         mrc = pol.get("maxReceiveCount")
-        q.max_receive_count = UNKNOWN if mrc is UNKNOWN or hasattr(mrc, "pending") else _int(mrc)
+        q.max_receive_count = UNKNOWN if mrc is UNKNOWN or hasattr(mrc, "pending") else receive_count(mrc)
         if q.max_receive_count is UNKNOWN:
             q.redrive_why = (pol.get("__why__") or {}).get("maxReceiveCount") or \
                 "it is built from a value known only after apply"
@@ -601,9 +804,16 @@ class Model:
         mq = r.attr("metric_query")
         if isinstance(mq, list):
             for i, q in enumerate(mq):
-                for j, m in enumerate((q or {}).get("metric") or ()):
-                    metrics.append((m.get("namespace"), m.get("metric_name"),
-                                    r.path("metric_query", i, "metric", j, "dimensions")))
+                ms = q.get("metric") if isinstance(q, dict) else None
+                for j, m in enumerate(ms if isinstance(ms, list) else ()):
+                    if isinstance(m, dict):
+                        metrics.append((m.get("namespace"), m.get("metric_name"),
+                                        r.path("metric_query", i, "metric", j, "dimensions")))
+        # the alarm watches QueueName in its own region and account
+        where = self.plan.resource_location(r)
+        got = parse_arn(r.values.get("arn"))
+        if got:
+            where = (got[0] or where[0], got[1] or where[1])
         unresolved_metrics = []
         for ns, metric, dims in metrics:
             if ns != "AWS/SQS" or not isinstance(metric, str):
@@ -613,20 +823,34 @@ class Model:
                 found = self.queues_by_name.get(qn, [])
                 if len(found) > 1:
                     found = [self.queue_by_res[x.address] for x in narrow([q.res for q in found], r)]
-                a.metrics.extend((metric, q) for q in found)
-            else:
+                self._add_watch(a, metric, found, where)
+            elif qn is UNKNOWN:
                 unresolved_metrics.append(metric)
         if unresolved_metrics:
             targets = self.plan.expr_targets(r, "dimensions") + self.plan.expr_targets(r, "metric_query")
             found = self.queues_in(targets, r)
             if found:
-                a.metrics.extend((m, q) for m in unresolved_metrics for q in found)
+                for m in unresolved_metrics:
+                    self._add_watch(a, m, found, where)
             else:
                 a.unresolved = True
         for _m, q in a.metrics:
             if a not in q.alarms:
                 q.alarms.append(a)
         return a
+
+    @staticmethod
+    def _add_watch(a: Alarm, metric: str, queues: list[Queue], where: tuple):
+        for q in queues:
+            same = same_place(where, q.location)
+            if same is True:
+                a.metrics.append((metric, q))
+            elif same is UNKNOWN:
+                why = _place_difference(where, q.location)
+                a.maybe.append((metric, q, why))
+                q.maybe_alarms.append((a, why))
+            else:
+                q.elsewhere_alarms.append((a, metric))
 
     # -- claim check bucket ---------------------------------------------------------------
     def _buckets(self) -> list[Bucket]:
@@ -732,29 +956,41 @@ class Model:
 
     def _document_from(self, res: Resource, attr: str) -> PolicyDoc | None:
         raw = res.attr(attr)
-        if raw is None or raw == "":
+        if raw is None:
             return None
-        targets = None
-        if raw is UNKNOWN or isinstance(raw, str):
-            targets = self.plan.expr_targets(res, attr)
-            for t in targets:
-                if t.res is not None and t.res.type == "aws_iam_policy_document":
-                    self._consumed_docs.add(t.res.address)
         if isinstance(raw, str):
+            self._consume(res, attr)
             try:
                 return PolicyDoc(res.address, iamdoc.parse_json(raw, res.address))
             except iamdoc.PolicyParseError as e:
                 return PolicyDoc(res.address, None, error=f"{attr} is not a valid policy document: {e}")
+        if raw is not UNKNOWN:
+            return PolicyDoc(res.address, None, error=f"{attr} is {show(raw)}, not a policy document (a JSON string)")
         got = self._document_from_source(res, attr) if self.source is not None else None
         if got is not None:
+            self._consume(res, attr)
             return got
-        docs = [t.res for t in targets or () if t.res is not None and t.res.type == "aws_iam_policy_document"]
+        return self._document_via(res, self.plan.expr_targets(res, attr), attr)
+
+    def _consume(self, res: Resource, attr: str):
+        for t in self.plan.expr_targets(res, attr):
+            if t.res is not None and t.res.type == "aws_iam_policy_document":
+                self._consumed_docs.add(t.res.address)
+
+    def _document_via(self, res: Resource, targets: list[Target], what: str) -> PolicyDoc:
+        """A document only known after apply, read from the policy document data source
+        (or managed policy data source) its expression refers to."""
+        docs = [t.res for t in targets if t.res is not None and t.res.type in ("aws_iam_policy_document", "aws_iam_policy")
+                and (t.res.type == "aws_iam_policy_document" or t.res.mode == "data")]
+        for d in docs:
+            if d.type == "aws_iam_policy_document":
+                self._consumed_docs.add(d.address)
         docs = narrow(list({d.address: d for d in docs}.values()), res)
         if len(docs) == 1:
             d = self.data_document(docs[0])
             if d is not None:
                 return PolicyDoc(res.address, d, via=docs[0].address)
-        return PolicyDoc(res.address, None, unknown_reason=f"{attr} is only known after apply")
+        return PolicyDoc(res.address, None, unknown_reason=f"{what} is only known after apply")
 
     def _document_from_source(self, res: Resource, attr: str) -> PolicyDoc | None:
         from . import source as src
@@ -779,24 +1015,61 @@ class Model:
             return PolicyDoc(res.address, None, error=f"{attr} is not a valid policy document ({ev.ref}): {e}", ref=ev.ref)
 
     def data_document(self, r: Resource) -> iamdoc.Document | None:
+        """The document of an aws_iam_policy_document data source (or the policy of a
+        data aws_iam_policy): from its JSON when known, else from its statement blocks
+        merged with its source and override documents; None when nothing is known."""
         got = self._doc_cache.get(r.address, False)
         if got is False:
             self._doc_cache[r.address] = None  # a document built from itself stays unknown
-            text = r.attr("json")
+            text = r.attr("json" if r.type == "aws_iam_policy_document" else "policy")
             got = None
             if isinstance(text, str):
                 try:
                     got = iamdoc.parse_json(text, r.address)
                 except iamdoc.PolicyParseError:
                     got = None
-            elif r.attr("source_policy_documents") in (None, []) and r.attr("override_policy_documents") in (None, []):
-                got = iamdoc.from_document_data(r)
-                if self.source is not None and (got is None or iamdoc.undecided(got)):
+            elif r.type == "aws_iam_policy_document":
+                own = iamdoc.from_document_data(r)
+                sources = self._doc_list(r, "source_policy_documents")
+                overrides = self._doc_list(r, "override_policy_documents")
+                got = own if not sources and not overrides else iamdoc.merge(sources, own, overrides, r.address)
+                if self.source is not None and (got is None or got.incomplete or iamdoc.undecided(got)):
                     got = self._data_document_from_source(r) or got
-            elif self.source is not None:
-                got = self._data_document_from_source(r)
             self._doc_cache[r.address] = got
         return got
+
+    def _doc_list(self, r: Resource, attr: str) -> list[iamdoc.Document | None]:
+        """The documents of source_policy_documents / override_policy_documents; None for
+        one only known after apply (resolved through references where the plan shows them)."""
+        raw = r.attr(attr)
+        if raw is None:
+            return []
+        known: list[iamdoc.Document | None] = []
+        unknown = 0
+        if isinstance(raw, list):
+            flags = r.unknown.get(attr)
+            for j, x in enumerate(raw):
+                if isinstance(x, str):
+                    if not x:
+                        continue
+                    try:
+                        known.append(iamdoc.parse_json(x, r.address))
+                    except iamdoc.PolicyParseError:
+                        known.append(iamdoc.Document([], r.address, incomplete=f"{attr} element {j} is not a valid policy"))
+                elif x is None and isinstance(flags, list) and j < len(flags) and flags[j] is True:
+                    unknown += 1
+        elif raw is UNKNOWN:
+            unknown = -1  # how many is not known either
+        if unknown == 0:
+            return known
+        refs = [t.res for t in self.plan.expr_targets(r, attr) if t.res is not None and t.res.type == "aws_iam_policy_document"]
+        refs = list({d.address: d for d in refs if d is not r}.values())
+        pending = [d for d in refs if not isinstance(d.attr("json"), str)]
+        if unknown == len(pending) or (unknown == -1 and refs and len(refs) == len(pending)):
+            for d in pending:
+                self._consumed_docs.add(d.address)
+            return known + [self.data_document(d) for d in pending]
+        return known + [None] * max(unknown, 1)
 
     def _data_document_from_source(self, r: Resource) -> iamdoc.Document | None:
         """An aws_iam_policy_document evaluated from its block: statements (dynamic ones
@@ -843,6 +1116,7 @@ class Model:
 
     def policy_documents(self) -> list[PolicyDoc]:
         """Every policy document in the plan, once: on the resource that carries it,
+        managed policies read by a data source and attached to a role, user or group,
         and standalone aws_iam_policy_document data sources no resource consumes."""
         if self._policy_docs is not None:
             return self._policy_docs
@@ -858,22 +1132,62 @@ class Model:
             if r.mode != "managed":
                 continue
             blocks = r.attr("inline_policy")
+            if blocks is UNKNOWN:
+                out.append(self._document_via(r, self.plan.expr_targets(r, "inline_policy"), "inline_policy"))
+                continue
             for i, blk in enumerate(blocks if isinstance(blocks, list) else ()):
-                if isinstance(blk, dict) and isinstance(blk.get("policy"), str) and blk["policy"]:
+                pol = r.path("inline_policy", i, "policy")
+                if isinstance(pol, str) and pol:
                     try:
-                        out.append(PolicyDoc(r.address, iamdoc.parse_json(blk["policy"], r.address)))
+                        out.append(PolicyDoc(r.address, iamdoc.parse_json(pol, r.address)))
                     except iamdoc.PolicyParseError as e:
                         out.append(PolicyDoc(r.address, None, error=f"inline_policy {i} is not valid: {e}"))
+                elif pol is UNKNOWN:
+                    out.append(self._document_via(r, self.plan.expr_targets_at(r, ("inline_policy", i, "policy")),
+                                                  f"inline_policy {i}"))
+        out.extend(self._attached_managed_policies())
         for r in self.plan.of_type("aws_iam_policy_document"):
-            for t in self.plan.expr_targets(r, "source_policy_documents") + self.plan.expr_targets(r, "override_policy_documents"):
-                if t.res is not None and t.res.type == "aws_iam_policy_document":
-                    self._consumed_docs.add(t.res.address)
+            for attr in ("source_policy_documents", "override_policy_documents"):
+                for t in self.plan.expr_targets(r, attr):
+                    if t.res is not None and t.res.type == "aws_iam_policy_document" and t.res is not r:
+                        self._consumed_docs.add(t.res.address)
         for r in self.plan.of_type("aws_iam_policy_document"):
             if r.address in self._consumed_docs:
                 continue
             d = self.data_document(r)
             out.append(PolicyDoc(r.address, d, unknown_reason=None if d else "the document is only known after apply"))
         self._policy_docs = out
+        return out
+
+    def _attached_managed_policies(self) -> list[PolicyDoc]:
+        """Existing managed policies (data aws_iam_policy, content read while planning)
+        that the plan attaches to a role, user or group."""
+        data = [r for r in self.plan.of_type("aws_iam_policy") if r.mode == "data"]
+        if not data:
+            return []
+        by_arn = {r.attr("arn"): r for r in data if isinstance(r.attr("arn"), str)}
+        attached: dict[str, Resource] = {}
+        for typ, attr in ATTACHMENTS:
+            for r in self.plan.of_type(typ):
+                if r.mode != "managed":
+                    continue
+                v = r.attr(attr)
+                for arn in v if isinstance(v, list) else [v]:
+                    if isinstance(arn, str) and arn in by_arn:
+                        attached[by_arn[arn].address] = by_arn[arn]
+                for t in self.plan.expr_targets(r, attr):
+                    if t.res is not None and t.res.type == "aws_iam_policy" and t.res.mode == "data":
+                        attached[t.res.address] = t.res
+        out = []
+        for r in attached.values():
+            text = r.attr("policy")
+            if isinstance(text, str):
+                try:
+                    out.append(PolicyDoc(r.address, iamdoc.parse_json(text, r.address)))
+                except iamdoc.PolicyParseError as e:
+                    out.append(PolicyDoc(r.address, None, error=f"policy is not a valid policy document: {e}"))
+            else:
+                out.append(PolicyDoc(r.address, None, unknown_reason="its policy is only known after apply"))
         return out
 
     def queue_policies(self, q: Queue) -> list[PolicyDoc]:

@@ -6,9 +6,11 @@ import json
 import os
 import re
 from pathlib import Path
+from urllib.parse import quote
 
 from . import __version__
 from .engine import Finding, Report
+from .references import REFERENCES
 from .rules import CONFIG_RULES, RULES, UNDECIDED
 
 
@@ -64,8 +66,12 @@ class SourceLocator:
 
     Module directories come from the plan's module_calls sources relative to
     ``root`` (the directory of the root configuration); remote sources and
-    anything not found fall back to the plan file, line 1.
+    anything not found fall back to the plan file, line 1. Each directory's
+    ``.tf`` files are read and indexed once (block kind, type, name -> file, line),
+    so a plan with many findings costs one pass over the sources.
     """
+
+    _BLOCK = re.compile(r'^[ \t]*(resource|data)[ \t]+"?([^"\s{]+)"?\s+"?([^"\s{]+)"?', re.M)
 
     def __init__(self, doc: dict, root: str, plan_path: str):
         self.root = Path(root)
@@ -73,7 +79,8 @@ class SourceLocator:
         self.cwd = Path.cwd()
         self.calls = ((doc.get("configuration") or {}).get("root_module") or {})
         self._dirs: dict[tuple, Path | None] = {(): self.root}
-        self._files: dict[Path, list[tuple[str, list[str]]]] = {}
+        self._index: dict[Path, dict[tuple, tuple[str, int]]] = {}
+        self._rels: dict[Path, str] = {}
 
     def _dir(self, path: tuple) -> Path | None:
         if path in self._dirs:
@@ -89,6 +96,24 @@ class SourceLocator:
         self._dirs[path] = d
         return d
 
+    def _blocks(self, d: Path) -> dict[tuple, tuple[str, int]]:
+        got = self._index.get(d)
+        if got is None:
+            got = self._index[d] = {}
+            try:
+                files = sorted(d.glob("*.tf")) if d.is_dir() else []
+            except OSError:
+                files = []
+            for f in files:
+                try:
+                    text = f.read_text(errors="replace")
+                except OSError:
+                    continue
+                rel = self._rel(f)
+                for m in self._BLOCK.finditer(text):
+                    got.setdefault(m.groups(), (rel, text.count("\n", 0, m.start()) + 1))
+        return got
+
     def locate(self, address: str) -> tuple[str, int]:
         from .graph import parse_module_address
 
@@ -102,21 +127,21 @@ class SourceLocator:
         local = re.sub(r"\[[^\]]*\]$", "", local)
         bits = local.split(".")
         if d is not None and len(bits) >= 2:
-            kind, typ, name = ("data", bits[1], bits[2]) if bits[0] == "data" and len(bits) >= 3 else ("resource", bits[0], bits[1])
-            rx = re.compile(rf'^\s*{kind}\s+"{re.escape(typ)}"\s+"{re.escape(name)}"')
-            for f in sorted(d.glob("*.tf")) if d.is_dir() else ():
-                if f not in self._files:
-                    self._files[f] = f.read_text(errors="replace").splitlines()
-                for i, line in enumerate(self._files[f], 1):
-                    if rx.match(line):
-                        return self._rel(f), i
+            key = ("data", bits[1], bits[2]) if bits[0] == "data" and len(bits) >= 3 else ("resource", bits[0], bits[1])
+            hit = self._blocks(d).get(key)
+            if hit:
+                return hit
         return self._rel(Path(self.plan_path)) if self.plan_path != "-" else "plan.json", 1
 
     def _rel(self, p: Path) -> str:
-        try:
-            return Path(os.path.relpath(p.resolve(), self.cwd)).as_posix()
-        except ValueError:
-            return p.as_posix()
+        got = self._rels.get(p)
+        if got is None:
+            try:
+                got = Path(os.path.relpath(p.resolve(), self.cwd)).as_posix()
+            except (ValueError, OSError):
+                got = p.as_posix()
+            self._rels[p] = got
+        return got
 
 
 def render_sarif(report: Report, doc: dict, plan_path: str, root: str) -> str:
@@ -131,6 +156,7 @@ def render_sarif(report: Report, doc: dict, plan_path: str, root: str) -> str:
             "fullDescription": {"text": " ".join(r.why.split())},
             "help": {"text": f"{' '.join(r.why.split())}\n\nFix: {r.remediation}",
                      "markdown": f"{' '.join(r.why.split())}\n\n**Fix:** {r.remediation}"},
+            "helpUri": REFERENCES[r.sources[0]][1],
             "defaultConfiguration": {"level": r.severity},
             "properties": {"tags": [r.area, "terraform", "sqs"], "precision": "high"},
         })
@@ -138,9 +164,10 @@ def render_sarif(report: Report, doc: dict, plan_path: str, root: str) -> str:
     results = []
     for f in sorted(report.findings, key=_order):
         if f.source is not None:  # decided from the expression at this line
-            uri, line = loc._rel(Path(f.source.path)), f.source.line
+            path, line = loc._rel(Path(f.source.path)), f.source.line
         else:
-            uri, line = loc.locate(f.address)
+            path, line = loc.locate(f.address)
+        uri = quote(path, safe="/")  # a URI reference: a space is %20, "#" is %23
         level = "note" if f.status == UNDECIDED else f.severity
         text = f"{f.address}: {f.message}" + ("" if f.status != UNDECIDED else " (cannot be decided before apply)")
         res = {
@@ -153,7 +180,7 @@ def render_sarif(report: Report, doc: dict, plan_path: str, root: str) -> str:
                 "logicalLocations": [{"fullyQualifiedName": f.address, "kind": "resource"}],
             }],
             "partialFingerprints": {
-                "policyFinding/v1": hashlib.sha256(f"{f.rule_id}|{f.address}|{f.status}".encode()).hexdigest()[:32],
+                "policyFinding/v1": hashlib.sha256(f"{f.rule_id}|{f.address}|{f.status}".encode("utf-8", "surrogatepass")).hexdigest()[:32],
             },
             "properties": {"status": f.status, "slug": f.slug},
         }

@@ -87,7 +87,7 @@ class _Gen:
             body = self.node(ap, f"x{depth + 1}", depth + 1, ind2 + "        " if known else ind2 + "    ")
             if body:
                 if known:
-                    c = self.const(repr(frozenset(known)))
+                    c = self.const(f"frozenset({sorted(known)!r})")  # sorted: the same text under any hash seed
                     obj.append(f"{ind2}for k{depth + 1}, x{depth + 1} in {v}.items():")
                     obj.append(f"{ind2}    if k{depth + 1} not in {c}:")
                 else:

@@ -110,3 +110,39 @@ run "refuses_bad_queue_key" {
 
   expect_failures = [var.queues]
 }
+
+run "alarm_names_agree_with_the_queues" {
+  command = plan
+
+  variables {
+    queue_defaults = { fifo = true }
+    queues = {
+      orders = {}
+      "payments.fifo" = {
+        dlq_name = "payments-failed.fifo"
+      }
+      emails = {
+        name     = "mail-out"
+        fifo     = false
+        dlq_name = "mail-out-parking"
+      }
+      shared = { dlq_arn = "arn:aws:sqs:us-east-1:123456789012:elsewhere-dlq.fifo" }
+    }
+    name_prefix = "prod-"
+  }
+
+  # the alarms take the pair names from internal/inputs (local.q), not from module.queue
+  assert {
+    condition = alltrue([for k, m in module.queue : alltrue([
+      module.alarms[0].alarm_names[k].dlq_depth == "sqs-dlq-not-empty-${m.dlq_name}",
+      module.alarms[0].alarm_names[k].age_warning == "sqs-oldest-message-warning-${m.queue_name}",
+      local.q[k].queue_name == m.queue_name, local.q[k].dlq_final == m.dlq_name,
+    ])])
+    error_message = "the alarms' queue and DLQ names should be exactly the names modules/queue gives the pair"
+  }
+  assert {
+    condition = (module.queue["orders"].dlq_name == "prod-orders-dlq.fifo" && module.queue["payments.fifo"].dlq_name == "prod-payments-failed.fifo"
+    && module.queue["emails"].queue_name == "prod-mail-out" && module.queue["shared"].dlq_name == "elsewhere-dlq.fifo")
+    error_message = "the cases should cover the FIFO suffix, a given DLQ name, a name override, a name prefix and an existing DLQ"
+  }
+}

@@ -118,7 +118,7 @@ CONSUMER_CASES = [
 
 # Every refusal of modules/queue (tests/test_queue_refusals.py), reached through a
 # queues entry: the message must name queues["orders"] and say what it says there.
-ROOT_LEVEL_INPUTS = {"account_id"}
+ROOT_LEVEL_INPUTS = {"account_id", "partition", "region"}  # root-module inputs, not queue attributes
 # where the root module refuses before modules/queue sees the value, with its own words
 THROUGH_ROOT = {
     "dlq-name-is-queue-name": ['queue name "orders" is used by queues["orders"] and queues["orders"] (its DLQ)'],

@@ -128,6 +128,8 @@ CASES = [
         {"source_queue_policy_documents": ['{"Statement":[{"Sid":"Open","Effect":"Allow","Principal":"*","Action":"sqs:SendMessage"}]}']},
         ["source_queue_policy_documents[0] statement \"Open\": an Allow to principal \"*\" without a Condition makes the source queue public"],
     ),
+    ("partition", {"partition": "amazon"}, ["partition:", "\"aws-cn\""]),
+    ("region", {"region": "EU West 1"}, ["region:", "\"eu-west-1\""]),
 ]
 
 

@@ -21,8 +21,16 @@
 # * With `dlq_arn` the pair uses an existing DLQ (shared, or owned elsewhere):
 #   no DLQ resource, its policies are its owner's.
 
-data "aws_partition" "current" {}
-data "aws_region" "current" {}
+# Looked up only when not given: the root module looks them up once and passes
+# them, so N queues do not cost N lookups (each data source read is a provider
+# call and a plan-graph node).
+data "aws_partition" "current" {
+  count = var.partition == null ? 1 : 0
+}
+
+data "aws_region" "current" {
+  count = var.region == null ? 1 : 0
+}
 
 data "aws_caller_identity" "current" { # account_id is null, so it is looked up with STS: that needs AWS access. Planning without credentials? Set account_id.
   count = var.account_id == null ? 1 : 0
@@ -51,9 +59,12 @@ locals {
     : element(split(":", var.dlq_arn), 5)
   )
 
-  account_id       = var.account_id != null ? var.account_id : one(data.aws_caller_identity.current[*].account_id)
-  region           = data.aws_region.current.id
-  arn_prefix       = "arn:${data.aws_partition.current.partition}:sqs:${local.region}:${local.account_id}"
+  account_id = var.account_id != null ? var.account_id : one(data.aws_caller_identity.current[*].account_id)
+  partition  = var.partition != null ? var.partition : one(data.aws_partition.current[*].partition)
+  region     = var.region != null ? var.region : one(data.aws_region.current[*].id)
+  # for the URL of an existing DLQ, built from its ARN
+  dns_suffix       = lookup({ aws-cn = "amazonaws.com.cn", aws-iso = "c2s.ic.gov", aws-iso-b = "sc2s.sgov.gov" }, local.partition, "amazonaws.com")
+  arn_prefix       = "arn:${local.partition}:sqs:${local.region}:${local.account_id}"
   queue_arn_static = "${local.arn_prefix}:${local.queue_name}"
   dlq_arn_static   = local.create_dlq ? "${local.arn_prefix}:${local.dlq_name}" : var.dlq_arn
   # an existing DLQ: [arn, partition, sqs, region, account, name]
@@ -191,9 +202,23 @@ locals {
       local.statement_problems[which], local.document_problems["${which}_source"], local.document_problems["${which}_override"]
     )
   }
+
+  # Without statements or documents of the caller, a policy is the TLS-only deny
+  # written with jsonencode (known at plan time, no data source: one
+  # aws_iam_policy_document per queue is a provider call each, ~7 s of plan CPU
+  # at 300 pairs); with them, aws_iam_policy_document merges and renders them
+  # (duplicate sids are refused). The provider normalises the string either way.
+  custom_policy = {
+    queue = length(var.queue_policy_statements) + length(var.source_queue_policy_documents) + length(var.override_queue_policy_documents) > 0
+    dlq   = length(var.dlq_policy_statements) + length(var.source_dlq_queue_policy_documents) + length(var.override_dlq_queue_policy_documents) > 0
+  }
+  queue_policy = local.custom_policy.queue ? one(data.aws_iam_policy_document.queue[*].json) : local.tls_only.queue
+  dlq_policy   = local.custom_policy.dlq ? one(data.aws_iam_policy_document.dlq[*].json) : local.tls_only.dlq
 }
 
 data "aws_iam_policy_document" "queue" {
+  count = local.custom_policy.queue ? 1 : 0
+
   source_policy_documents   = local.documents_filled.queue_source
   override_policy_documents = length(local.documents_filled.queue_override) > 0 ? concat(local.documents_filled.queue_override, [local.tls_only.queue]) : []
 
@@ -260,7 +285,7 @@ data "aws_iam_policy_document" "queue" {
 }
 
 data "aws_iam_policy_document" "dlq" {
-  count = local.create_dlq ? 1 : 0
+  count = local.create_dlq && local.custom_policy.dlq ? 1 : 0
 
   source_policy_documents   = local.documents_filled.dlq_source
   override_policy_documents = length(local.documents_filled.dlq_override) > 0 ? concat(local.documents_filled.dlq_override, [local.tls_only.dlq]) : []
@@ -357,7 +382,7 @@ resource "aws_sqs_queue" "dlq" {
 
   redrive_allow_policy = local.redrive_allow
 
-  policy = data.aws_iam_policy_document.dlq[0].json
+  policy = local.dlq_policy
 
   tags = merge(var.tags, var.dlq_tags, { dlq_for = local.queue_name })
 
@@ -404,7 +429,7 @@ resource "aws_sqs_queue" "this" {
     maxReceiveCount     = var.max_receive_count
   })
 
-  policy = data.aws_iam_policy_document.queue.json
+  policy = local.queue_policy
 
   tags = var.tags
 

@@ -25,7 +25,7 @@ output "dlq_name" {
 
 output "dlq_url" {
   description = "URL of the dead-letter queue (with `dlq_arn`: built from the ARN in the AWS form https://sqs.<region>.<dns suffix>/<account>/<name>)."
-  value       = local.create_dlq ? aws_sqs_queue.dlq[0].url : "https://sqs.${local.dlq_arn_parts[3]}.${data.aws_partition.current.dns_suffix}/${local.dlq_arn_parts[4]}/${local.dlq_arn_parts[5]}"
+  value       = local.create_dlq ? aws_sqs_queue.dlq[0].url : "https://sqs.${local.dlq_arn_parts[3]}.${local.dns_suffix}/${local.dlq_arn_parts[4]}/${local.dlq_arn_parts[5]}"
 }
 
 output "dlq_arn" {

@@ -418,6 +418,28 @@ variable "account_id" {
   }
 }
 
+variable "partition" {
+  description = "AWS partition the queues live in (`aws`, `aws-cn`, `aws-us-gov`, ...), used to build their ARNs at plan time. Null: the provider's, looked up. The root module passes the value it looked up once for all queues."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.partition == null || can(regex("^aws(-[a-z]+)*$", coalesce(var.partition, "x")))
+    error_message = "partition: must be an AWS partition such as \"aws\", \"aws-cn\" or \"aws-us-gov\", or null to look it up."
+  }
+}
+
+variable "region" {
+  description = "Region the queues live in (the provider's region), used to build their ARNs at plan time. Null: the provider's, looked up. The root module passes the value it looked up once for all queues."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.region == null || can(regex("^[a-z]{2}(-[a-z]+)+-[0-9]+$", coalesce(var.region, "x")))
+    error_message = "region: must be an AWS region name such as \"eu-west-1\", or null to use the provider's."
+  }
+}
+
 variable "input_names" {
   description = "How refusal messages name this module's inputs: a map from variable name to the caller's name for it (the root module passes e.g. `{ max_receive_count = \"queues[\\\"orders\\\"].max_receive_count\" }`, or `queue_defaults.max_receive_count` when the value came from there). Variables not listed are named as themselves."
   type        = map(string)

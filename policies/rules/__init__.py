@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
+from ..references import REFERENCES
+
 PASS, FAIL, UNDECIDED = "pass", "fail", "unknown"
 SEVERITIES = ("error", "warning")
 
@@ -37,7 +39,7 @@ class Rule:
     title: str
     why: str
     remediation: str
-    sources: str
+    sources: tuple[str, ...]  # keys of references.REFERENCES
     options: tuple[Option, ...] = ()
     check: Callable[..., Iterable[Result]] | None = field(default=None, repr=False)
     severity_note: str | None = None
@@ -49,10 +51,11 @@ class Rule:
 RULES: dict[str, Rule] = {}
 
 
-def rule(id: str, slug: str, severity: str, area: str, title: str, *, why: str, fix: str, sources: str,
+def rule(id: str, slug: str, severity: str, area: str, title: str, *, why: str, fix: str, sources: tuple[str, ...],
          options: tuple[Option, ...] = (), severity_note: str | None = None):
     def deco(fn):
         assert id not in RULES, id
+        assert sources and all(k in REFERENCES for k in sources), (id, sources)
         RULES[id] = Rule(id, slug, severity, area, title, why.strip(), fix.strip(), sources, options, fn, severity_note)
         return fn
 
@@ -69,6 +72,14 @@ def fail(address: str, message: str, fix: str | None = None, severity: str | Non
 
 def unknown(address: str, message: str, fix: str | None = None, ref: Any = None) -> Result:
     return Result(UNDECIDED, address, message, fix, ref=ref)
+
+
+def invalid(address: str, bad: Any, fix: str | None = None) -> Result:
+    """The finding for a planned value the AWS provider would not produce (model.Invalid):
+    it fails rather than being decided on or passed."""
+    why = ("AWS refuses it, so the apply will fail" if "within" in bad.expected
+           else "Terraform's AWS provider never plans such a value (was the plan edited?)")
+    return Result(FAIL, address, f"{bad}: {why}", fix or f"Set {bad.what} to {bad.expected.split(',')[0]}.")
 
 
 def seconds(v: Any) -> str:
@@ -101,9 +112,9 @@ CONFIG_RULES = {
                    "finding it covered is reported again, and the stale waiver itself fails the check so "
                    "that someone renews it with a new reason or fixes the resource.",
                    "Fix the resource, or renew the waiver with a new expiry and a current reason.",
-                   "issue 6"),
+                   ("sarif-suppressions",)),
     "CFG002": Rule("CFG002", "waiver-unused", "warning", "config", "A waiver matches no finding",
                    "A waiver that matches no failing or unknown finding is stale (the resource was fixed or "
                    "renamed). Stale waivers hide future regressions on the same address.",
-                   "Remove the waiver from the configuration file.", "issue 6"),
+                   "Remove the waiver from the configuration file.", ("sarif-suppressions",)),
 }

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ..graph import UNKNOWN
-from ..model import Alarm, Model, Queue
-from . import Option, fail, ok, rule, unknown
+from ..model import Alarm, Invalid, Model, Queue, show
+from . import Option, fail, invalid, ok, rule, seconds, unknown
 
 SEVERITY_NOTE = ("warning by default: alarms are often managed outside the stack (a monitoring stack, another "
                  "tool) where the plan cannot see them; set `severity: error` in the configuration when the "
@@ -14,18 +14,30 @@ def _alarms_for(q: Queue, metric: str) -> list[Alarm]:
     return [a for a in q.alarms if any(m == metric and mq is q for m, mq in a.metrics)]
 
 
+def _elsewhere(q: Queue, metric: str) -> Alarm | None:
+    """An alarm on the queue's name in another region or account (so not on this queue)."""
+    return next((a for a, m in q.elsewhere_alarms if m == metric), None)
+
+
+def _maybe_alarms(q: Queue, metric: str) -> list[tuple[Alarm, str]]:
+    """Alarms on the queue's name whose region or account may not be the queue's."""
+    return [(a, why) for a, why in q.maybe_alarms if any(m == metric and mq is q for m, mq, _ in a.maybe)]
+
+
 def _fires_on_first_message(a: Alarm, max_threshold: float):
-    """True / False / UNKNOWN: the alarm fires when visible messages exceed max_threshold."""
+    """True / False / UNKNOWN / Invalid: the alarm fires when visible messages exceed max_threshold."""
     r = a.res
     mq = r.attr("metric_query")
     if mq is UNKNOWN:
         return UNKNOWN
     if mq:
         return True  # metric math: we only know it watches the metric
-    op, th = r.attr("comparison_operator"), r.attr("threshold")
+    op, th = r.attr("comparison_operator"), a.threshold()
+    if isinstance(th, Invalid):
+        return th
     if op is UNKNOWN or th is UNKNOWN:
         return UNKNOWN
-    if not isinstance(th, (int, float)):
+    if th is None:
         return False
     if op == "GreaterThanThreshold":
         return th <= max_threshold
@@ -41,7 +53,7 @@ ApproximateNumberOfMessagesVisible > 0 failures pile up unseen until the DLQ's r
 them. An alarm whose threshold is higher than the first message hides the first failures.""",
       fix='Add an aws_cloudwatch_metric_alarm: namespace "AWS/SQS", metric_name "ApproximateNumberOfMessagesVisible", '
           'dimensions { QueueName = <DLQ name> }, comparison_operator "GreaterThanThreshold", threshold 0.',
-      sources="seeds 000, 001, 002",
+      sources=('sqs-dlq-alarms', 'sqs-metrics'),
       options=(Option("max_threshold", 0, (int, float), "alarm must fire when visible messages exceed this"),),
       severity_note=SEVERITY_NOTE)
 def dlq_depth_alarm(model: Model, opts):
@@ -53,16 +65,26 @@ def dlq_depth_alarm(model: Model, opts):
         alarms = _alarms_for(q, metric)
         verdicts = [(a, _fires_on_first_message(a, opts["max_threshold"])) for a in alarms]
         good = [a for a, v in verdicts if v is True]
+        bad = next(((a, v) for a, v in verdicts if isinstance(v, Invalid)), None)
+        maybe = _maybe_alarms(q, metric)
         if good:
             yield ok(q.address, f"depth alarm {good[0].address}")
+        elif bad:
+            yield invalid(bad[0].address, bad[1])
         elif any(v is UNKNOWN for _, v in verdicts):
             yield unknown(q.address, "the depth alarm's threshold is only known after apply")
+        elif maybe:
+            yield unknown(q.address, f"alarm {maybe[0][0].address} watches a queue of this name, but {maybe[0][1]}")
         elif alarms:
             a = alarms[0]
-            yield fail(q.address, f"depth alarm {a.address} ({a.res.attr('comparison_operator')} {a.res.attr('threshold')}) "
+            yield fail(q.address, f"depth alarm {a.address} ({show(a.res.attr('comparison_operator'))} {show(a.res.attr('threshold'))}) "
                                   f"does not fire on the first message (visible messages > {opts['max_threshold']:g})")
         elif unresolved:
             yield unknown(q.address, f"no alarm names this DLQ, but the queue of {unresolved[0].address} is only known after apply")
+        elif _elsewhere(q, metric):
+            a = _elsewhere(q, metric)
+            yield fail(q.address, f"DLQ has no alarm on {metric} in its own region and account ({a.address} watches a "
+                                  "queue of this name elsewhere): failed messages go unseen until they expire")
         else:
             yield fail(q.address, f"DLQ has no alarm on {metric}: failed messages go unseen until they expire")
 
@@ -74,7 +96,7 @@ messages expire. Its threshold must be below the queue's retention, or it fires 
 messages it should have saved are gone.""",
       fix='Add an aws_cloudwatch_metric_alarm: namespace "AWS/SQS", metric_name "ApproximateAgeOfOldestMessage", '
           "dimensions { QueueName = <queue name> }, threshold well below message_retention_seconds.",
-      sources="seeds 000, 001, 002",
+      sources=('sqs-metrics',),
       severity_note=SEVERITY_NOTE)
 def age_alarm(model: Model, opts):
     metric = "ApproximateAgeOfOldestMessage"
@@ -84,29 +106,42 @@ def age_alarm(model: Model, opts):
             continue
         alarms = _alarms_for(q, metric)
         ret = q.retention()
-        good, late, undecided = [], [], []
+        good, late, undecided, bad = [], [], [], []
         for a in alarms:
-            th = a.res.attr("threshold")
+            th = a.threshold()
             mq = a.res.attr("metric_query")
             if mq is UNKNOWN:
                 undecided.append(a)
             elif mq:
                 good.append(a)
+            elif isinstance(th, Invalid):
+                bad.append((a, th))
+            elif isinstance(ret, Invalid):
+                continue  # SQS008 reports the retention
             elif th is UNKNOWN or ret is UNKNOWN:
                 undecided.append(a)
-            elif isinstance(th, (int, float)) and th < ret:
+            elif th is not None and th < ret:
                 good.append(a)
             else:
                 late.append(a)
+        maybe = _maybe_alarms(q, metric)
         if good:
             yield ok(q.address, f"age alarm {good[0].address}")
+        elif bad:
+            yield invalid(bad[0][0].address, bad[0][1])
         elif undecided:
             yield unknown(q.address, "the age alarm's threshold or the retention is only known after apply")
+        elif maybe:
+            yield unknown(q.address, f"alarm {maybe[0][0].address} watches a queue of this name, but {maybe[0][1]}")
         elif late:
             a = late[0]
-            yield fail(q.address, f"age alarm {a.address} threshold {a.res.attr('threshold')} s >= retention {ret} s: "
+            yield fail(q.address, f"age alarm {a.address} threshold {seconds(a.threshold())} >= retention {seconds(ret)}: "
                                   "it fires only after messages expire")
         elif unresolved:
             yield unknown(q.address, f"no alarm names this queue, but the queue of {unresolved[0].address} is only known after apply")
+        elif _elsewhere(q, metric):
+            a = _elsewhere(q, metric)
+            yield fail(q.address, f"no alarm on {metric} in the queue's own region and account ({a.address} watches a "
+                                  "queue of this name elsewhere): a stuck consumer goes unseen until messages expire")
         else:
             yield fail(q.address, f"no alarm on {metric}: a stuck consumer goes unseen until messages expire")

@@ -23,29 +23,10 @@ from . import Option, fail, ok, rule, seconds, unknown
 
 DAY = 86400
 
-TF_JSON = "Terraform, JSON Output Format (https://developer.hashicorp.com/terraform/internals/json-format)"
-TF_REFACTOR = "Terraform, Refactoring: moved blocks (https://developer.hashicorp.com/terraform/language/modules/develop/refactoring)"
-SQS_DELETE = "Amazon SQS API Reference, DeleteQueue (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_DeleteQueue.html)"
-SQS_SET = ("Amazon SQS API Reference, SetQueueAttributes: MessageRetentionPeriod "
-           "(https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SetQueueAttributes.html)")
-SQS_DLQ = ("Amazon SQS Developer Guide, Using dead-letter queues "
-           "(https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html)")
-SQS_LARGE = ("Amazon SQS Developer Guide, Managing large Amazon SQS messages using Amazon S3 "
-             "(https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-s3-messages.html)")
-S3_LIFECYCLE = ("Amazon S3 User Guide, Managing the lifecycle of objects "
-                "(https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-lifecycle-mgmt.html)")
-S3_VERSIONING = ("Amazon S3 User Guide, Retaining multiple versions of objects with S3 Versioning "
-                 "(https://docs.aws.amazon.com/AmazonS3/latest/userguide/Versioning.html)")
-POWERTOOLS = ("Powertools for AWS Lambda (Python), Idempotency "
-              "(https://docs.powertools.aws.dev/lambda/python/latest/utilities/idempotency/)")
-DDB_DELETE = ("Amazon DynamoDB Developer Guide, Using deletion protection "
-              "(https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/WorkingWithTables.Basics.html#WorkingWithTables.Basics.DeletionProtection)")
-KMS_DELETE = "AWS KMS Developer Guide, Delete an AWS KMS key (https://docs.aws.amazon.com/kms/latest/developerguide/deleting-keys.html)"
-SQS_SSE = ("Amazon SQS Developer Guide, Encryption at rest in Amazon SQS "
-           "(https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-server-side-encryption.html)")
-LAMBDA_SQS = "AWS Lambda Developer Guide, Using Lambda with Amazon SQS (https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html)"
-TF_REMOVED = ("Terraform, Removing resources: the removed block "
-              "(https://developer.hashicorp.com/terraform/language/resources/syntax#removing-resources)")
+# keys of references.REFERENCES
+TF_JSON, TF_REFACTOR, SQS_DELETE, SQS_SET, SQS_DLQ = "tf-json", "tf-moved", "sqs-delete-queue", "sqs-set-attributes", "sqs-dlq"
+SQS_LARGE, S3_LIFECYCLE, S3_VERSIONING, POWERTOOLS = "sqs-large-messages", "s3-lifecycle", "s3-versioning", "powertools-idempotency"
+DDB_DELETE, KMS_DELETE, SQS_SSE, LAMBDA_SQS = "ddb-deletion-protection", "kms-delete", "sqs-sse", "lambda-sqs"
 
 NAME_ATTR = {"aws_sqs_queue": "name", "aws_dynamodb_table": "name", "aws_s3_bucket": "bucket"}
 KIND = {"aws_sqs_queue": "queue", "aws_dynamodb_table": "table", "aws_s3_bucket": "bucket"}
@@ -154,7 +135,7 @@ so a replacement is an error. Create the new queue beside the old one instead, m
 it, drain the old one, then remove it (CHG002/CHG003 report that removal).""",
       fix="Keep the attribute that forces the replacement (see the message); to rename or switch to FIFO, create "
           "the new queue next to the old one, move producers, drain the old one, then delete it.",
-      sources=f"{TF_JSON}; {SQS_DELETE}")
+      sources=(TF_JSON, SQS_DELETE))
 def queue_replaced(model: Model, opts):
     got = _analysis(model)
     if got is None:
@@ -192,7 +173,7 @@ loses its backlog and messages in flight. Removing a whole pair together with it
 reported by CHG003 instead; a queue deleted at one address and created at another is CHG004.""",
       fix="Drain the queue first (redrive or archive a DLQ's messages), or keep it; if it must go, remove the whole "
           "pair and its consumers in one change (CHG003), or move it with a moved block (CHG004).",
-      sources=f"{SQS_DELETE}; {SQS_DLQ}")
+      sources=(SQS_DELETE, SQS_DLQ))
 def queue_deleted(model: Model, opts):
     got = _analysis(model)
     if got is None:
@@ -217,7 +198,7 @@ that a team retiring a flow can waive exactly this finding, with a reason ("both
 OPS-123") and an expiry, without waiving the other change rules.""",
       fix="Check that both queues are empty (ApproximateNumberOfMessages and ...NotVisible are 0, DLQ redriven or "
           "archived), then waive this finding for the retired queues with a reason and an expiry.",
-      sources=f"{SQS_DELETE}; {SQS_DLQ}")
+      sources=(SQS_DELETE, SQS_DLQ))
 def queue_retired(model: Model, opts):
     got = _analysis(model)
     if got is None:
@@ -251,7 +232,7 @@ messages, a table's records or a bucket's payloads (and SQS refuses to reuse a q
 after deleting it). A `moved` block turns it into a move with no change (the plan then shows
 `previous_address`, and nothing is reported).""",
       fix="Add a moved block: moved { from = <old address>  to = <new address> }.",
-      sources=f"{TF_REFACTOR}; {SQS_DELETE}")
+      sources=(TF_REFACTOR, SQS_DELETE))
 def moved_without_block_rule(model: Model, opts):
     got = _analysis(model)
     if got is None:
@@ -288,7 +269,7 @@ apply time, part-way through the apply. Tables count as idempotency tables when 
 name matches `table_pattern`.""",
       fix="Keep the table's name and keys; to change them, create the new table beside the old one and let the "
           "consumer read both until the old records' TTL has passed, then remove the old one.",
-      sources=f"{POWERTOOLS}; {DDB_DELETE}",
+      sources=(POWERTOOLS, DDB_DELETE),
       options=(TABLE_OPT,))
 def table_replaced(model: Model, opts):
     got = _analysis(model)
@@ -347,7 +328,7 @@ delete a bucket that still holds objects, so the apply fails part-way instead. A
 claim-check bucket when it is linked to queues (see S3004) now or in the prior state.""",
       fix="Keep the bucket's name; to move payloads to a new bucket, create it beside the old one, switch producers, "
           "and delete the old one only after the longest DLQ retention has passed.",
-      sources=f"{SQS_LARGE}; {TF_JSON}")
+      sources=(SQS_LARGE, TF_JSON))
 def bucket_replaced(model: Model, opts):
     got = _analysis(model)
     if got is None:
@@ -431,7 +412,7 @@ queue the bucket serves keeps messages longer than that (a DLQ with 14-day reten
 redriven after day 7 finds its payload gone. Shortening the expiry while it still covers the
 longest DLQ retention is safe and not reported; S3004 judges the end state either way.""",
       fix="Keep the expiry at least the longest DLQ retention (in days, rounded up) of the queues the bucket serves.",
-      sources=f"{S3_LIFECYCLE}; {SQS_LARGE}; {SQS_DLQ}",
+      sources=(S3_LIFECYCLE, SQS_LARGE, SQS_DLQ),
       options=(Option("payload_prefix", "", str,
                       "key prefix of the payloads; empty: every expiration rule of the bucket counts"),))
 def expiry_shortened(model: Model, opts):
@@ -481,7 +462,7 @@ later write. Removing the payload expiry (the lifecycle configuration or its exp
 payloads in the bucket forever (cost, and data kept longer than intended). Neither deletes a payload
 now, hence a warning; S3004 reports the missing expiry in the end state as an error.""",
       fix="Keep versioning enabled and the lifecycle expiration rule on the payload prefix.",
-      sources=f"{S3_VERSIONING}; {S3_LIFECYCLE}")
+      sources=(S3_VERSIONING, S3_LIFECYCLE))
 def protection_removed(model: Model, opts):
     got = _analysis(model)
     if got is None:
@@ -524,7 +505,7 @@ the oldest backlog (in steady state a source queue holds seconds or minutes of m
 exist during an outage, exactly when they matter): a warning. The message says how many days of
 messages are cut off.""",
       fix="Keep the retention; if it must go down, first drain or redrive the messages older than the new value.",
-      sources=f"{SQS_SET}; {SQS_DLQ}",
+      sources=(SQS_SET, SQS_DLQ),
       severity_note="error on a DLQ (dead letters deleted); warning on a source queue (oldest backlog deleted)")
 def retention_lowered(model: Model, opts):
     got = _analysis(model)
@@ -595,7 +576,7 @@ stored, so the old key must live until that data is gone. Reported when the key 
 or disabled while a queue, bucket or table the plan keeps was encrypted with it.""",
       fix="Keep the key (and enabled) until nothing encrypted under it remains: drain the queues, let payloads "
           "expire; a key pending deletion can still be recovered with CancelKeyDeletion.",
-      sources=f"{KMS_DELETE}; {SQS_SSE}")
+      sources=(KMS_DELETE, SQS_SSE))
 def kms_in_use(model: Model, opts):
     got = _analysis(model)
     if got is None:
@@ -654,7 +635,7 @@ hand-over (another consumer outside this plan takes over), hence a warning; the 
 (CW002) is what catches it if not.""",
       fix="Keep a consumer for the queue (a new mapping in the same change, or one elsewhere), or delete the queue "
           "once it is drained.",
-      sources=LAMBDA_SQS)
+      sources=(LAMBDA_SQS,))
 def consumer_removed(model: Model, opts):
     got = _analysis(model)
     if got is None:

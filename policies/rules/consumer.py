@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ..graph import UNKNOWN
-from ..model import ESM, Model
-from . import Option, fail, ok, rule, unknown
+from ..model import ESM, Invalid, Model, invalid_of
+from . import Option, fail, invalid, ok, rule, seconds, unknown
 
 
 def _queue(e: ESM):
@@ -27,7 +27,7 @@ function timeout defaults to 3 s when unset. When the function is not in the pla
 name or ARN) and no data source shows its timeout, the rule cannot decide and says so.""",
       fix="Raise the queue's visibility_timeout_seconds to at least 6 x the function timeout + the batching window, "
           "or lower the function timeout.",
-      sources="seed 001 §10.1.3, AWS Lambda docs",
+      sources=('lambda-sqs-configure', 'sqs-visibility'),
       options=(Option("multiplier", 6, (int, float), "factor applied to the function timeout"),))
 def visibility(model: Model, opts):
     k = opts["multiplier"]
@@ -45,6 +45,10 @@ def visibility(model: Model, opts):
                           f"Check that visibility_timeout_seconds >= {k:g} x the function timeout + the batching window.")
             continue
         t, w, vis = f.timeout(), e.batching_window(), q.visibility()
+        bad = invalid_of(t, w, vis)
+        if bad:
+            yield invalid(f.address if bad is t else e.address if bad is w else q.address, bad)
+            continue
         if t is UNKNOWN or w is UNKNOWN or vis is UNKNOWN:
             which = [n for n, v in (("function timeout", t), ("batching window", w), ("visibility timeout", vis)) if v is UNKNOWN]
             yield unknown(q.address, f"consumer {e.address}: {' and '.join(which)} only known after apply")
@@ -52,6 +56,7 @@ def visibility(model: Model, opts):
         need = k * t + w
         detail = f"visibility {vis:g} s {'>=' if vis >= need else '<'} {k:g} × {t:g} s + {w:g} s = {need:g} s " \
                  f"(function {f.address}, mapping {e.address})"
+        need = int(need) if float(need).is_integer() else need
         if vis >= need:
             yield ok(q.address, detail)
         else:
@@ -67,11 +72,13 @@ including the ones already processed, becomes visible again and is processed aga
 and each receive counts toward maxReceiveCount, so healthy messages can end up in the DLQ.""",
       fix='Set function_response_types = ["ReportBatchItemFailures"] and return batchItemFailures from the handler '
           "(Powertools BatchProcessor does this).",
-      sources="seeds 001 §10.2.2, 003")
+      sources=('lambda-sqs-errors', 'powertools-batch'))
 def partial_batch(model: Model, opts):
     for e in model.esms:
-        v = e.res.attr("function_response_types")
-        if v is UNKNOWN:
+        v = e.response_types()
+        if isinstance(v, Invalid):
+            yield invalid(e.address, v, 'Set function_response_types = ["ReportBatchItemFailures"].')
+        elif v is UNKNOWN:
             yield unknown(e.address, "function_response_types is only known after apply")
         elif v and "ReportBatchItemFailures" in v:
             yield ok(e.address, "reports partial batch failures")
@@ -87,14 +94,16 @@ can exhaust the account's Lambda concurrency or overwhelm a downstream database;
 on the function instead makes the poller throttle, and throttled receives count toward
 maxReceiveCount. A warning: it protects neighbours and downstreams.""",
       fix="Add scaling_config { maximum_concurrency = N } (2-1000) sized for the downstream.",
-      sources="seed 001 §10.1.2")
+      sources=('lambda-sqs-scaling',))
 def bounded_concurrency(model: Model, opts):
     for e in model.esms:
-        v = e.res.path("scaling_config", 0, "maximum_concurrency")
-        if v is UNKNOWN:
+        v = e.maximum_concurrency()
+        if isinstance(v, Invalid):
+            yield invalid(e.address, v)
+        elif v is UNKNOWN:
             yield unknown(e.address, "scaling_config.maximum_concurrency is only known after apply")
-        elif isinstance(v, (int, float)) and v > 0:
-            yield ok(e.address, f"maximum_concurrency {v:g}")
+        elif v is not None:
+            yield ok(e.address, f"maximum_concurrency {v}")
         else:
             yield fail(e.address, "no scaling_config.maximum_concurrency: the mapping may scale to 1,000 concurrent invocations")
 
@@ -105,26 +114,31 @@ For FIFO queues Lambda accepts a batch size of at most 10 and no batching window
 refused by the API at apply time (after the rest of the stack has changed), and a batching window
 would hold back a message group's next message. Batch size defaults to 10 when unset.""",
       fix="Set batch_size <= 10 and remove maximum_batching_window_in_seconds (or set it to 0).",
-      sources="seed 003")
+      sources=('lambda-sqs-configure',))
 def fifo_batching(model: Model, opts):
     for e in model.esms:
         q, why = _queue(e)
         if q is None:
             continue  # unknown queue: ESM001 already reports that it cannot decide
+        if isinstance(q.fifo, Invalid):
+            continue  # SQS005 reports it on the queue
         if q.fifo is UNKNOWN:
             yield unknown(e.address, f"whether {q.address} is FIFO is only known after apply")
             continue
         if not q.fifo:
             continue
         b, w = e.batch_size(), e.batching_window()
-        if b is UNKNOWN or w is UNKNOWN:
+        bad = invalid_of(b, w)
+        if bad:
+            yield invalid(e.address, bad)
+        elif b is UNKNOWN or w is UNKNOWN:
             yield unknown(e.address, "batch_size or maximum_batching_window_in_seconds only known after apply")
         elif b <= 10 and w == 0:
-            yield ok(e.address, f"FIFO batch size {b:g}, no batching window")
+            yield ok(e.address, f"FIFO batch size {b}, no batching window")
         else:
             probs = []
             if b > 10:
-                probs.append(f"batch_size {b:g} > 10")
+                probs.append(f"batch_size {b} > 10")
             if w:
-                probs.append(f"maximum_batching_window_in_seconds {w:g} > 0")
+                probs.append(f"maximum_batching_window_in_seconds {seconds(w)} > 0")
             yield fail(e.address, f"FIFO queue {q.address}: {' and '.join(probs)}")

@@ -61,7 +61,7 @@ Likewise s3:*, dynamodb:*, kms:*, "*" and NotAction in an Allow. Checked on iden
 policy documents and resource policies; Deny statements with wildcards narrow access and are fine.""",
       fix="List the actions the principal needs (producer: sqs:SendMessage; consumer: sqs:ReceiveMessage, "
           "sqs:DeleteMessage, sqs:ChangeMessageVisibility, sqs:GetQueueAttributes; claim check: s3:GetObject/PutObject).",
-      sources="seed 000",
+      sources=('iam-best-practices', 'sqs-api-permissions'),
       options=(Option("services", list(SERVICES), list, "services whose service-wide wildcard is refused"),))
 def no_wildcards(model: Model, opts):
     services = {s.lower() for s in opts["services"]}
@@ -109,7 +109,7 @@ reads every bucket. Data actions on SQS, S3, DynamoDB and KMS must name their qu
 (objects under a named bucket may use a key wildcard), tables and keys. Resources only known after
 apply are references to resources of the plan, hence named.""",
       fix="Replace \"*\" and name wildcards with the ARNs of the queues, buckets, tables and keys the principal uses.",
-      sources="seed 000",
+      sources=('iam-best-practices', 'iam-resource'),
       options=(Option("services", list(SERVICES), list, "services whose data actions must name resources"),))
 def scoped_resources(model: Model, opts):
     services = {s.lower() for s in opts["services"]}

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from .. import iamdoc
 from ..graph import UNKNOWN
-from ..model import Model, Queue, parse_sqs_arn
-from . import Option, fail, ok, rule, seconds, unknown
+from ..model import Invalid, Model, Queue, show, invalid_of, loads, parse_sqs_arn
+from . import Option, fail, invalid, ok, rule, seconds, unknown
 
 TLS_STATEMENT = ('{"Sid": "DenyInsecureTransport", "Effect": "Deny", "Principal": "*", "Action": "sqs:*", '
                  '"Resource": "<queue ARN>", "Condition": {"Bool": {"aws:SecureTransport": "false"}}}')
@@ -38,11 +38,13 @@ Messages often carry personal or business data. SQS encrypts at rest only when t
 that sets neither leaves encryption to the account default at creation time, which the plan cannot
 show and a reviewer cannot verify.""",
       fix="Set sqs_managed_sse_enabled = true (SSE-SQS), or kms_master_key_id to a KMS key (SSE-KMS).",
-      sources="seeds 000, 002, 003")
+      sources=('sqs-sse', 'sqs-security'))
 def queue_encryption(model: Model, opts):
     for q in model.queues:
         enc = q.encryption()
-        if enc is UNKNOWN:
+        if isinstance(enc, Invalid):
+            yield invalid(q.address, enc)
+        elif enc is UNKNOWN:
             yield unknown(q.address, "the encryption settings are only known after apply")
         elif enc:
             yield ok(q.address, f"encrypted with {enc}")
@@ -62,7 +64,7 @@ where it can be inspected and redriven. A queue counts as a DLQ (and needs none 
 queue's redrive policy targets it, or it declares a redrive-allow policy (byQueue/allowAll).""",
       fix="Add redrive_policy = jsonencode({deadLetterTargetArn = aws_sqs_queue.<dlq>.arn, maxReceiveCount = 5}), "
           "or an aws_sqs_queue_redrive_policy resource.",
-      sources="seeds 000, 001, 003")
+      sources=('sqs-dlq',))
 def queue_has_dlq(model: Model, opts):
     for q in _sources(model):
         link = q.dlq_link
@@ -90,36 +92,45 @@ times and reaches the DLQ late; below 3 a transient dependency failure is not re
 are warnings. When the redrive policy embeds a DLQ ARN created in the same apply the whole JSON,
 maxReceiveCount included, is unknown at plan time and the rule says so.""",
       fix="Set maxReceiveCount in the redrive policy to 3-5.",
-      sources="seeds 000, 001, 002, 003",
+      sources=('sqs-dlq', 'sqs-set-attributes', 'sqs-visibility'),
       options=(Option("min", 3, int, "lowest recommended maxReceiveCount"),
                Option("max", 5, int, "highest recommended maxReceiveCount"),
                Option("floor", 2, int, "below this the finding is an error (ghost receives)")),
       severity_note="error below `floor` (2); warning outside `min`..`max` (3..5)")
 def max_receive_count(model: Model, opts):
     lo, hi, floor = opts["min"], opts["max"], opts["floor"]
-    for q in _sources(model):
-        if q.dlq_link is None or q.redrive_error:
-            continue
-        mrc = q.max_receive_count
-        ref = q.redrive_ref
+
+    def verdict(address: str, mrc, ref=None, why=None):
         if mrc is UNKNOWN:
-            yield unknown(q.address, f"maxReceiveCount is only known after apply: {q.redrive_why}" if q.redrive_why else
-                          "maxReceiveCount is inside a redrive policy that is only known after apply "
-                          "(it embeds the DLQ's ARN), so it cannot be read from the plan",
-                          f"Make sure maxReceiveCount is within {lo}..{hi} in the configuration.", ref=ref)
-        elif not isinstance(mrc, (int, float)):
-            yield fail(q.address, "the redrive policy has no numeric maxReceiveCount", f"Set maxReceiveCount to {lo}..{hi}.",
-                       ref=ref)
-        elif mrc < floor:
-            yield fail(q.address, f"maxReceiveCount {mrc:g} < {floor}: one ghost receive (a slow consumer, a console "
-                                  f"peek) moves a healthy message to the DLQ", f"Set maxReceiveCount to {lo}..{hi}.", ref=ref)
-        elif mrc < lo or mrc > hi:
-            yield fail(q.address, f"maxReceiveCount {mrc:g} is outside {lo}..{hi}"
-                       + (": transient failures are not retried enough" if mrc < lo
-                          else ": a poison message is retried (and billed) that many times before it reaches the DLQ"),
-                       f"Set maxReceiveCount to {lo}..{hi}.", severity="warning", ref=ref)
-        else:
-            yield ok(q.address, f"maxReceiveCount {mrc:g} within {lo}..{hi}", ref=ref)
+            return unknown(address, f"maxReceiveCount is only known after apply: {why}" if why else
+                           "maxReceiveCount is inside a redrive policy that is only known after apply "
+                           "(it embeds the DLQ's ARN), so it cannot be read from the plan",
+                           f"Make sure maxReceiveCount is within {lo}..{hi} in the configuration.", ref=ref)
+        if isinstance(mrc, Invalid):
+            return invalid(address, mrc, f"Set maxReceiveCount to {lo}..{hi}.")
+        if mrc < floor:
+            return fail(address, f"maxReceiveCount {mrc} < {floor}: one ghost receive (a slow consumer, a console "
+                                 f"peek) moves a healthy message to the DLQ", f"Set maxReceiveCount to {lo}..{hi}.", ref=ref)
+        if mrc < lo or mrc > hi:
+            return fail(address, f"maxReceiveCount {mrc} is outside {lo}..{hi}"
+                        + (": transient failures are not retried enough" if mrc < lo
+                           else ": a poison message is retried (and billed) that many times before it reaches the DLQ"),
+                        f"Set maxReceiveCount to {lo}..{hi}.", severity="warning", ref=ref)
+        return ok(address, f"maxReceiveCount {mrc} within {lo}..{hi}", ref=ref)
+
+    for q in _sources(model):
+        if q.dlq_link is None or (q.redrive_error and not isinstance(q.max_receive_count, Invalid)):
+            continue
+        yield verdict(q.address, q.max_receive_count, q.redrive_ref, q.redrive_why)
+    # a redrive policy resource whose queue is not in the plan (or cannot be told) is
+    # still a redrive policy: its maxReceiveCount is evaluated on its own address
+    for kind, r, _link in model.unattached:
+        if kind == "redrive":
+            mrc, _arn, err = model.redrive_of(r)
+            if mrc is None and err:
+                yield fail(r.address, err, "Set redrive_policy to a JSON object with deadLetterTargetArn and maxReceiveCount.")
+            elif mrc is not None:
+                yield verdict(r.address, mrc)
 
 
 @rule("SQS004", "dlq-retention-longer", "error", "queue", "DLQ retention strictly greater than its source's",
@@ -129,7 +140,7 @@ DLQ's retention clock has already run for as long as the message sat in the sour
 messages no longer than its source deletes failures before anyone can inspect or redrive them.
 Retention left unset is the AWS default, 345600 s (4 days).""",
       fix="Raise the DLQ's message_retention_seconds above the source's (1209600 s, 14 days, the maximum, is usual).",
-      sources="seeds 000, 001, 003")
+      sources=('sqs-dlq-retention',))
 def dlq_retention(model: Model, opts):
     for q in _sources(model):
         dlq, res = _dlq_or_unknown(q, "retention")
@@ -138,7 +149,10 @@ def dlq_retention(model: Model, opts):
         if dlq is None:
             continue
         src_r, dlq_r = q.retention(), dlq.retention()
-        if src_r is UNKNOWN or dlq_r is UNKNOWN:
+        bad = invalid_of(src_r, dlq_r)
+        if bad:
+            yield invalid(q.address if bad is src_r else dlq.address, bad)
+        elif src_r is UNKNOWN or dlq_r is UNKNOWN:
             yield unknown(q.address, f"retention of the source or of its DLQ {dlq.address} is only known after apply")
         elif dlq_r > src_r:
             yield ok(q.address, f"DLQ {dlq.address} retention {seconds(dlq_r)} > source {seconds(src_r)}")
@@ -156,7 +170,7 @@ def dlq_retention(model: Model, opts):
 SQS requires the dead-letter queue of a FIFO queue to be FIFO and that of a standard queue to be
 standard; a mismatch fails at apply time (or, for a redrive policy set later, when messages move).""",
       fix="Make the DLQ FIFO (fifo_queue = true, name ending in .fifo) exactly when the source is.",
-      sources="seed 003")
+      sources=('sqs-dlq', 'sqs-set-attributes'))
 def dlq_fifo(model: Model, opts):
     for q in _sources(model):
         dlq, res = _dlq_or_unknown(q, "type (FIFO or standard)")
@@ -164,7 +178,10 @@ def dlq_fifo(model: Model, opts):
             yield res
         if dlq is None:
             continue
-        if q.fifo is UNKNOWN or dlq.fifo is UNKNOWN:
+        bad = invalid_of(q.fifo, dlq.fifo)
+        if bad:
+            yield invalid(q.address if bad is q.fifo else dlq.address, bad)
+        elif q.fifo is UNKNOWN or dlq.fifo is UNKNOWN:
             yield unknown(q.address, "whether the source or its DLQ is FIFO is only known after apply")
         elif bool(q.fifo) == bool(dlq.fifo):
             yield ok(q.address, f"source and DLQ {dlq.address} are both {'FIFO' if q.fifo else 'standard'}")
@@ -179,7 +196,7 @@ def dlq_fifo(model: Model, opts):
 Failed messages move to the DLQ with their bodies. An encrypted source with an unencrypted DLQ stores
 exactly the messages that needed attention in clear.""",
       fix="Enable SSE on the DLQ (sqs_managed_sse_enabled = true or the source's kms_master_key_id).",
-      sources="seed 003")
+      sources=('sqs-sse', 'sqs-dlq'))
 def dlq_encrypted(model: Model, opts):
     for q in _sources(model):
         dlq, res = _dlq_or_unknown(q, "encryption")
@@ -188,7 +205,10 @@ def dlq_encrypted(model: Model, opts):
         if dlq is None:
             continue
         src, d = q.encryption(), dlq.encryption()
-        if src is None:
+        bad = invalid_of(src, d)
+        if bad:
+            yield invalid(q.address if bad is src else dlq.address, bad)
+        elif src is None:
             yield ok(q.address, "source is not encrypted (see SQS001), nothing to match")
         elif d is UNKNOWN or src is UNKNOWN:
             yield unknown(q.address, f"encryption of the source or of its DLQ {dlq.address} is only known after apply")
@@ -204,13 +224,14 @@ With short polling (wait 0, the SQS default) a receive samples a subset of serve
 empty while messages wait, and every empty receive is billed. Long polling (1-20 s; 20 is usual)
 waits for messages and queries all servers. A warning: it costs money and latency, not messages.""",
       fix="Set receive_wait_time_seconds = 20.",
-      sources="seeds 000, 003",
+      sources=('sqs-polling',),
       options=(Option("min_seconds", 1, int, "smallest acceptable wait"),))
 def long_polling(model: Model, opts):
     for q in model.queues:
-        w = q.res.attr("receive_wait_time_seconds")
-        w = 0 if w is None else w
-        if w is UNKNOWN:
+        w = q.wait_time()
+        if isinstance(w, Invalid):
+            yield invalid(q.address, w)
+        elif w is UNKNOWN:
             yield unknown(q.address, "receive_wait_time_seconds is only known after apply")
         elif w >= opts["min_seconds"]:
             yield ok(q.address, f"long polling {w} s")
@@ -224,13 +245,15 @@ def long_polling(model: Model, opts):
 Retention is how long a message may wait for a consumer. Below a day, an outage that starts on a
 Friday evening (or any incident noticed late) silently deletes work before anyone can react.""",
       fix="Set message_retention_seconds to at least 86400 (the AWS default is 345600, 4 days).",
-      sources="seed 000",
+      sources=('sqs-set-attributes', 'sqs-dlq-retention'),
       options=(Option("min_seconds", 86400, int, "minimum retention of a source queue"),))
 def source_retention(model: Model, opts):
     lo = opts["min_seconds"]
     for q in _sources(model):
         r = q.retention()
-        if r is UNKNOWN:
+        if isinstance(r, Invalid):
+            yield invalid(q.address, r)
+        elif r is UNKNOWN:
             yield unknown(q.address, "message_retention_seconds is only known after apply")
         elif r >= lo:
             yield ok(q.address, f"retention {seconds(r)} >= {seconds(lo)}")
@@ -245,7 +268,7 @@ SQS accepts plain-HTTP requests unless the queue policy denies them. The guard (
 a Deny of sqs:* to every principal when aws:SecureTransport is "false". A Deny with wildcards is the
 correct shape here and is not an IAM-wildcard finding.""",
       fix=f"Add a queue policy statement {TLS_STATEMENT}.",
-      sources="seed 003 (enforceSSL)")
+      sources=('sqs-security',))
 def queue_policy_tls(model: Model, opts):
     for q in model.queues:
         docs = model.queue_policies(q)
@@ -255,51 +278,75 @@ def queue_policy_tls(model: Model, opts):
         if not docs:
             yield fail(q.address, "has no queue policy, so requests without TLS are accepted")
             continue
-        good = [d for d in docs if d.doc is not None and iamdoc.denies_insecure_transport(d.doc, "sqs")]
-        if good:
-            yield ok(q.address, f"policy on {good[0].address} denies sqs:* without TLS", ref=good[0].ref)
-        elif any(d.doc is None and d.error is None for d in docs):
-            d = next(d for d in docs if d.doc is None and d.error is None)
-            yield unknown(q.address, f"the queue policy on {d.address}: {d.unknown_reason}", ref=d.ref)
-        else:
-            err = next((d for d in docs if d.error), None)
-            yield fail(q.address, err.error if err else "the queue policy has no Deny of sqs:* to \"*\" when "
-                       "aws:SecureTransport is \"false\"", ref=err.ref if err else next((d.ref for d in docs if d.ref), None))
+        yield _tls_verdict(q.address, docs)
+    # a queue policy resource whose queue is not in the plan is that queue's whole policy
+    for d in _unattached_policies(model):
+        yield _tls_verdict(d.address, [d])
+
+
+def _unattached_policies(model: Model):
+    for kind, r, _link in model.unattached:
+        if kind == "policy":
+            d = model.document_from(r, "policy")
+            if d is not None:
+                yield d
+
+
+def _tls_verdict(address: str, docs):
+    good = next((d for d in docs if d.doc is not None and iamdoc.denies_insecure_transport(d.doc, "sqs")), None)
+    if good is not None:
+        return ok(address, f"policy on {good.address} denies sqs:* without TLS", ref=good.ref)
+    pending = next((d for d in docs if (d.doc is None and d.error is None)
+                    or (d.doc is not None and d.doc.incomplete)), None)
+    if pending is not None:
+        why = pending.unknown_reason if pending.doc is None else pending.doc.incomplete
+        return unknown(address, f"the queue policy on {pending.address}: {why}", ref=pending.ref)
+    err = next((d for d in docs if d.error), None)
+    return fail(address, err.error if err else "the queue policy has no Deny of sqs:* to \"*\" when "
+                "aws:SecureTransport is \"false\"", ref=err.ref if err else next((d.ref for d in docs if d.ref), None))
 
 
 @rule("SQS010", "queue-policy-no-public-principal", "error", "queue", "No public principal in a queue policy",
       why="""
 An Allow to principal "*" (or {"AWS": "*"}) without a condition that pins the caller (aws:SourceArn,
 aws:SourceAccount, aws:PrincipalOrgID, ...) lets anyone on the internet send, receive or delete.
-Deny statements with "*" (such as the TLS guard) restrict access and are not findings.""",
+Deny statements with "*" (such as the TLS guard) restrict access and are not findings. A queue
+policy resource is evaluated on its own when its queue is not in the plan.""",
       fix="Name the principal (e.g. {Service = \"sns.amazonaws.com\"}) and add an aws:SourceArn condition.",
-      sources="seed 003")
+      sources=('sqs-security',))
 def queue_policy_public(model: Model, opts):
     for q in model.queues:
-        docs = model.queue_policies(q)
-        bad, undecided, bad_ref = [], [], None
-        for d in docs:
-            if d.doc is None:
-                if d.error is None:
-                    undecided.append(d)
+        yield _public_verdict(q.address, model.queue_policies(q))
+    for d in _unattached_policies(model):
+        yield _public_verdict(d.address, [d])
+
+
+def _public_verdict(address: str, docs):
+    bad, undecided, bad_ref = [], [], None
+    for d in docs:
+        if d.doc is None:
+            if d.error is None:
+                undecided.append((d, d.unknown_reason))
+            continue
+        for s in d.doc.statements:
+            if s.effect != "Allow":
+                if s.effect is UNKNOWN:
+                    undecided.append((d, "an Effect is only known after apply"))
                 continue
-            for s in d.doc.statements:
-                if s.effect != "Allow":
-                    continue
-                if s.principals is UNKNOWN:
-                    undecided.append(d)
-                elif s.not_principals is UNKNOWN:
-                    undecided.append(d)
-                elif (iamdoc.is_public_principal(s.principals) or s.not_principals) and not iamdoc.has_restricting_condition(s.conditions):
-                    bad.append(s.label)
-                    bad_ref = bad_ref or d.ref
-        if bad:
-            yield fail(q.address, f"queue policy allows principal \"*\" without a restricting condition in {', '.join(bad)}",
-                       ref=bad_ref)
-        elif undecided:
-            yield unknown(q.address, f"the queue policy on {undecided[0].address} is only known after apply", ref=undecided[0].ref)
-        else:
-            yield ok(q.address, "no public Allow" if docs else "no queue policy", ref=next((d.ref for d in docs if d.ref), None))
+            if s.principals is UNKNOWN or s.not_principals is UNKNOWN:
+                undecided.append((d, "a principal is only known after apply"))
+            elif (iamdoc.is_public_principal(s.principals) or s.not_principals) and not iamdoc.has_restricting_condition(s.conditions):
+                bad.append(s.label)
+                bad_ref = bad_ref or d.ref
+        if d.doc.incomplete:
+            undecided.append((d, d.doc.incomplete))
+    if bad:
+        return fail(address, f"queue policy allows principal \"*\" without a restricting condition in {', '.join(bad)}",
+                    ref=bad_ref)
+    if undecided:
+        d, why = undecided[0]
+        return unknown(address, f"the queue policy on {d.address}: {why}", ref=d.ref)
+    return ok(address, "no public Allow" if docs else "no queue policy", ref=next((d.ref for d in docs if d.ref), None))
 
 
 def _names_source(arns: list, src: Queue) -> bool:
@@ -324,7 +371,7 @@ Without a redrive-allow policy any queue in the account may use the DLQ as its d
 (allowAll), mixing unrelated failures into it and into its alarms. `byQueue` with the source ARNs
 documents and enforces the pairing. A warning: it protects operations, not messages.""",
       fix='Set redrive_allow_policy = jsonencode({redrivePermission = "byQueue", sourceQueueArns = [<source ARNs>]}).',
-      sources="seed 003",
+      sources=('sqs-set-attributes', 'sqs-dlq'),
       severity_note="warning when the DLQ has no redrive-allow policy or allows more than byQueue; error when a "
                     "byQueue policy omits one of its sources (SQS then refuses to move that source's failures)")
 def dlq_redrive_allow(model: Model, opts):
@@ -354,7 +401,7 @@ def dlq_redrive_allow(model: Model, opts):
         elif allow.get("redrivePermission") is UNKNOWN:
             yield unknown(d.address, "redrivePermission is only known after apply", ref=ref)
         elif allow.get("redrivePermission") != "byQueue":
-            yield fail(d.address, f"redrivePermission is {allow.get('redrivePermission')!r}, not \"byQueue\"", ref=ref)
+            yield fail(d.address, f"redrivePermission is {show(allow.get('redrivePermission'))}, not \"byQueue\"", ref=ref)
         else:
             arns = allow.get("sourceQueueArns")
             arns = [] if arns is None else (arns if isinstance(arns, list) else [arns])
@@ -368,3 +415,21 @@ def dlq_redrive_allow(model: Model, opts):
                            "Add the sources' ARNs to sourceQueueArns.", severity="error", ref=ref)
             else:
                 yield ok(d.address, f"byQueue naming {names}", ref=ref)
+    # a redrive-allow policy resource whose queue is not in the plan: its permission, on its own
+    for kind, r, _link in model.unattached:
+        if kind != "allow":
+            continue
+        raw = r.attr("redrive_allow_policy")
+        try:
+            allow = loads(raw) if isinstance(raw, str) else raw
+        except ValueError:
+            allow = "invalid"
+        if allow is UNKNOWN:
+            yield unknown(r.address, "the redrive-allow policy is only known after apply")
+        elif not isinstance(allow, dict):
+            yield fail(r.address, "redrive_allow_policy is not a JSON object")
+        elif allow.get("redrivePermission") in ("byQueue", "denyAll"):
+            yield ok(r.address, f"redrivePermission {allow['redrivePermission']}")
+        else:
+            yield fail(r.address, f"redrivePermission is {show(allow.get('redrivePermission'))}, not \"byQueue\": "
+                                  "any queue in the account may use the queue as its DLQ")

@@ -5,8 +5,8 @@ import re
 
 from .. import iamdoc
 from ..graph import UNKNOWN, Resource
-from ..model import Bucket, Model
-from . import Option, fail, ok, rule, seconds, unknown
+from ..model import Bucket, Invalid, Model, number, show
+from . import Option, fail, invalid, ok, rule, seconds, unknown
 
 PAB_FLAGS = ("block_public_acls", "block_public_policy", "ignore_public_acls", "restrict_public_buckets")
 
@@ -15,7 +15,7 @@ def _sse_algorithm(r: Resource, base: tuple):
     rules = r.path(*base)
     if rules is UNKNOWN:
         return UNKNOWN
-    for i, _ in enumerate(rules or ()):
+    for i, _ in enumerate(rules if isinstance(rules, list) else ()):
         alg = r.path(*base, i, "apply_server_side_encryption_by_default", 0, "sse_algorithm")
         if alg is UNKNOWN or alg:
             return alg
@@ -28,7 +28,7 @@ Claim-check payloads are the message bodies too large for SQS: the same data, at
 bucket must declare its encryption (aws_s3_bucket_server_side_encryption_configuration with AES256
 or aws:kms) so the plan shows it; checked on every bucket in the plan.""",
       fix="Add an aws_s3_bucket_server_side_encryption_configuration (sse_algorithm = \"aws:kms\" or \"AES256\").",
-      sources="seeds 001, 003")
+      sources=('s3-encryption', 'sqs-large-messages'))
 def bucket_encryption(model: Model, opts):
     for b in model.buckets:
         algs = [_sse_algorithm(r, ("rule",)) for r in b.sse]
@@ -48,7 +48,7 @@ def bucket_encryption(model: Model, opts):
 block_public_acls, block_public_policy, ignore_public_acls and restrict_public_buckets together stop
 a later ACL or policy change from exposing payloads publicly. Any one missing leaves a path open.""",
       fix="Add an aws_s3_bucket_public_access_block with all four flags true.",
-      sources="seeds 001, 003")
+      sources=('s3-public-access',))
 def bucket_pab(model: Model, opts):
     for b in model.buckets:
         if not b.pab:
@@ -77,30 +77,59 @@ S3 accepts plain-HTTP requests unless the bucket policy denies them: a Deny of s
 when aws:SecureTransport is "false", on the bucket and its objects.""",
       fix='Add a bucket policy statement: Effect "Deny", Principal "*", Action "s3:*", Resource [bucket ARN, '
           'bucket ARN/*], Condition {"Bool": {"aws:SecureTransport": "false"}}.',
-      sources="seeds 001, 003")
+      sources=('s3-security',))
 def bucket_tls(model: Model, opts):
     for b in model.buckets:
         docs = [d for d in (model.document_from(r, a) for r, a in b.policies) if d is not None]
         if not docs:
             yield fail(b.address, "has no bucket policy, so requests without TLS are accepted")
             continue
-        if any(d.doc is not None and iamdoc.denies_insecure_transport(d.doc, "s3") for d in docs):
-            yield ok(b.address, "bucket policy denies s3:* without TLS")
-        elif any(d.doc is None and d.error is None for d in docs):
+        # the Deny must cover the bucket and its objects: plain-HTTP object requests
+        # (GetObject, PutObject) are otherwise allowed
+        name = b.name if isinstance(b.name, str) and b.name else None
+        arns = [f"arn:aws:s3:::{name}", f"arn:aws:s3:::{name}/payload"]
+        denies = [d for d in docs if d.doc is not None and iamdoc.denies_insecure_transport(d.doc, "s3") is True]
+        scope = [iamdoc.denies_insecure_transport(d.doc, "s3", arns) for d in denies] if name else []
+        if any(v is True for v in scope):
+            yield ok(b.address, "bucket policy denies s3:* without TLS on the bucket and its objects")
+        elif any((d.doc is None and d.error is None) or (d.doc is not None and d.doc.incomplete) for d in docs):
             yield unknown(b.address, "the bucket policy is only known after apply")
+        elif not denies:
+            err = next((d.error for d in docs if d.error), None)
+            yield fail(b.address, err or "the bucket policy has no Deny of s3:* to \"*\" when aws:SecureTransport is \"false\"")
+        elif name is None:
+            yield unknown(b.address, "the bucket name is only known after apply, so whether the TLS-only Deny covers "
+                                     "the bucket and its objects cannot be told")
+        elif any(v is UNKNOWN for v in scope):
+            yield unknown(b.address, "the resources of the TLS-only Deny are only known after apply, so whether it "
+                                     "covers the bucket and its objects (bucket ARN/*) cannot be told")
+        elif any(iamdoc.denies_insecure_transport(d.doc, "s3", arns[:1]) is True for d in denies):
+            yield fail(b.address, "the bucket policy denies s3:* without TLS on the bucket but not on its objects "
+                                  "(bucket ARN/*): plain-HTTP object requests are allowed",
+                       'Add "<bucket ARN>/*" to the Resource of the TLS-only Deny statement.')
         else:
-            yield fail(b.address, "the bucket policy has no Deny of s3:* to \"*\" when aws:SecureTransport is \"false\"")
+            yield fail(b.address, "the bucket policy's TLS-only Deny covers neither the bucket nor its objects",
+                       'Set the Resource of the TLS-only Deny to ["<bucket ARN>", "<bucket ARN>/*"].')
+
+
+def _text(v):
+    """A prefix: the string, "" when unset, UNKNOWN, or None when it is not a string."""
+    if v is UNKNOWN or isinstance(v, str):
+        return v
+    return "" if v is None else None
 
 
 def _lifecycle_rules(b: Bucket):
-    """(prefix, days, status, where) for each expiration rule; prefix None when it has a non-prefix filter."""
+    """(prefix, days, status, where) for each expiration rule; prefix None when it has a
+    non-prefix filter (or one that is not a string); days an Invalid when not a whole
+    number of days >= 1."""
     out = []
     for r in b.lifecycles:
         rules = r.attr("rule")
         if rules is UNKNOWN:
             out.append((UNKNOWN, UNKNOWN, UNKNOWN, r.address))
             continue
-        for i, ru in enumerate(rules or ()):
+        for i, _ru in enumerate(rules if isinstance(rules, list) else ()):
             status = r.path("rule", i, "status")
             prefix = r.path("rule", i, "filter", 0, "prefix")
             if prefix in (None, ""):
@@ -108,7 +137,7 @@ def _lifecycle_rules(b: Bucket):
             if prefix in (None, ""):
                 prefix = r.path("rule", i, "prefix")
             tags = [r.path("rule", i, "filter", 0, "tag"), r.path("rule", i, "filter", 0, "and", 0, "tags")]
-            prefix = "" if prefix is None else prefix
+            prefix = _text(prefix)
             if any(t is not UNKNOWN and t for t in tags):
                 prefix = None  # only tagged objects: does not cover untagged payloads
             elif any(t is UNKNOWN for t in tags):
@@ -117,13 +146,13 @@ def _lifecycle_rules(b: Bucket):
             if exp is UNKNOWN:
                 out.append((prefix, UNKNOWN, status, r.address))
                 continue
-            for j, _ in enumerate(exp or ()):
+            for j, _ in enumerate(exp if isinstance(exp, list) else ()):
                 days = r.path("rule", i, "expiration", j, "days")
                 date = r.path("rule", i, "expiration", j, "date")
                 if days is UNKNOWN or date is UNKNOWN:
                     out.append((prefix, UNKNOWN, status, r.address))
                 elif days:
-                    out.append((prefix, days, status, r.address))
+                    out.append((prefix, number(days, "expiration.days", 1, unit="days"), status, r.address))
                 elif date:
                     out.append((prefix, ("date", date), status, r.address))
     inline = b.res.attr("lifecycle_rule") if b.res.configured("lifecycle_rule") else None
@@ -132,26 +161,30 @@ def _lifecycle_rules(b: Bucket):
     for i, _ru in enumerate(inline if isinstance(inline, list) else ()):
         enabled = b.res.path("lifecycle_rule", i, "enabled")
         days = b.res.path("lifecycle_rule", i, "expiration", 0, "days")
-        prefix = b.res.path("lifecycle_rule", i, "prefix")
+        prefix = _text(b.res.path("lifecycle_rule", i, "prefix"))
         if days is UNKNOWN or days:
-            out.append(("" if prefix is None else prefix, days,
-                        UNKNOWN if enabled is UNKNOWN else ("Enabled" if enabled else "Disabled"), b.address))
+            out.append((prefix, days if days is UNKNOWN else number(days, "lifecycle_rule.expiration.days", 1, unit="days"),
+                        UNKNOWN if enabled is UNKNOWN else ("Enabled" if enabled is True else "Disabled"), b.address))
     return out
 
 
 @rule("S3004", "claim-check-expiry", "error", "claim check",
-      "Payload expiry >= the longest DLQ retention of the queues the bucket serves",
+      "Payload expiry >= the longest a message pointing at it can live",
       why="""
 A claim-check message carries a pointer to its payload in S3. A lifecycle expiration on the payload
 prefix cleans up payloads whose messages were processed (deleting them synchronously is unsafe under
 retries). But a message can sit in the DLQ for its full retention and then be redriven: if the
 payload expired first, the redriven message points at nothing and the work is lost. So the expiry
-must exist and be at least the longest DLQ retention among the queues the bucket serves. A bucket
-serves the queues linked to it by a policy document that grants access to both, by a Lambda
-consumer that references it, or by sharing the nearest enclosing module with them.""",
-      fix="Add an aws_s3_bucket_lifecycle_configuration rule with expiration.days >= the longest DLQ retention "
-          "(in days) on the payload prefix.",
-      sources="seed 001 §10.4.4",
+must exist and be at least the longest a message can live among the queues the bucket serves: the
+DLQ's retention for a standard queue (a message keeps its original enqueue time when it moves to the
+DLQ), the source's plus the DLQ's retention for a FIFO queue (moving to a FIFO DLQ resets the enqueue
+time, so the message can live that long in total). The module's claim-check bucket derives its
+default expiry the same way and refuses a shorter one. A bucket serves the queues linked to it by a
+policy document that grants access to both, by a Lambda consumer that references it, or by sharing
+the nearest enclosing module with them.""",
+      fix="Add an aws_s3_bucket_lifecycle_configuration rule with expiration.days >= the longest message lifetime "
+          "(in days, rounded up) on the payload prefix.",
+      sources=('sqs-large-messages', 'sqs-dlq-retention', 's3-lifecycle-expiration'),
       options=(Option("payload_prefix", "", str,
                       "key prefix of the payloads; empty: every expiration rule of the bucket counts"),))
 def claim_check_expiry(model: Model, opts):
@@ -160,21 +193,28 @@ def claim_check_expiry(model: Model, opts):
         if not b.claim_check:
             continue
         # the longest time a message pointing at a payload can live
-        longest, longest_q, undecided = 0, None, []
+        longest, longest_q, undecided, bad = 0, None, [], None
         for q in b.queues:
             if q.is_dlq:
-                r, who = q.retention(), q
+                parts, who = [q.retention()], q
             elif q.dlq is not None:
-                r, who = q.dlq.retention(), q.dlq
+                # FIFO: the DLQ resets the enqueue time, the message lives source + DLQ retention
+                fifo = q.fifo is True and q.dlq.fifo is True
+                parts, who = ([q.retention(), q.dlq.retention()] if fifo else [q.dlq.retention()]), q.dlq
             elif q.dlq_link is not None:
                 undecided.append(f"the DLQ of {q.address} is not in this plan")
                 continue
             else:
-                r, who = q.retention(), q
-            if r is UNKNOWN:
-                undecided.append(f"retention of {who.address} is only known after apply")
-            elif r > longest:
-                longest, longest_q = r, who
+                parts, who = [q.retention()], q
+            if any(isinstance(p, Invalid) for p in parts):
+                bad = bad or (who, next(p for p in parts if isinstance(p, Invalid)))
+            elif any(p is UNKNOWN for p in parts) or q.fifo is UNKNOWN:
+                undecided.append(f"retention of {who.address} (or whether it is FIFO) is only known after apply")
+            elif sum(parts) > longest:
+                longest, longest_q = sum(parts), (who, len(parts) > 1, q)
+        if bad:
+            yield invalid(bad[0].address, bad[1])
+            continue
         rules = _lifecycle_rules(b)
         covering = []
         for prefix, days, status, where in rules:
@@ -188,6 +228,10 @@ def claim_check_expiry(model: Model, opts):
         if not covering:
             yield fail(b.address, f"no enabled lifecycle expiration covers {scope}: payloads are never deleted")
             continue
+        wrong = next(((d, w) for d, w in covering if isinstance(d, Invalid)), None)
+        if wrong:
+            yield invalid(wrong[1], wrong[0])
+            continue
         if any(d is UNKNOWN for d, _ in covering):
             yield unknown(b.address, "the lifecycle expiration is only known after apply")
             continue
@@ -199,17 +243,21 @@ def claim_check_expiry(model: Model, opts):
             continue
         days, where = min(covering, key=lambda x: x[0])
         if undecided and (longest_q is None or days * 86400 >= longest):
-            yield unknown(b.address, f"payloads expire after {days:g} d, but {undecided[0]}")
+            yield unknown(b.address, f"payloads expire after {days} d, but {undecided[0]}")
             continue
+        what = ""
+        if longest_q is not None:
+            who, summed, src = longest_q
+            what = (f" (FIFO {src.address} + its DLQ {who.address}: a FIFO DLQ resets the enqueue time)" if summed
+                    else f" ({who.address})")
         if days * 86400 >= longest:
-            yield ok(b.address, f"payloads expire after {days:g} d ({seconds(days * 86400)}) >= longest DLQ retention "
-                                f"{seconds(longest)}" + (f" ({longest_q.address})" if longest_q else ""))
+            yield ok(b.address, f"payloads expire after {seconds(days * 86400)} >= the longest message lifetime "
+                                f"{seconds(longest)}{what}")
         else:
             need = -(-longest // 86400)
-            yield fail(b.address, f"payloads expire after {days:g} d ({seconds(days * 86400)}, {where}) < retention "
-                                  f"{seconds(longest)} of {longest_q.address}: a message redriven after day {days:g} "
-                                  "finds its payload gone",
-                       f"Set expiration.days to at least {need:g} in the lifecycle rule of {where}.")
+            yield fail(b.address, f"the lifecycle rule of {where} expires payloads after {seconds(days * 86400)} < the longest message lifetime "
+                                  f"{seconds(longest)}{what}: a message redriven after day {days} finds its payload gone",
+                       f"Set expiration.days to at least {need} in the lifecycle rule of {where}.")
 
 
 def _tables(model: Model, pattern: str):
@@ -230,7 +278,7 @@ An idempotency record only needs to outlive the replay window (the longest time 
 arrive). Without TTL on the attribute the library writes (Powertools: `expiration`) the table grows
 forever and stale records make it slower and costlier.""",
       fix='Add ttl { attribute_name = "expiration", enabled = true }.',
-      sources="seed 001 §10.3, Powertools",
+      sources=('powertools-idempotency', 'ddb-ttl'),
       options=(TABLE_OPT, Option("attribute", "expiration", str, "the expiry attribute the idempotency library writes")))
 def ddb_ttl(model: Model, opts):
     for t in _tables(model, opts["table_pattern"]):
@@ -240,7 +288,7 @@ def ddb_ttl(model: Model, opts):
         elif enabled is True and attr == opts["attribute"]:
             yield ok(t.address, f"TTL on {attr!r}")
         elif enabled is True:
-            yield fail(t.address, f"TTL is on attribute {attr!r}, but the idempotency library writes {opts['attribute']!r}",
+            yield fail(t.address, f"TTL is on attribute {show(attr)}, but the idempotency library writes {opts['attribute']!r}",
                        f'Set ttl.attribute_name = "{opts["attribute"]}".')
         else:
             yield fail(t.address, "TTL is not enabled: idempotency records are never deleted")
@@ -251,7 +299,7 @@ def ddb_ttl(model: Model, opts):
 Powertools' idempotency persistence layer reads and writes the record under the partition key `id`
 (string) unless told otherwise; a table keyed differently fails every call at run time.""",
       fix='Set hash_key = "id" with attribute { name = "id", type = "S" }.',
-      sources="seed 001 §10.3, Powertools",
+      sources=('powertools-idempotency',),
       options=(TABLE_OPT, Option("key", "id", str, "expected partition key")))
 def ddb_key(model: Model, opts):
     for t in _tables(model, opts["table_pattern"]):
@@ -261,7 +309,7 @@ def ddb_key(model: Model, opts):
         elif k == opts["key"]:
             yield ok(t.address, f"partition key {k!r}")
         else:
-            yield fail(t.address, f"partition key is {k!r}, not {opts['key']!r}")
+            yield fail(t.address, f"partition key is {show(k)}, not {opts['key']!r}")
 
 
 @rule("DDB003", "idempotency-pitr", "warning", "idempotency", "Idempotency table has point-in-time recovery",
@@ -269,7 +317,7 @@ def ddb_key(model: Model, opts):
 Losing the idempotency table (a bad deploy, a mistaken delete) turns every in-flight retry into a
 duplicate side effect. Point-in-time recovery makes it restorable. A warning: it guards recovery.""",
       fix="Add point_in_time_recovery { enabled = true }.",
-      sources="seed 001 §10.3",
+      sources=('ddb-pitr',),
       options=(TABLE_OPT,))
 def ddb_pitr(model: Model, opts):
     for t in _tables(model, opts["table_pattern"]):

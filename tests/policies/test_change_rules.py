@@ -47,6 +47,14 @@ EXPECTED: dict[str, set] = {
     "raw-consumer-removed": {("CHG011", FAIL, W, "aws_lambda_event_source_mapping.orders"),
                              ("CHG011", FAIL, W, "aws_lambda_event_source_mapping.billing")},
     "raw-safe-changes": set(),
+    # every rule of the catalog on update plans (tests/policies/test_update_rules.py)
+    "rules-raw-pass": set(),
+    "rules-raw-fail": {("CHG001", FAIL, E, "module.stack.aws_sqs_queue.f_dlq"),
+                       ("CHG005", FAIL, E, "module.stack.aws_dynamodb_table.idempotency"),
+                       ("CHG007", FAIL, E, "module.stack.aws_s3_bucket.payloads"),
+                       ("CHG009", FAIL, E, "module.stack.aws_sqs_queue.b_dlq"),
+                       ("CHG009", FAIL, W, "module.stack.aws_sqs_queue.b")},
+    "rules-module-pass": set(),
     # -- this project's module
     "module-queue-fifo-switch": {("CHG001", FAIL, E, f'{Q("orders")}.aws_sqs_queue.this'),
                                  ("CHG001", FAIL, E, f'{Q("orders")}.aws_sqs_queue.dlq[0]')},

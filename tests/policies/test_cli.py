@@ -96,7 +96,7 @@ def test_json_format(plan_files):
         assert f["status"] in ("fail", "unknown") and f["severity"] in ("error", "warning")
     slow = next(f for f in out["findings"] if f["rule_id"] == "ESM001" and "slow" in f["address"])
     assert "visibility 120 s < 6 × 60 s + 5 s = 365 s" in slow["message"]
-    assert slow["remediation"].startswith("Set visibility_timeout_seconds of")
+    assert slow["remediation"].startswith('Set the module input visibility_timeout_seconds of module.queue["slow"]')
     assert out["summary"]["errors"] == 4 and out["summary"]["unknown"] == 1 and out["summary"]["warnings"] == 1
 
 
@@ -208,6 +208,19 @@ def test_explain_by_id_and_slug():
     assert by_id == by_slug
     assert "6 x function timeout + batching window" in by_id and "multiplier = 6" in by_id
     assert "Sources:" in by_id
+
+
+@pytest.mark.parametrize("rid", list(RULES) + list(CONFIG_RULES))
+def test_explain_cites_public_references_only(rid):
+    """Every rule cites public documentation by title and URL, and nothing internal."""
+    import re
+
+    out = cli("explain", rid).stdout.decode()
+    sources = out.split("  Sources:\n", 1)[1].splitlines()
+    assert sources and all(re.fullmatch(r"    .+: https://\S+", line) for line in sources), sources
+    assert not re.search(r"\bseeds?\b|\bissue \d|§", out, re.I), out
+    listed = next(r for r in json.loads(cli("list-rules", "--format", "json").stdout) if r["id"] == rid)
+    assert [f"    {x['title']}: {x['url']}" for x in listed["references"]] == sources
 
 
 # -- configuration and waivers -----------------------------------------------------------------

@@ -286,6 +286,47 @@ run "whole_policy_documents" {
   }
 }
 
+run "partition_and_region_given" {
+  command = plan
+
+  variables {
+    partition = "aws-cn"
+    region    = "cn-north-1"
+  }
+
+  assert {
+    condition     = output.queue_arn_static == "arn:aws-cn:sqs:cn-north-1:123456789012:orders" && output.dlq_arn_static == "arn:aws-cn:sqs:cn-north-1:123456789012:orders-dlq"
+    error_message = "given partition and region should build the static ARNs"
+  }
+  assert {
+    condition     = length(data.aws_partition.current) == 0 && length(data.aws_region.current) == 0
+    error_message = "given partition and region should not be looked up again"
+  }
+}
+
+run "default_policies_without_data_sources" {
+  command = plan
+
+  assert {
+    condition     = length(data.aws_iam_policy_document.queue) == 0 && length(data.aws_iam_policy_document.dlq) == 0
+    error_message = "without extra statements the queue policies should be written with jsonencode, not read from a data source per queue"
+  }
+  assert {
+    condition = jsondecode(aws_sqs_queue.this.policy) == {
+      Version = "2012-10-17"
+      Statement = [{
+        Sid       = "DenyInsecureTransport"
+        Effect    = "Deny"
+        Principal = "*"
+        Action    = "sqs:*"
+        Resource  = "arn:aws:sqs:us-east-1:123456789012:orders"
+        Condition = { Bool = { "aws:SecureTransport" = "false" } }
+      }]
+    }
+    error_message = "the default queue policy should be exactly the TLS-only deny on the queue"
+  }
+}
+
 run "prevent_destroy_guard" {
   command = plan
 

@@ -677,3 +677,23 @@ run "dlq_override_document_not_json" {
 
   expect_failures = [var.override_dlq_queue_policy_documents]
 }
+
+run "partition_not_a_partition" {
+  command = plan
+
+  variables {
+    partition = "amazon"
+  }
+
+  expect_failures = [var.partition]
+}
+
+run "region_not_a_region" {
+  command = plan
+
+  variables {
+    region = "EU West 1"
+  }
+
+  expect_failures = [var.region]
+}

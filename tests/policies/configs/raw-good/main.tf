@@ -177,17 +177,18 @@ resource "aws_s3_bucket_lifecycle_configuration" "payloads" {
       prefix = "payloads/"
     }
     expiration {
-      days = 15 # >= 14 days of DLQ retention
+      days = 18 # >= 4 + 14 days: a FIFO DLQ resets the enqueue time, so events' messages live that long
     }
   }
 }
 
 data "aws_iam_policy_document" "bucket_tls" {
   statement {
-    sid       = "DenyInsecureTransport"
-    effect    = "Deny"
-    actions   = ["s3:*"]
-    resources = [aws_s3_bucket.payloads.arn, "${aws_s3_bucket.payloads.arn}/*"]
+    sid     = "DenyInsecureTransport"
+    effect  = "Deny"
+    actions = ["s3:*"]
+    # built from the bucket name, so known at plan time (the bucket's arn attribute is not)
+    resources = ["arn:aws:s3:::${aws_s3_bucket.payloads.bucket}", "arn:aws:s3:::${aws_s3_bucket.payloads.bucket}/*"]
     principals {
       type        = "*"
       identifiers = ["*"]

@@ -1,0 +1,85 @@
+"""Every rule of the catalog on update plans with real prior state (tests/policies/updates/:
+rules-raw-pass, rules-raw-fail, rules-module-pass, made on LocalStack by tooling/update_plans.py),
+and every update-plan fixture read without error.
+
+An update plan carries what the provider stores in state where a first-apply plan carries
+nothing: an unset redrive-allow policy, policy, redrive policy or list is "" or [] there.
+"""
+from __future__ import annotations
+
+import pytest
+
+from resilient_sqs.policy.engine import evaluate
+from resilient_sqs.policy.rules import RULES
+from tests.policies import fixture_plans
+
+E, W = "error", "warning"
+FAIL = "fail"
+CATALOG = {rid for rid in RULES if not rid.startswith("CHG")}  # the change rules have their own tests
+
+
+def _report(name: str):
+    return evaluate(fixture_plans.update_plan(name))
+
+
+@pytest.mark.parametrize("name", fixture_plans.update_plan_names())
+def test_every_update_plan_is_evaluated(name):
+    """No update plan ends in an error (10 of them did: the redrive-allow rule read "" as a document)."""
+    report = evaluate(fixture_plans.update_plan(name))
+    assert report.passed or report.findings
+
+
+def test_a_stack_that_passes_every_rule_still_passes_after_an_update():
+    """Applied good, then only a tag changes: every rule applies and passes on the update plan."""
+    report = _report("rules-raw-pass")
+    assert report.findings == [], [(f.rule_id, f.address, f.message) for f in report.findings]
+    assert {f.rule_id for f in report.passed} >= CATALOG
+
+
+# every finding of the catalog's rules on the broken update (the change rules' are in test_change_rules.py)
+BROKEN = {
+    ("CW001", FAIL, W, "aws_sqs_queue.a_dlq"), ("CW002", FAIL, W, "aws_sqs_queue.a"),
+    ("CW002", FAIL, W, "aws_sqs_queue.b"), ("CW002", FAIL, W, "aws_sqs_queue.g[0]"),
+    ("DDB001", FAIL, E, "aws_dynamodb_table.idempotency"), ("DDB002", FAIL, E, "aws_dynamodb_table.idempotency"),
+    ("DDB003", FAIL, W, "aws_dynamodb_table.idempotency"),
+    ("ESM001", FAIL, E, "aws_sqs_queue.a"), ("ESM001", FAIL, E, "aws_sqs_queue.f"),
+    ("ESM002", FAIL, E, "aws_lambda_event_source_mapping.a"), ("ESM003", FAIL, W, "aws_lambda_event_source_mapping.a"),
+    ("ESM004", FAIL, E, "aws_lambda_event_source_mapping.f"),
+    ("IAM001", FAIL, E, "aws_iam_policy.producer"), ("IAM001", FAIL, E, "data.aws_iam_policy.sqs_full"),
+    ("IAM002", FAIL, E, "aws_iam_policy.producer"), ("IAM002", FAIL, E, "data.aws_iam_policy.sqs_full"),
+    ("S3001", FAIL, E, "aws_s3_bucket.payloads"), ("S3002", FAIL, E, "aws_s3_bucket.payloads"),
+    ("S3003", FAIL, E, "aws_s3_bucket.payloads"), ("S3004", FAIL, E, "aws_s3_bucket.payloads"),
+    ("SQS001", FAIL, E, "aws_sqs_queue.a_dlq"), ("SQS002", FAIL, E, "aws_sqs_queue.g[0]"),
+    ("SQS003", FAIL, E, "aws_sqs_queue.a"), ("SQS004", FAIL, E, "aws_sqs_queue.b"), ("SQS004", FAIL, E, "aws_sqs_queue.c"),
+    ("SQS005", FAIL, E, "aws_sqs_queue.f"), ("SQS006", FAIL, E, "aws_sqs_queue.a"), ("SQS007", FAIL, W, "aws_sqs_queue.a"),
+    ("SQS008", FAIL, E, "aws_sqs_queue.b"), ("SQS009", FAIL, E, "aws_sqs_queue.g[0]"),
+    ("SQS010", FAIL, E, "aws_sqs_queue.a_dlq"), ("SQS011", FAIL, W, "aws_sqs_queue.e_dlq"),
+}
+
+
+def test_every_rule_fails_on_a_broken_update():
+    report = _report("rules-raw-fail")
+    got = {(f.rule_id, f.status, f.severity, f.address.removeprefix("module.stack.")) for f in report.findings
+           if f.rule_id in CATALOG}
+    assert got == BROKEN, f"unexpected: {sorted(got - BROKEN)}; missing: {sorted(BROKEN - got)}"
+    assert {r for r, *_ in BROKEN} == CATALOG
+
+
+def test_unset_redrive_allow_policy_in_state_reads_as_none():
+    """e_dlq was created without a redrive-allow policy: state (and the plan) carry ""; when a
+    queue starts sending its failures there, SQS011 says it has none (it used to crash)."""
+    doc = fixture_plans.update_plan("rules-raw-fail")
+    prior = next(r for m in doc["prior_state"]["values"]["root_module"]["child_modules"] for r in m["resources"]
+                 if r["address"] == "module.stack.aws_sqs_queue.e_dlq")
+    assert prior["values"]["redrive_allow_policy"] == ""
+    f = next(f for f in evaluate(doc).findings if f.rule_id == "SQS011")
+    assert "has no redrive_allow_policy" in f.message and "module.stack.aws_sqs_queue.e" in f.message
+
+
+def test_this_module_passes_every_rule_after_an_update():
+    """This module with every part on, applied, then a tag changed: nothing fails; the one
+    unknown is the consumer function's timeout (the function is not in the plan)."""
+    report = _report("rules-module-pass")
+    assert {(f.rule_id, f.status) for f in report.findings} == {("ESM001", "unknown")}
+    assert all("is not in this plan" in f.message for f in report.findings)
+    assert {f.rule_id for f in report.passed} >= CATALOG - {"ESM001"}
