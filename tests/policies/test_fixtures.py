@@ -117,6 +117,14 @@ EXPECTED = {
         ("SQS007", FAIL, W, "aws_sqs_queue.jobs"),
         ("CW002", FAIL, W, "aws_sqs_queue.jobs"),
     },
+    # action patterns IAM reads as a service-wide wildcard, and Allow + NotAction
+    "config:iam-equivalents": {
+        *{("IAM001", FAIL, E, f'aws_iam_policy.p["{k}"]') for k in (
+            "double_star", "any_name", "service_glob", "prefix_only", "star_colon_star", "not_action_anywhere",
+            "not_action_named", "glob_anywhere")},
+        ("IAM002", FAIL, E, 'aws_iam_policy.p["not_action_anywhere"]'),
+        ("IAM002", FAIL, E, 'aws_iam_policy.p["glob_anywhere"]'),
+    },
     # this project's module and its queue submodule: warnings whose fix names module inputs
     "config:module-inputs": {
         ("SQS003", FAIL, W, 'module.messaging.module.queue["orders"].aws_sqs_queue.this'),
