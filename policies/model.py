@@ -181,6 +181,7 @@ class Queue:
         # where it lives: known strings from its ARN or URL, else its provider configuration's
         # region and account (known strings or tokens that compare equal when shared)
         region, account = model.plan.resource_location(res)
+        self.provider_place = (region, account)  # of its provider configuration (tokens where not shown)
         self.region = region if isinstance(region, str) else None
         self.account = account if isinstance(account, str) else None
         for attr, parse in (("arn", parse_sqs_arn), ("url", parse_sqs_url), ("id", parse_sqs_url)):
@@ -315,10 +316,25 @@ def _place_difference(a: tuple, b: tuple) -> str:
             "(another provider configuration, not known from the plan)")
 
 
-def same_place(a: tuple, b: tuple):
-    """Whether two (region, account) locations are the same: True, False, or UNKNOWN."""
+def place_mismatch(a: tuple, b: tuple) -> str | None:
+    """How two (region, account) locations known to differ differ ("region eu-west-1, not
+    us-east-1"), for a message; None when they do not differ in a known value."""
+    parts = []
+    for what, x, y in (("region", a[0], b[0]), ("account", a[1], b[1])):
+        if isinstance(x, str) and isinstance(y, str) and x != y:
+            parts.append(f"{what} {x}, not {y}")
+    return " and ".join(parts) or None
+
+
+def same_place(a: tuple, b: tuple, providers: tuple | None = None):
+    """Whether two (region, account) locations are the same: True, False, or UNKNOWN.
+    ``providers``: the two resources' provider-configuration places; resources of one
+    provider configuration are in one place even when only one of them has a known ARN
+    (an existing queue beside a new one in an update plan)."""
     if a == b:
         return True
+    if providers is not None and providers[0] == providers[1] and providers[0] != (None, None):
+        return place_mismatch(a, b) is None
     verdict = True
     for x, y in zip(a, b):
         if x == y:  # the same value, the same provider setting, or neither shown
@@ -810,7 +826,7 @@ class Model:
                         metrics.append((m.get("namespace"), m.get("metric_name"),
                                         r.path("metric_query", i, "metric", j, "dimensions")))
         # the alarm watches QueueName in its own region and account
-        where = self.plan.resource_location(r)
+        where = provider = self.plan.resource_location(r)
         got = parse_arn(r.values.get("arn"))
         if got:
             where = (got[0] or where[0], got[1] or where[1])
@@ -823,7 +839,7 @@ class Model:
                 found = self.queues_by_name.get(qn, [])
                 if len(found) > 1:
                     found = [self.queue_by_res[x.address] for x in narrow([q.res for q in found], r)]
-                self._add_watch(a, metric, found, where)
+                self._add_watch(a, metric, found, where, provider)
             elif qn is UNKNOWN:
                 unresolved_metrics.append(metric)
         if unresolved_metrics:
@@ -831,7 +847,7 @@ class Model:
             found = self.queues_in(targets, r)
             if found:
                 for m in unresolved_metrics:
-                    self._add_watch(a, m, found, where)
+                    self._add_watch(a, m, found, where, provider)
             else:
                 a.unresolved = True
         for _m, q in a.metrics:
@@ -840,9 +856,9 @@ class Model:
         return a
 
     @staticmethod
-    def _add_watch(a: Alarm, metric: str, queues: list[Queue], where: tuple):
+    def _add_watch(a: Alarm, metric: str, queues: list[Queue], where: tuple, provider: tuple):
         for q in queues:
-            same = same_place(where, q.location)
+            same = same_place(where, q.location, (provider, q.provider_place))
             if same is True:
                 a.metrics.append((metric, q))
             elif same is UNKNOWN:

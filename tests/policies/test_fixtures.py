@@ -125,6 +125,17 @@ EXPECTED = {
         ("IAM002", FAIL, E, 'aws_iam_policy.p["not_action_anywhere"]'),
         ("IAM002", FAIL, E, 'aws_iam_policy.p["glob_anywhere"]'),
     },
+    # a DLQ must be in its source queue's account and Region
+    "config:dlq-placement": {
+        ("SQS002", FAIL, E, "aws_sqs_queue.cross"),  # created by the eu-west-1 provider
+        ("SQS002", FAIL, E, "aws_sqs_queue.literal"),  # a literal ARN in eu-west-1
+        ("SQS002", UNK, E, "aws_sqs_queue.maybe"),  # a provider whose Region the plan does not show
+        *{("SQS003", UNK, E, f"aws_sqs_queue.{q}") for q in ("cross", "eu", "maybe")},
+        *{(r, UNK, E, f"aws_sqs_queue.{q}") for r in ("SQS004", "SQS005", "SQS006") for q in ("literal", "literal_here")},
+        *{("SQS011", FAIL, W, f"aws_sqs_queue.{q}_dlq") for q in ("cross", "eu", "maybe")},
+        *{("CW001", FAIL, W, f"aws_sqs_queue.{q}_dlq") for q in ("cross", "eu", "maybe")},
+        *{("CW002", FAIL, W, f"aws_sqs_queue.{q}") for q in ("cross", "eu", "maybe", "literal", "literal_here")},
+    },
     # this project's module and its queue submodule: warnings whose fix names module inputs
     "config:module-inputs": {
         ("SQS003", FAIL, W, 'module.messaging.module.queue["orders"].aws_sqs_queue.this'),
