@@ -477,6 +477,9 @@ class Model:
         # one of the plan's queues (an existing queue by URL) or cannot be told: their
         # content is still evaluated, on their own address
         self.unattached: list[tuple[str, Resource, Link]] = []
+        # (address, what) of other services' DLQ settings whose queue the plan does not
+        # show (through a local value): any queue without a DLQ of its own may be theirs
+        self.unresolved_service_dlqs: list[tuple[str, str]] = []
         self._attach_queue_resources()
         for q in self.queues:
             self._link_redrive(q)
@@ -656,10 +659,51 @@ class Model:
                 if isinstance(value, str) and value:
                     found = self.queue_for_arn(value)
                 elif value is UNKNOWN or (value is None and r.configured(path[0])):
-                    found = self.queues_in(self.plan.expr_targets_at(r, path), r)
+                    targets = self.plan.expr_targets_at(r, path)
+                    found = self.queues_in(targets, r)
+                    if not found:
+                        got = self._service_dlq_from_source(r, path, typ == "aws_sns_topic_subscription")
+                        if got is not None:
+                            found = got
+                        elif value is UNKNOWN and not any(t.res is not None and t.res.type != "aws_sqs_queue"
+                                                          for t in targets):
+                            # through a local value (or nothing the plan describes): it may be
+                            # any queue of the plan
+                            self.unresolved_service_dlqs.append((r.address, what))
                 for q in found[:1] if len(found) == 1 else found:
                     if (r.address, what) not in q.service_dlq_of:
                         q.service_dlq_of.append((r.address, what))
+
+    def _service_dlq_from_source(self, r: Resource, path: tuple, redrive_json: bool) -> list[Queue] | None:
+        """The queue another service's DLQ setting names, from the configuration source:
+        [queue], [] (names no queue of the plan), None (the source cannot say)."""
+        if self.source is None:
+            return None
+        from . import source as src
+
+        if redrive_json:
+            got = self.json_from_source(r, path[0])
+            arn = got[0].get("deadLetterTargetArn") if got is not None and isinstance(got[0], dict) else UNKNOWN
+        else:
+            got = self.source.block(r)
+            if got is None:
+                return None
+            arn = got[0]
+            for p in path:
+                if isinstance(arn, src.Unknown) or arn is None:
+                    break
+                try:
+                    arn = arn[p]
+                except (KeyError, IndexError, TypeError):
+                    arn = None
+            arn = src.to_plain(arn)
+        pending = getattr(arn, "pending", None)
+        if pending is not None:
+            q = self.queue_by_res.get(pending.res.address)
+            return [q] if q is not None and pending.path == ("arn",) else []
+        if isinstance(arn, str) and arn:
+            return self.queue_for_arn(arn)
+        return None if arn is UNKNOWN else []
 
     # -- values read from the configuration source ---------------------------------------
     def json_from_source(self, res: Resource, attr: str):

@@ -896,7 +896,7 @@ class Evaluator:
         call = cfg.calls.get(name) if cfg else None
         if call is None:
             raise _Error(f"module.{name} is not in the plan's configuration")
-        if call.each_refs is None:
+        if not call.keyed:
             addr = f"{module + '.' if module else ''}module.{name}"
             return _ModObj(self, addr)
         kids = self.plan.children.get((module, name)) or {}

@@ -73,6 +73,9 @@ def queue_has_dlq(model: Model, opts):
         maybe = _maybe(q, "redrive")
         if link is None and maybe:
             yield unknown(q.address, f"no inline redrive policy, and {maybe}")
+        elif link is None and model.unresolved_service_dlqs:
+            yield unknown(q.address, "has no dead-letter queue of its own, but it may be the "
+                                     f"{_unresolved_service_dlq(model)}")
         elif link is None:
             yield fail(q.address, "has no dead-letter queue: no redrive_policy and no aws_sqs_queue_redrive_policy targets it")
         elif q.redrive_error:
@@ -81,6 +84,14 @@ def queue_has_dlq(model: Model, opts):
             yield _dlq_place(q, link, q.redrive_ref)
         else:
             yield unknown(q.address, f"a redrive policy is set but {link.unknown_reason}", ref=q.redrive_ref)
+
+
+def _unresolved_service_dlq(model: Model) -> str:
+    """"dead-letter queue of <what> <address>, named through a value the plan does not show"."""
+    address, what = model.unresolved_service_dlqs[0]
+    more = len(model.unresolved_service_dlqs) - 1
+    return (f"{what} {address}{f' (or of {more} more)' if more else ''}, which names its queue through a value "
+            "the plan does not show (a local value); read the configuration (--source-dir) to tell")
 
 
 SAME_PLACE = "a dead-letter queue must be in the same account and Region as its source queue"

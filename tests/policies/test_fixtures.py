@@ -136,6 +136,13 @@ EXPECTED = {
         *{("CW001", FAIL, W, f"aws_sqs_queue.{q}_dlq") for q in ("cross", "eu", "maybe")},
         *{("CW002", FAIL, W, f"aws_sqs_queue.{q}") for q in ("cross", "eu", "maybe", "literal", "literal_here")},
     },
+    # other services' DLQs named through local values: without the source any queue without
+    # a DLQ of its own may be one (unknown, not "has no dead-letter queue"); see test_source.py
+    "config:service-dlq-locals": {
+        *{("SQS002", UNK, E, f'aws_sqs_queue.dlq["{k}"]') for k in ("svcl-async-failures", "svcl-rule-dlq", "svcl-sns-dlq")},
+        *{("CW002", UNK, W, f'aws_sqs_queue.dlq["{k}"]') for k in ("svcl-async-failures", "svcl-rule-dlq", "svcl-sns-dlq")},
+        ("SQS002", UNK, E, "aws_sqs_queue.subscriber"),
+    },
     # this project's module and its queue submodule: warnings whose fix names module inputs
     "config:module-inputs": {
         ("SQS003", FAIL, W, 'module.messaging.module.queue["orders"].aws_sqs_queue.this'),
