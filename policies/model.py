@@ -252,10 +252,18 @@ class Queue:
             for t in self.model.plan.expr_targets(self.res, "kms_master_key_id"):
                 if t.res is not None and t.res.type in ("aws_kms_key", "aws_kms_alias", "aws_kms_replica_key"):
                     return "SSE-KMS"
-            return UNKNOWN
+            # through locals, try()/coalesce(), a condition: the configuration source says
+            kms = self.model.scalar_from_source(self.res, "kms_master_key_id")
+            if kms is UNKNOWN or (kms is not None and not isinstance(kms, str)):
+                return UNKNOWN
+            if kms:
+                return "SSE-KMS"
         if kms is not None and not isinstance(kms, str):
             return Invalid("kms_master_key_id", kms, "a KMS key ID, ARN or alias")
-        sse = flag(self.res.attr("sqs_managed_sse_enabled"), "sqs_managed_sse_enabled")
+        sse = self.res.attr("sqs_managed_sse_enabled")
+        if sse is UNKNOWN:
+            sse = self.model.scalar_from_source(self.res, "sqs_managed_sse_enabled")
+        sse = flag(sse, "sqs_managed_sse_enabled")
         if sse is True:
             return "SSE-SQS"
         if sse is UNKNOWN or isinstance(sse, Invalid):
@@ -727,6 +735,22 @@ class Model:
                 if plain.get(k) is UNKNOWN and u is not None:
                     plain.setdefault("__why__", {})[k] = u.why
         return plain, ev.ref, None
+
+    def scalar_from_source(self, res: Resource, attr: str):
+        """A scalar attribute the plan leaves unknown, from the configuration source: the
+        value (None when null), a string standing for a value known after apply that is
+        never null nor empty (a key's ARN), or UNKNOWN when the source cannot say."""
+        if self.source is None:
+            return UNKNOWN
+        from . import source as src
+
+        ev = self.source.value(res, attr)
+        if ev is None:
+            return UNKNOWN
+        v = ev.value
+        if isinstance(v, (src.Unknown, src.Template)):
+            return src.to_plain(v) if src._settled(v) else UNKNOWN
+        return v if v is None or isinstance(v, (str, int, float, bool)) else UNKNOWN
 
     def _queue_from_source(self, res: Resource, attr: str, attrs: tuple) -> Queue | None:
         """The queue whose ``attrs`` (e.g. its URL) the source says ``res.attr`` is."""

@@ -143,6 +143,25 @@ EXPECTED = {
         *{("CW002", UNK, W, f'aws_sqs_queue.dlq["{k}"]') for k in ("svcl-async-failures", "svcl-rule-dlq", "svcl-sns-dlq")},
         ("SQS002", UNK, E, "aws_sqs_queue.subscriber"),
     },
+    # SSE-KMS keys through locals, coalesce(), try() and `!= null`: encryption unknown without
+    # the source (see test_source.py for the verdicts with it); one DLQ left unencrypted
+    "config:kms-through-locals": {
+        *{("SQS001", UNK, E, a) for a in ('aws_sqs_queue.dlq["by_arn"]', 'aws_sqs_queue.dlq["by_id"]',
+                                         'aws_sqs_queue.q["by_arn"]', 'aws_sqs_queue.q["by_id"]',
+                                         "module.audit.aws_sqs_queue.dlq", "module.ledger.aws_sqs_queue.dlq")},
+        *{("SQS006", UNK, E, a) for a in ('aws_sqs_queue.q["by_arn"]', 'aws_sqs_queue.q["by_id"]',
+                                         "module.audit.aws_sqs_queue.this", "module.ledger.aws_sqs_queue.this")},
+        ("SQS001", FAIL, E, "module.leaky.aws_sqs_queue.dlq"),
+        ("SQS006", FAIL, E, "module.leaky.aws_sqs_queue.this"),
+        *{("SQS003", UNK, E, a) for a in ('aws_sqs_queue.q["by_alias"]', 'aws_sqs_queue.q["by_arn"]', 'aws_sqs_queue.q["by_id"]',
+                                         *(f"module.{m}.aws_sqs_queue.this" for m in ("audit", "leaky", "ledger", "plain")))},
+        *{("SQS011", UNK, W, a) for a in ('aws_sqs_queue.dlq["by_alias"]', 'aws_sqs_queue.dlq["by_arn"]', 'aws_sqs_queue.dlq["by_id"]',
+                                         *(f"module.{m}.aws_sqs_queue.dlq" for m in ("audit", "leaky", "ledger", "plain")))},
+        *{("CW001", FAIL, W, a) for a in ('aws_sqs_queue.dlq["by_alias"]', 'aws_sqs_queue.dlq["by_arn"]', 'aws_sqs_queue.dlq["by_id"]',
+                                         *(f"module.{m}.aws_sqs_queue.dlq" for m in ("audit", "leaky", "ledger", "plain")))},
+        *{("CW002", FAIL, W, a) for a in ('aws_sqs_queue.q["by_alias"]', 'aws_sqs_queue.q["by_arn"]', 'aws_sqs_queue.q["by_id"]',
+                                         *(f"module.{m}.aws_sqs_queue.this" for m in ("audit", "leaky", "ledger", "plain")))},
+    },
     # this project's module and its queue submodule: warnings whose fix names module inputs
     "config:module-inputs": {
         ("SQS003", FAIL, W, 'module.messaging.module.queue["orders"].aws_sqs_queue.this'),
