@@ -161,11 +161,14 @@ class ResourceConfig:
         self.provider = raw.get("provider_config_key") if isinstance(raw.get("provider_config_key"), str) else None
         fe = raw.get("for_each_expression") or raw.get("count_expression")
         self.each_refs = reduce_refs(collect_refs(fe)) if fe else None
+        # Terraform leaves for_each_expression / count_expression out of the plan when the
+        # expression references nothing (`for_each = toset(["a", "b"])`, `count = 2`):
+        # Plan._build also sets this when the plan's instances have keys
         self.keyed = fe is not None
 
 
 class CallConfig:
-    __slots__ = ("name", "source", "expressions", "each_refs", "module")
+    __slots__ = ("name", "source", "expressions", "each_refs", "keyed", "module")
 
     def __init__(self, name: str, raw: dict, path: tuple):
         self.name = name
@@ -173,6 +176,7 @@ class CallConfig:
         self.expressions = raw.get("expressions") or {}
         fe = raw.get("for_each_expression") or raw.get("count_expression")
         self.each_refs = reduce_refs(collect_refs(fe)) if fe else None
+        self.keyed = fe is not None  # also set when the plan's instances have keys (see Plan._build)
         self.module = ModuleConfig(raw.get("module") or {}, path + (name,))
 
 
@@ -407,6 +411,20 @@ class Plan:
                     self._add(raw, maddr, raw.get("values") or {}, {}, ["read"])
             stack.extend(m.get("child_modules") or ())
         del self._seen_mods
+        # count / for_each with a constant expression: not in the configuration, but the
+        # instances have keys
+        for (module, local), insts in self.instances.items():
+            if any(k is not None for k in insts):
+                mcfg = self.module_config(module)
+                rcfg = mcfg.resources.get(local) if mcfg else None
+                if rcfg is not None:
+                    rcfg.keyed = True
+        for (parent, name), kids in self.children.items():
+            if any(k is not None for k in kids):
+                mcfg = self.module_config(parent)
+                call = mcfg.calls.get(name) if mcfg else None
+                if call is not None:
+                    call.keyed = True
 
     def of_type(self, *types: str) -> list[Resource]:
         out: list[Resource] = []

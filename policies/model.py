@@ -181,6 +181,7 @@ class Queue:
         # where it lives: known strings from its ARN or URL, else its provider configuration's
         # region and account (known strings or tokens that compare equal when shared)
         region, account = model.plan.resource_location(res)
+        self.provider_place = (region, account)  # of its provider configuration (tokens where not shown)
         self.region = region if isinstance(region, str) else None
         self.account = account if isinstance(account, str) else None
         for attr, parse in (("arn", parse_sqs_arn), ("url", parse_sqs_url), ("id", parse_sqs_url)):
@@ -251,10 +252,18 @@ class Queue:
             for t in self.model.plan.expr_targets(self.res, "kms_master_key_id"):
                 if t.res is not None and t.res.type in ("aws_kms_key", "aws_kms_alias", "aws_kms_replica_key"):
                     return "SSE-KMS"
-            return UNKNOWN
+            # through locals, try()/coalesce(), a condition: the configuration source says
+            kms = self.model.scalar_from_source(self.res, "kms_master_key_id")
+            if kms is UNKNOWN or (kms is not None and not isinstance(kms, str)):
+                return UNKNOWN
+            if kms:
+                return "SSE-KMS"
         if kms is not None and not isinstance(kms, str):
             return Invalid("kms_master_key_id", kms, "a KMS key ID, ARN or alias")
-        sse = flag(self.res.attr("sqs_managed_sse_enabled"), "sqs_managed_sse_enabled")
+        sse = self.res.attr("sqs_managed_sse_enabled")
+        if sse is UNKNOWN:
+            sse = self.model.scalar_from_source(self.res, "sqs_managed_sse_enabled")
+        sse = flag(sse, "sqs_managed_sse_enabled")
         if sse is True:
             return "SSE-SQS"
         if sse is UNKNOWN or isinstance(sse, Invalid):
@@ -315,10 +324,25 @@ def _place_difference(a: tuple, b: tuple) -> str:
             "(another provider configuration, not known from the plan)")
 
 
-def same_place(a: tuple, b: tuple):
-    """Whether two (region, account) locations are the same: True, False, or UNKNOWN."""
+def place_mismatch(a: tuple, b: tuple) -> str | None:
+    """How two (region, account) locations known to differ differ ("region eu-west-1, not
+    us-east-1"), for a message; None when they do not differ in a known value."""
+    parts = []
+    for what, x, y in (("region", a[0], b[0]), ("account", a[1], b[1])):
+        if isinstance(x, str) and isinstance(y, str) and x != y:
+            parts.append(f"{what} {x}, not {y}")
+    return " and ".join(parts) or None
+
+
+def same_place(a: tuple, b: tuple, providers: tuple | None = None):
+    """Whether two (region, account) locations are the same: True, False, or UNKNOWN.
+    ``providers``: the two resources' provider-configuration places; resources of one
+    provider configuration are in one place even when only one of them has a known ARN
+    (an existing queue beside a new one in an update plan)."""
     if a == b:
         return True
+    if providers is not None and providers[0] == providers[1] and providers[0] != (None, None):
+        return place_mismatch(a, b) is None
     verdict = True
     for x, y in zip(a, b):
         if x == y:  # the same value, the same provider setting, or neither shown
@@ -461,6 +485,9 @@ class Model:
         # one of the plan's queues (an existing queue by URL) or cannot be told: their
         # content is still evaluated, on their own address
         self.unattached: list[tuple[str, Resource, Link]] = []
+        # (address, what) of other services' DLQ settings whose queue the plan does not
+        # show (through a local value): any queue without a DLQ of its own may be theirs
+        self.unresolved_service_dlqs: list[tuple[str, str]] = []
         self._attach_queue_resources()
         for q in self.queues:
             self._link_redrive(q)
@@ -640,10 +667,51 @@ class Model:
                 if isinstance(value, str) and value:
                     found = self.queue_for_arn(value)
                 elif value is UNKNOWN or (value is None and r.configured(path[0])):
-                    found = self.queues_in(self.plan.expr_targets_at(r, path), r)
+                    targets = self.plan.expr_targets_at(r, path)
+                    found = self.queues_in(targets, r)
+                    if not found:
+                        got = self._service_dlq_from_source(r, path, typ == "aws_sns_topic_subscription")
+                        if got is not None:
+                            found = got
+                        elif value is UNKNOWN and not any(t.res is not None and t.res.type != "aws_sqs_queue"
+                                                          for t in targets):
+                            # through a local value (or nothing the plan describes): it may be
+                            # any queue of the plan
+                            self.unresolved_service_dlqs.append((r.address, what))
                 for q in found[:1] if len(found) == 1 else found:
                     if (r.address, what) not in q.service_dlq_of:
                         q.service_dlq_of.append((r.address, what))
+
+    def _service_dlq_from_source(self, r: Resource, path: tuple, redrive_json: bool) -> list[Queue] | None:
+        """The queue another service's DLQ setting names, from the configuration source:
+        [queue], [] (names no queue of the plan), None (the source cannot say)."""
+        if self.source is None:
+            return None
+        from . import source as src
+
+        if redrive_json:
+            got = self.json_from_source(r, path[0])
+            arn = got[0].get("deadLetterTargetArn") if got is not None and isinstance(got[0], dict) else UNKNOWN
+        else:
+            got = self.source.block(r)
+            if got is None:
+                return None
+            arn = got[0]
+            for p in path:
+                if isinstance(arn, src.Unknown) or arn is None:
+                    break
+                try:
+                    arn = arn[p]
+                except (KeyError, IndexError, TypeError):
+                    arn = None
+            arn = src.to_plain(arn)
+        pending = getattr(arn, "pending", None)
+        if pending is not None:
+            q = self.queue_by_res.get(pending.res.address)
+            return [q] if q is not None and pending.path == ("arn",) else []
+        if isinstance(arn, str) and arn:
+            return self.queue_for_arn(arn)
+        return None if arn is UNKNOWN else []
 
     # -- values read from the configuration source ---------------------------------------
     def json_from_source(self, res: Resource, attr: str):
@@ -667,6 +735,22 @@ class Model:
                 if plain.get(k) is UNKNOWN and u is not None:
                     plain.setdefault("__why__", {})[k] = u.why
         return plain, ev.ref, None
+
+    def scalar_from_source(self, res: Resource, attr: str):
+        """A scalar attribute the plan leaves unknown, from the configuration source: the
+        value (None when null), a string standing for a value known after apply that is
+        never null nor empty (a key's ARN), or UNKNOWN when the source cannot say."""
+        if self.source is None:
+            return UNKNOWN
+        from . import source as src
+
+        ev = self.source.value(res, attr)
+        if ev is None:
+            return UNKNOWN
+        v = ev.value
+        if isinstance(v, (src.Unknown, src.Template)):
+            return src.to_plain(v) if src._settled(v) else UNKNOWN
+        return v if v is None or isinstance(v, (str, int, float, bool)) else UNKNOWN
 
     def _queue_from_source(self, res: Resource, attr: str, attrs: tuple) -> Queue | None:
         """The queue whose ``attrs`` (e.g. its URL) the source says ``res.attr`` is."""
@@ -810,7 +894,7 @@ class Model:
                         metrics.append((m.get("namespace"), m.get("metric_name"),
                                         r.path("metric_query", i, "metric", j, "dimensions")))
         # the alarm watches QueueName in its own region and account
-        where = self.plan.resource_location(r)
+        where = provider = self.plan.resource_location(r)
         got = parse_arn(r.values.get("arn"))
         if got:
             where = (got[0] or where[0], got[1] or where[1])
@@ -823,7 +907,7 @@ class Model:
                 found = self.queues_by_name.get(qn, [])
                 if len(found) > 1:
                     found = [self.queue_by_res[x.address] for x in narrow([q.res for q in found], r)]
-                self._add_watch(a, metric, found, where)
+                self._add_watch(a, metric, found, where, provider)
             elif qn is UNKNOWN:
                 unresolved_metrics.append(metric)
         if unresolved_metrics:
@@ -831,7 +915,7 @@ class Model:
             found = self.queues_in(targets, r)
             if found:
                 for m in unresolved_metrics:
-                    self._add_watch(a, m, found, where)
+                    self._add_watch(a, m, found, where, provider)
             else:
                 a.unresolved = True
         for _m, q in a.metrics:
@@ -840,9 +924,9 @@ class Model:
         return a
 
     @staticmethod
-    def _add_watch(a: Alarm, metric: str, queues: list[Queue], where: tuple):
+    def _add_watch(a: Alarm, metric: str, queues: list[Queue], where: tuple, provider: tuple):
         for q in queues:
-            same = same_place(where, q.location)
+            same = same_place(where, q.location, (provider, q.provider_place))
             if same is True:
                 a.metrics.append((metric, q))
             elif same is UNKNOWN:

@@ -46,6 +46,26 @@ class Unknown:
 
 
 _ATTR_NAMES = {"arn": "ARN", "id": "ID", "url": "URL", "json": "JSON", "name": "name"}
+_IDENTITY = frozenset({"arn", "id", "url", "json", "name", "key_id", "bucket", "function_name", "qualified_arn",
+                       "invoke_arn", "target_key_arn"})
+
+
+def _settled(v) -> bool:
+    """A value whose unknown parts are all identity attributes of resources (see
+    :attr:`Pending.identity`): it cannot turn out null, empty or failing after apply."""
+    if isinstance(v, Pending):
+        return v.identity
+    if isinstance(v, Unknown):
+        return False
+    if isinstance(v, Template):
+        return all(isinstance(p, str) or _settled(p) for p in v.parts)
+    if isinstance(v, JsonText):
+        return _settled(v.value)
+    if isinstance(v, dict):
+        return all(_settled(x) for x in v.values())
+    if isinstance(v, list):
+        return all(_settled(x) for x in v)
+    return True
 
 
 class Pending(Unknown):
@@ -62,6 +82,13 @@ class Pending(Unknown):
     @property
     def text(self) -> str:
         return "${" + self.res.address + "".join(f".{p}" if isinstance(p, str) else f"[{p}]" for p in self.path) + "}"
+
+    @property
+    def identity(self) -> bool:
+        """An identity attribute of a resource (its ARN, ID, URL, name, key ID, JSON): never
+        null nor empty once known. Terraform keeps such a value unknown in ``coalesce``,
+        ``try`` and ``!= null``; its result is decided all the same."""
+        return len(self.path) == 1 and self.path[0] in _IDENTITY
 
 
 class Template:
@@ -812,11 +839,15 @@ _ROOTS = {"var", "local", "module", "data", "each", "count"}
 class Evaluator:
     """Partial evaluation of configuration expressions against the plan."""
 
-    def __init__(self, source: "Source"):
+    def __init__(self, source: "Source", refine: bool = True):
         self.src = source
         self.plan = source.plan
         self._memo: dict = {}
         self._busy: set = set()
+        # decide `x != null` when x is an identity attribute known only after apply
+        # (Terraform leaves it unknown); off: Terraform's own view, to tell a value the source
+        # decides by that from a source that does not match the plan
+        self.refine = refine
 
     def module_source(self, module_addr: str) -> ModuleSource | None:
         return self.src.module_source(module_addr)
@@ -896,7 +927,7 @@ class Evaluator:
         call = cfg.calls.get(name) if cfg else None
         if call is None:
             raise _Error(f"module.{name} is not in the plan's configuration")
-        if call.each_refs is None:
+        if not call.keyed:
             addr = f"{module + '.' if module else ''}module.{name}"
             return _ModObj(self, addr)
         kids = self.plan.children.get((module, name)) or {}
@@ -1138,6 +1169,8 @@ class Evaluator:
             if op == "DOUBLE_PIPE" and a is True:
                 return True
         b = self.eval(right, sc)
+        if op in ("DOUBLE_EQ", "NEQ") and self.refine and (a is None or b is None) and _settled(_whole(b if a is None else a)):
+            return (op == "NEQ") is (_whole(b if a is None else a) is not None)
         if is_unknown(a) or is_unknown(b):
             return Unknown(_why(a if is_unknown(a) else b))
         if op in ("DOUBLE_AMP", "DOUBLE_PIPE"):
@@ -1276,7 +1309,7 @@ class Evaluator:
                 if name == "can":
                     return False
                 continue
-            if first_unknown(v) is not None and not isinstance(v, (str, int, float, bool)):
+            if first_unknown(v) is not None and not isinstance(v, (str, int, float, bool)) and not _settled(v):
                 return Unknown(f"{name}() of a value known only after apply ({first_unknown(v).why})")
             return True if name == "can" else v
         if name == "can":
@@ -1590,6 +1623,8 @@ def _toset(v):
 def _coalesce(*args):
     for a in args:
         a = _whole(a)
+        if is_unknown(a) and _settled(a):
+            return a  # an ARN, ID, URL... is never null nor ""
         if is_unknown(a):
             return Unknown(f"coalesce over a value known only after apply ({_why(a)})")
         if a is not None and a != "":
@@ -1756,6 +1791,7 @@ class Source:
         self._dirs: dict[tuple, Path | None] = {}
         self._manifest: dict | None = None
         self._ev: Evaluator | None = None
+        self._plain_ev: Evaluator | None = None
         self._checked: dict[str, str | None] = {}
         self._ready: bool | None = None
         self.used = 0  # values decided from source
@@ -1927,12 +1963,24 @@ class Source:
             v = Unknown(f"the expression fails ({e})")
         except RecursionError:
             v = Unknown("the expression nests too deeply to evaluate")
-        if first_unknown(v) is None and res.unknown.get(attr) is True:
+        if first_unknown(v) is None and res.unknown.get(attr) is True and self._known_to_terraform(node, res, block):
             self._note(("known", res.address, attr), f"{ref}: the source gives {res.address}.{attr} a value the plan "
                        "does not know yet: source and plan do not match; it stays unknown")
             return None
         self.used += 1
         return Evaluated(v, ref)
+
+    def _known_to_terraform(self, node, res: Resource, block) -> bool:
+        """Whether the expression is known without deciding `!= null` of values known after
+        apply, i.e. whether Terraform itself would have known it (then a plan that does not
+        is not a plan of this source)."""
+        if self._plain_ev is None:
+            self._plain_ev = Evaluator(self, refine=False)
+        try:
+            v = _whole_deep(self._plain_ev.eval(node, self._scope(res, block)))
+        except (_Error, RecursionError):
+            return True
+        return first_unknown(v) is None
 
     def _block(self, res: Resource) -> tuple[dict, SourceRef] | None:
         ms, block = self._resource_block(res)

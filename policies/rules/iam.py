@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+from .. import wildcard
 from ..graph import UNKNOWN
 from ..model import Model
 from . import Option, fail, ok, rule, unknown
@@ -48,8 +49,21 @@ def _resource_name_wildcard(res: str) -> str | None:
     return None
 
 
-def _svc(action: str) -> str | None:
-    return action.split(":", 1)[0].lower() if ":" in action else None
+def covers_service(action: str, service: str) -> bool:
+    """Whether the action pattern matches every action of ``service``: ``*``, ``sqs:*``, and
+    the patterns IAM reads the same way (``sqs:**``, ``sqs:?*``, ``sq?:*``, ``s*``, ``*:*``).
+    It does exactly when it matches ``<service>:`` followed by a name made of a character no
+    pattern contains, longer than the pattern: its literals then all sit before the name,
+    and a ``*`` takes the rest (IAM matches actions case-insensitively)."""
+    return wildcard.match(action.lower(), f"{service}:" + "\x01" * (len(action) + 1), any_char=True)
+
+
+def _of_service(action: str, services: set[str]) -> bool:
+    """Whether the action pattern can match an action of one of ``services``."""
+    svc = action.split(":", 1)[0].lower() if ":" in action else None
+    if svc is None:
+        return any(covers_service(action, s) for s in services)
+    return any(wildcard.match(svc, s, any_char=True) for s in services)
 
 
 @rule("IAM001", "iam-no-service-wildcards", "error", "IAM", "No sqs:* / s3:* / dynamodb:* / kms:* (or *) in an Allow",
@@ -86,8 +100,7 @@ def no_wildcards(model: Model, opts):
                     undecided = True
                 if not isinstance(a, str):
                     continue
-                al = a.lower()
-                if al == "*" or (al.endswith(":*") and _svc(al) in services):
+                if a == "*" or any(covers_service(a, svc) for svc in services):
                     bad.append(f"{a} in {s.label}")
             if s.not_actions is UNKNOWN:
                 undecided = True
@@ -120,12 +133,15 @@ def scoped_resources(model: Model, opts):
         for s in d.doc.statements:
             if s.effect != "Allow":
                 continue
-            if s.actions is UNKNOWN or s.resources is UNKNOWN:
+            if s.actions is UNKNOWN or s.not_actions is UNKNOWN or s.resources is UNKNOWN:
                 undecided = True
                 continue
-            data_actions = [a for a in s.actions or () if isinstance(a, str) and _svc(a) in services
+            data_actions = [a for a in s.actions or () if isinstance(a, str) and _of_service(a, services)
                             and a.lower() not in NON_RESOURCE_ACTIONS]
-            if not data_actions and not any(isinstance(a, str) and a == "*" for a in s.actions or ()):
+            if s.not_actions:
+                # an Allow of every action but the listed ones grants every data action
+                data_actions.append("NotAction (every other action)")
+            if not data_actions:
                 continue
             if s.not_resources is UNKNOWN:
                 undecided = True

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .. import iamdoc
 from ..graph import UNKNOWN
-from ..model import Invalid, Model, Queue, show, invalid_of, loads, parse_sqs_arn
+from ..model import Invalid, Model, Queue, show, invalid_of, loads, parse_sqs_arn, place_mismatch, same_place
 from . import Option, fail, invalid, ok, rule, seconds, unknown
 
 TLS_STATEMENT = ('{"Sid": "DenyInsecureTransport", "Effect": "Deny", "Principal": "*", "Action": "sqs:*", '
@@ -60,8 +60,10 @@ def queue_encryption(model: Model, opts):
 Without a redrive policy a message that always fails (a poison message) is received, fails and
 returns forever until retention deletes it: it blocks nothing visibly but burns consumer time, and
 for FIFO queues it blocks its whole message group. A DLQ moves it aside after maxReceiveCount receives
-where it can be inspected and redriven. A queue counts as a DLQ (and needs none itself) when another
-queue's redrive policy targets it, or it declares a redrive-allow policy (byQueue/allowAll).""",
+where it can be inspected and redriven. The DLQ must be in the same account and Region as the queue
+(SQS moves failures only within them). A queue counts as a DLQ (and needs none itself)
+when another queue's redrive policy targets it, or it declares a redrive-allow policy
+(byQueue/allowAll).""",
       fix="Add redrive_policy = jsonencode({deadLetterTargetArn = aws_sqs_queue.<dlq>.arn, maxReceiveCount = 5}), "
           "or an aws_sqs_queue_redrive_policy resource.",
       sources=('sqs-dlq',))
@@ -71,16 +73,56 @@ def queue_has_dlq(model: Model, opts):
         maybe = _maybe(q, "redrive")
         if link is None and maybe:
             yield unknown(q.address, f"no inline redrive policy, and {maybe}")
+        elif link is None and model.unresolved_service_dlqs:
+            yield unknown(q.address, "has no dead-letter queue of its own, but it may be the "
+                                     f"{_unresolved_service_dlq(model)}")
         elif link is None:
             yield fail(q.address, "has no dead-letter queue: no redrive_policy and no aws_sqs_queue_redrive_policy targets it")
         elif q.redrive_error:
             yield fail(q.address, q.redrive_error, ref=q.redrive_ref)
-        elif link.one is not None:
-            yield ok(q.address, f"dead-letter queue {link.one.address}", ref=q.redrive_ref)
-        elif link.external:
-            yield ok(q.address, f"dead-letter queue {link.external} (outside this plan)", ref=q.redrive_ref)
+        elif link.one is not None or link.external:
+            yield _dlq_place(q, link, q.redrive_ref)
         else:
             yield unknown(q.address, f"a redrive policy is set but {link.unknown_reason}", ref=q.redrive_ref)
+
+
+def _unresolved_service_dlq(model: Model) -> str:
+    """"dead-letter queue of <what> <address>, named through a value the plan does not show"."""
+    address, what = model.unresolved_service_dlqs[0]
+    more = len(model.unresolved_service_dlqs) - 1
+    return (f"{what} {address}{f' (or of {more} more)' if more else ''}, which names its queue through a value "
+            "the plan does not show (a local value); read the configuration (--source-dir) to tell")
+
+
+SAME_PLACE = "a dead-letter queue must be in the same account and Region as its source queue"
+
+
+def _dlq_place(q: Queue, link, ref):
+    """SQS002 on a queue whose DLQ is found: a DLQ in another region or account is refused
+    by SQS, so failures would have nowhere to go."""
+    providers = None
+    if link.one is not None:
+        dlq, where, what = link.one.address, link.one.location, link.one.address
+        providers = (q.provider_place, link.one.provider_place)
+    else:
+        got = parse_sqs_arn(link.external)
+        dlq, what = f"{link.external} (outside this plan)", link.external
+        where = (got[0], got[1]) if got else (None, None)
+        if where == (None, None):
+            return ok(q.address, f"dead-letter queue {dlq}", ref=ref)
+        # compare what both name: the queue's account (or region) often comes from credentials
+        # the plan does not show, and a DLQ elsewhere is then not told from one beside it
+        where = tuple(w if isinstance(w, str) and isinstance(mine, str) else mine
+                      for w, mine in zip(where, q.location))
+    same = same_place(q.location, where, providers)
+    if same is True:
+        return ok(q.address, f"dead-letter queue {dlq}", ref=ref)
+    fix = "Create the dead-letter queue with the same provider configuration (account and region) as the queue."
+    if same is False:
+        return fail(q.address, f"dead-letter queue {what} is in {place_mismatch(where, q.location)} (the queue's): "
+                               f"{SAME_PLACE}, so failed messages have no DLQ to go to", fix, ref=ref)
+    return unknown(q.address, f"dead-letter queue {what} is created by another provider configuration whose region or "
+                              f"account the plan does not show: {SAME_PLACE}", fix, ref=ref)
 
 
 @rule("SQS003", "max-receive-count", "error", "queue", "maxReceiveCount within 3..5, never below 2",

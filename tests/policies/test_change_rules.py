@@ -47,6 +47,7 @@ EXPECTED: dict[str, set] = {
     "raw-consumer-removed": {("CHG011", FAIL, W, "aws_lambda_event_source_mapping.orders"),
                              ("CHG011", FAIL, W, "aws_lambda_event_source_mapping.billing")},
     "raw-safe-changes": set(),
+    "raw-alarms-added": set(),
     # every rule of the catalog on update plans (tests/policies/test_update_rules.py)
     "rules-raw-pass": set(),
     "rules-raw-fail": {("CHG001", FAIL, E, "module.stack.aws_sqs_queue.f_dlq"),
@@ -83,6 +84,7 @@ EXPECTED: dict[str, set] = {
 # changes that must not be flagged, and the plan actions that show they are real changes
 SAFE = {
     "raw-safe-changes": {"create", "update"},
+    "raw-alarms-added": {"create"},
     "raw-moved-with-block": {"moved"},
     "raw-expiry-lengthened": {"update"},
     "module-queue-key-renamed-moved": {"moved"},

@@ -117,6 +117,51 @@ EXPECTED = {
         ("SQS007", FAIL, W, "aws_sqs_queue.jobs"),
         ("CW002", FAIL, W, "aws_sqs_queue.jobs"),
     },
+    # action patterns IAM reads as a service-wide wildcard, and Allow + NotAction
+    "config:iam-equivalents": {
+        *{("IAM001", FAIL, E, f'aws_iam_policy.p["{k}"]') for k in (
+            "double_star", "any_name", "service_glob", "prefix_only", "star_colon_star", "not_action_anywhere",
+            "not_action_named", "glob_anywhere")},
+        ("IAM002", FAIL, E, 'aws_iam_policy.p["not_action_anywhere"]'),
+        ("IAM002", FAIL, E, 'aws_iam_policy.p["glob_anywhere"]'),
+    },
+    # a DLQ must be in its source queue's account and Region
+    "config:dlq-placement": {
+        ("SQS002", FAIL, E, "aws_sqs_queue.cross"),  # created by the eu-west-1 provider
+        ("SQS002", FAIL, E, "aws_sqs_queue.literal"),  # a literal ARN in eu-west-1
+        ("SQS002", UNK, E, "aws_sqs_queue.maybe"),  # a provider whose Region the plan does not show
+        *{("SQS003", UNK, E, f"aws_sqs_queue.{q}") for q in ("cross", "eu", "maybe")},
+        *{(r, UNK, E, f"aws_sqs_queue.{q}") for r in ("SQS004", "SQS005", "SQS006") for q in ("literal", "literal_here")},
+        *{("SQS011", FAIL, W, f"aws_sqs_queue.{q}_dlq") for q in ("cross", "eu", "maybe")},
+        *{("CW001", FAIL, W, f"aws_sqs_queue.{q}_dlq") for q in ("cross", "eu", "maybe")},
+        *{("CW002", FAIL, W, f"aws_sqs_queue.{q}") for q in ("cross", "eu", "maybe", "literal", "literal_here")},
+    },
+    # other services' DLQs named through local values: without the source any queue without
+    # a DLQ of its own may be one (unknown, not "has no dead-letter queue"); see test_source.py
+    "config:service-dlq-locals": {
+        *{("SQS002", UNK, E, f'aws_sqs_queue.dlq["{k}"]') for k in ("svcl-async-failures", "svcl-rule-dlq", "svcl-sns-dlq")},
+        *{("CW002", UNK, W, f'aws_sqs_queue.dlq["{k}"]') for k in ("svcl-async-failures", "svcl-rule-dlq", "svcl-sns-dlq")},
+        ("SQS002", UNK, E, "aws_sqs_queue.subscriber"),
+    },
+    # SSE-KMS keys through locals, coalesce(), try() and `!= null`: encryption unknown without
+    # the source (see test_source.py for the verdicts with it); one DLQ left unencrypted
+    "config:kms-through-locals": {
+        *{("SQS001", UNK, E, a) for a in ('aws_sqs_queue.dlq["by_arn"]', 'aws_sqs_queue.dlq["by_id"]',
+                                         'aws_sqs_queue.q["by_arn"]', 'aws_sqs_queue.q["by_id"]',
+                                         "module.audit.aws_sqs_queue.dlq", "module.ledger.aws_sqs_queue.dlq")},
+        *{("SQS006", UNK, E, a) for a in ('aws_sqs_queue.q["by_arn"]', 'aws_sqs_queue.q["by_id"]',
+                                         "module.audit.aws_sqs_queue.this", "module.ledger.aws_sqs_queue.this")},
+        ("SQS001", FAIL, E, "module.leaky.aws_sqs_queue.dlq"),
+        ("SQS006", FAIL, E, "module.leaky.aws_sqs_queue.this"),
+        *{("SQS003", UNK, E, a) for a in ('aws_sqs_queue.q["by_alias"]', 'aws_sqs_queue.q["by_arn"]', 'aws_sqs_queue.q["by_id"]',
+                                         *(f"module.{m}.aws_sqs_queue.this" for m in ("audit", "leaky", "ledger", "plain")))},
+        *{("SQS011", UNK, W, a) for a in ('aws_sqs_queue.dlq["by_alias"]', 'aws_sqs_queue.dlq["by_arn"]', 'aws_sqs_queue.dlq["by_id"]',
+                                         *(f"module.{m}.aws_sqs_queue.dlq" for m in ("audit", "leaky", "ledger", "plain")))},
+        *{("CW001", FAIL, W, a) for a in ('aws_sqs_queue.dlq["by_alias"]', 'aws_sqs_queue.dlq["by_arn"]', 'aws_sqs_queue.dlq["by_id"]',
+                                         *(f"module.{m}.aws_sqs_queue.dlq" for m in ("audit", "leaky", "ledger", "plain")))},
+        *{("CW002", FAIL, W, a) for a in ('aws_sqs_queue.q["by_alias"]', 'aws_sqs_queue.q["by_arn"]', 'aws_sqs_queue.q["by_id"]',
+                                         *(f"module.{m}.aws_sqs_queue.this" for m in ("audit", "leaky", "ledger", "plain")))},
+    },
     # this project's module and its queue submodule: warnings whose fix names module inputs
     "config:module-inputs": {
         ("SQS003", FAIL, W, 'module.messaging.module.queue["orders"].aws_sqs_queue.this'),

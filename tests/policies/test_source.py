@@ -120,6 +120,25 @@ EXPECTED = {
 }
 
 
+# other services' DLQs named through local values, found from the source: the queues
+# (for_each over a constant set, which the plan's configuration leaves out) are the DLQs
+# of an SNS subscription, an EventBridge target and a Lambda on-failure destination; the
+# subscriber queue has none of its own
+EXPECTED["config:service-dlq-locals"] = {("SQS002", FAIL, E, "aws_sqs_queue.subscriber")}
+
+
+# keys through locals, coalesce(), try() and `!= null`: every queue's encryption decided
+# (a key's ARN is never null: `coalesce(null, <ARN>)` is that ARN, `<ARN> != null` is true);
+# the leaky DLQ fails; only the alarm warnings remain
+EXPECTED["config:kms-through-locals"] = {
+    ("SQS001", FAIL, E, "module.leaky.aws_sqs_queue.dlq"), ("SQS006", FAIL, E, "module.leaky.aws_sqs_queue.this"),
+    *{("CW001", FAIL, W, a) for a in ('aws_sqs_queue.dlq["by_alias"]', 'aws_sqs_queue.dlq["by_arn"]', 'aws_sqs_queue.dlq["by_id"]',
+                                     *(f"module.{m}.aws_sqs_queue.dlq" for m in ("audit", "leaky", "ledger", "plain")))},
+    *{("CW002", FAIL, W, a) for a in ('aws_sqs_queue.q["by_alias"]', 'aws_sqs_queue.q["by_arn"]', 'aws_sqs_queue.q["by_id"]',
+                                     *(f"module.{m}.aws_sqs_queue.this" for m in ("audit", "leaky", "ledger", "plain")))},
+}
+
+
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_source_fixture_findings(plan_doc, name):
     report = evaluate(plan_doc(name), source_dir=str(_source_of(name)))

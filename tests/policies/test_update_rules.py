@@ -83,3 +83,15 @@ def test_this_module_passes_every_rule_after_an_update():
     assert {(f.rule_id, f.status) for f in report.findings} == {("ESM001", "unknown")}
     assert all("is not in this plan" in f.message for f in report.findings)
     assert {f.rule_id for f in report.passed} >= CATALOG - {"ESM001"}
+
+
+def test_alarms_added_to_existing_queues_watch_them():
+    """The queues exist (their ARNs, with the account, are known from state); the new alarms'
+    ARNs are not. One provider configuration creates them all, so the alarms are in the
+    queues' Region and account: CW001 and CW002 pass (they were unknown, "its account may
+    differ from the queue's")."""
+    report = _report("raw-alarms-added")
+    assert [(f.rule_id, f.status, f.address) for f in report.findings if f.rule_id.startswith("CW")] == []
+    passed = {(f.rule_id, f.address): f.message for f in report.passed}
+    assert passed[("CW001", "aws_sqs_queue.dlq")] == "depth alarm aws_cloudwatch_metric_alarm.dlq_depth"
+    assert passed[("CW002", "aws_sqs_queue.jobs")] == "age alarm aws_cloudwatch_metric_alarm.jobs_age"
