@@ -1,93 +1,132 @@
 # Root module: composes the submodules under modules/.
 #
-# Queue settings resolve in three layers: an attribute set on the queue wins,
-# then `queue_defaults`, then the submodule's own safe default.
+# internal/inputs checks every input before anything is built (an attribute the
+# module does not know is refused, naming the queue) and resolves each queue's
+# settings: the queue's own value, then the visibility timeout its consumer
+# derives, then `queue_defaults`, then the submodule's own safe default.
 
-data "aws_caller_identity" "current" {
+data "aws_caller_identity" "current" { # account_id is null, so it is looked up with STS: that needs AWS access. Planning without credentials? Set account_id.
   count = var.account_id == null && length(var.queues) > 0 ? 1 : 0
 }
-
-locals {
-  account_id = var.account_id != null ? var.account_id : one(data.aws_caller_identity.current[*].account_id)
-  d          = var.queue_defaults
-}
-
-module "queue" {
-  source   = "./modules/queue"
-  for_each = var.queues
-
-  name       = coalesce(each.value.name, each.key)
-  dlq_name   = each.value.dlq_name
-  fifo       = coalesce(each.value.fifo, local.d.fifo, false)
-  account_id = local.account_id
-  partition  = data.aws_partition.current.partition
-  region     = data.aws_region.current.id
-
-  visibility_timeout_seconds = try(coalesce(each.value.visibility_timeout_seconds, local.d.visibility_timeout_seconds), null)
-  consumer = each.value.consumer == null ? null : {
-    timeout_seconds                 = each.value.consumer.timeout_seconds
-    maximum_batching_window_seconds = each.value.consumer.maximum_batching_window_seconds
-  }
-
-  message_retention_seconds     = coalesce(each.value.message_retention_seconds, local.d.message_retention_seconds, 345600)
-  dlq_message_retention_seconds = coalesce(each.value.dlq_message_retention_seconds, local.d.dlq_message_retention_seconds, 1209600)
-  max_receive_count             = coalesce(each.value.max_receive_count, local.d.max_receive_count, 5)
-  receive_wait_time_seconds     = coalesce(each.value.receive_wait_time_seconds, local.d.receive_wait_time_seconds, 20)
-  allow_short_polling           = coalesce(each.value.allow_short_polling, local.d.allow_short_polling, false)
-  delay_seconds                 = coalesce(each.value.delay_seconds, local.d.delay_seconds, 0)
-  max_message_size              = try(coalesce(each.value.max_message_size, local.d.max_message_size), null)
-
-  kms_master_key_id                 = try(coalesce(each.value.kms_master_key_id, local.d.kms_master_key_id), null)
-  kms_data_key_reuse_period_seconds = coalesce(each.value.kms_data_key_reuse_period_seconds, local.d.kms_data_key_reuse_period_seconds, 300)
-
-  content_based_deduplication = coalesce(each.value.content_based_deduplication, local.d.content_based_deduplication, false)
-  deduplication_scope         = try(coalesce(each.value.deduplication_scope, local.d.deduplication_scope), null)
-  fifo_throughput_limit       = try(coalesce(each.value.fifo_throughput_limit, local.d.fifo_throughput_limit), null)
-
-  queue_policy_statements = each.value.queue_policy_statements
-  dlq_policy_statements   = each.value.dlq_policy_statements
-  prevent_destroy         = coalesce(each.value.prevent_destroy, local.d.prevent_destroy, false)
-
-  tags = merge(var.tags, each.value.tags)
-}
-
-# Every for_each module below reads its pair through local.pairs[each.key],
-# never module.queue[each.key]: Terraform evaluates a reference to a module
-# call as the object of all its instances, so each of N instances referencing
-# module.queue[...] builds all N pairs' outputs (N^2 for the plan: 63 s of CPU
-# at 300 pairs against 36 s this way, measured by tooling/bench_plan.py). The
-# local is built once; indexing it is a lookup. Its dependencies are the same
-# (a reference depends on the whole module call either way).
-locals {
-  pairs = module.queue
-
-  # The queue and DLQ names, derived here exactly as modules/queue derives them
-  # (the .fifo suffix added for FIFO pairs, "<name>-dlq" by default), for the
-  # alarms: metric dimensions need only the names, and taking them from
-  # module.queue would make every one of the 6 x N alarms depend on all 2 x N
-  # queues, which Terraform's plan-time apply-graph check walks in N^2
-  # (10.6 s -> 3.9 s of CPU at 300 pairs). tests/root.tftest.hcl checks that
-  # both derivations agree.
-  pair_names = {
-    for k, q in var.queues : k => {
-      queue_name = "${trimsuffix(coalesce(q.name, k), ".fifo")}${coalesce(q.fifo, local.d.fifo, false) ? ".fifo" : ""}"
-      dlq_name   = "${q.dlq_name != null ? trimsuffix(q.dlq_name, ".fifo") : "${trimsuffix(coalesce(q.name, k), ".fifo")}-dlq"}${coalesce(q.fifo, local.d.fifo, false) ? ".fifo" : ""}"
-    }
-  }
-}
-
-# --- claim-check bucket, idempotency table ------------------------------------
 
 data "aws_partition" "current" {}
 data "aws_region" "current" {}
 
 locals {
-  cc = var.claim_check_bucket
+  account_id = var.account_id != null ? var.account_id : one(data.aws_caller_identity.current[*].account_id)
+}
+
+module "inputs" {
+  source = "./internal/inputs"
+
+  queues                 = var.queues
+  queue_defaults_raw     = var.queue_defaults
+  queue_defaults         = var.queue_defaults
+  consumer_functions_raw = var.consumer_functions
+  consumer_functions     = var.consumer_functions
+  switches_raw = {
+    claim_check_bucket = var.claim_check_bucket
+    idempotency_table  = var.idempotency_table
+    alarms             = var.alarms
+    iam                = var.iam
+    dlq_redrive        = var.dlq_redrive
+  }
+  claim_check_bucket = var.claim_check_bucket
+  idempotency_table  = var.idempotency_table
+  alarms             = var.alarms
+  iam                = var.iam
+  dlq_redrive        = var.dlq_redrive
+  name_prefix        = var.name_prefix
+  arn_prefix         = "arn:${data.aws_partition.current.partition}:sqs:${data.aws_region.current.id}:${coalesce(local.account_id, "000000000000")}"
+}
+
+locals {
+  q = module.inputs.queues
+}
+
+module "queue" {
+  source   = "./modules/queue"
+  for_each = local.q
+
+  name       = each.value.name
+  dlq_name   = each.value.dlq_name
+  dlq_arn    = each.value.settings.dlq_arn
+  fifo       = each.value.settings.fifo
+  account_id = local.account_id
+  partition  = data.aws_partition.current.partition
+  region     = data.aws_region.current.id
+
+  visibility_timeout_seconds = each.value.settings.visibility_timeout_seconds
+  consumer                   = each.value.consumer
+
+  message_retention_seconds         = each.value.settings.message_retention_seconds
+  dlq_message_retention_seconds     = each.value.settings.dlq_message_retention_seconds
+  max_receive_count                 = each.value.settings.max_receive_count
+  receive_wait_time_seconds         = each.value.settings.receive_wait_time_seconds
+  allow_short_polling               = each.value.settings.allow_short_polling
+  delay_seconds                     = each.value.settings.delay_seconds
+  max_message_size                  = each.value.settings.max_message_size
+  kms_master_key_id                 = each.value.settings.kms_master_key_id
+  kms_data_key_reuse_period_seconds = each.value.settings.kms_data_key_reuse_period_seconds
+  content_based_deduplication       = each.value.settings.content_based_deduplication
+  deduplication_scope               = each.value.settings.deduplication_scope
+  fifo_throughput_limit             = each.value.settings.fifo_throughput_limit
+
+  dlq_visibility_timeout_seconds        = each.value.settings.dlq_visibility_timeout_seconds
+  dlq_delay_seconds                     = each.value.settings.dlq_delay_seconds
+  dlq_receive_wait_time_seconds         = each.value.settings.dlq_receive_wait_time_seconds
+  dlq_kms_master_key_id                 = each.value.settings.dlq_kms_master_key_id
+  dlq_kms_data_key_reuse_period_seconds = each.value.settings.dlq_kms_data_key_reuse_period_seconds
+  dlq_content_based_deduplication       = each.value.settings.dlq_content_based_deduplication
+  dlq_deduplication_scope               = each.value.settings.dlq_deduplication_scope
+  dlq_fifo_throughput_limit             = each.value.settings.dlq_fifo_throughput_limit
+  dlq_redrive_allow_policy              = each.value.dlq_redrive_allow_policy
+  dlq_tags                              = each.value.dlq_tags
+
+  queue_policy_statements             = each.value.queue_policy_statements
+  dlq_policy_statements               = each.value.dlq_policy_statements
+  source_queue_policy_documents       = each.value.source_queue_policy_documents
+  override_queue_policy_documents     = each.value.override_queue_policy_documents
+  source_dlq_queue_policy_documents   = each.value.source_dlq_queue_policy_documents
+  override_dlq_queue_policy_documents = each.value.override_dlq_queue_policy_documents
+
+  prevent_destroy = each.value.settings.prevent_destroy
+
+  input_names = each.value.input_names
+  tags        = merge(var.tags, each.value.tags)
+}
+
+# Every for_each module below reads its pair through local.pairs[each.key],
+# never module.queue[each.key]: Terraform evaluates a reference to a module
+# call as the object of all its instances, so each of N instances referencing
+# module.queue[...] builds all N pairs' outputs (N^2 for the plan). The local
+# is built once; indexing it is a lookup. Names that need no queue (the
+# alarms' dimensions) come from local.q, which internal/inputs derives exactly
+# as modules/queue does, so the alarms do not depend on the queues at all.
+locals {
+  pairs = module.queue
+}
+
+# --- claim-check bucket, idempotency table ------------------------------------
+
+locals {
+  cc = module.inputs.claim_check_bucket
 
   # queues whose producers offload payloads to the bucket (null: all of them)
-  cc_queue_keys   = local.cc.queues == null ? keys(var.queues) : local.cc.queues
-  cc_unknown_keys = [for k in local.cc_queue_keys : k if !contains(keys(var.queues), k)]
-  cc_served       = [for k in local.cc_queue_keys : k if contains(keys(var.queues), k)]
+  cc_queue_keys   = local.cc.queues == null ? keys(local.q) : local.cc.queues
+  cc_unknown_keys = [for k in local.cc_queue_keys : k if !contains(keys(local.q), k)]
+  cc_served       = [for k in local.cc_queue_keys : k if contains(keys(local.q), k)]
+
+  # how long each queue's DLQ keeps a message: its own setting, the setting of the
+  # queue of this call that its dlq_arn names, or for any other existing DLQ the
+  # SQS maximum (its retention is not known here; a payload must not expire first)
+  dlq_retention = {
+    for k, x in local.q : k => (
+      x.dlq_own ? local.pairs[k].dlq_message_retention_seconds :
+      x.dlq_target == null ? 1209600 :
+      x.dlq_target.role == "queue" ? local.pairs[x.dlq_target.key].message_retention_seconds : local.pairs[x.dlq_target.key].dlq_message_retention_seconds
+    )
+  }
 }
 
 module "claim_check_bucket" {
@@ -96,9 +135,14 @@ module "claim_check_bucket" {
 
   name           = local.cc.name
   payload_prefix = local.cc.payload_prefix
-  # a message redriven from any of these DLQs must still find its payload
-  dlq_retention_seconds                  = { for k in local.cc_served : module.queue[k].dlq_name => module.queue[k].dlq_message_retention_seconds }
-  fifo_source_retention_seconds          = { for k in local.cc_served : module.queue[k].dlq_name => module.queue[k].message_retention_seconds if module.queue[k].fifo }
+  # a message redriven from any of these DLQs must still find its payload (a DLQ
+  # shared by several queues counts once, with the longest)
+  dlq_retention_seconds = {
+    for name, r in { for k in local.cc_served : local.q[k].dlq_final => local.dlq_retention[k]... } : name => max(r...)
+  }
+  fifo_source_retention_seconds = {
+    for name, r in { for k in local.cc_served : local.q[k].dlq_final => local.pairs[k].message_retention_seconds... if local.pairs[k].fifo } : name => max(r...)
+  }
   expiration_days                        = local.cc.expiration_days
   kms_key_arn                            = local.cc.kms_key_arn
   versioning_enabled                     = local.cc.versioning_enabled
@@ -112,21 +156,23 @@ module "claim_check_bucket" {
 
 module "idempotency_table" {
   source = "./modules/idempotency-table"
-  count  = var.idempotency_table.enabled ? 1 : 0
+  count  = module.inputs.idempotency_table.enabled ? 1 : 0
 
-  name                        = var.idempotency_table.name
-  sort_key_attr               = var.idempotency_table.sort_key_attr
-  kms_key_arn                 = var.idempotency_table.kms_key_arn
-  deletion_protection_enabled = var.idempotency_table.deletion_protection_enabled
-  prevent_destroy             = var.idempotency_table.prevent_destroy
+  name                        = module.inputs.idempotency_table.name
+  sort_key_attr               = module.inputs.idempotency_table.sort_key_attr
+  kms_key_arn                 = module.inputs.idempotency_table.kms_key_arn
+  deletion_protection_enabled = module.inputs.idempotency_table.deletion_protection_enabled
+  prevent_destroy             = module.inputs.idempotency_table.prevent_destroy
   account_id                  = local.account_id
 
-  tags = merge(var.tags, var.idempotency_table.tags)
+  tags = merge(var.tags, module.inputs.idempotency_table.tags)
 }
 
 # --- IAM policy documents, one set per queue ------------------------------------
 
 locals {
+  iam_in = module.inputs.iam
+
   kms_key_arn_pattern = "^arn:[a-z-]+:kms:[a-z0-9-]+:[0-9]{12}:key/[A-Za-z0-9-]+$"
   kms_key_id_pattern  = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$|^mrk-[0-9a-f]{32}$"
   kms_arn_prefix      = "arn:${data.aws_partition.current.partition}:kms:${data.aws_region.current.id}:${coalesce(local.account_id, "000000000000")}:key/"
@@ -135,11 +181,9 @@ locals {
   # ARN is used as is, a bare key ID is turned into its ARN, AWS-managed
   # aliases (alias/aws/...) need no grant, and any other alias cannot be
   # resolved at plan time (it must be listed in iam.kms_key_arns).
-  queue_kms = {
-    for k, q in var.queues : k => try(coalesce(q.kms_master_key_id, local.d.kms_master_key_id), null)
-  }
   kms_ids = merge(
-    { for k, id in local.queue_kms : "queues.${k}.kms_master_key_id" => id if id != null },
+    { for k, x in local.q : "queues.${k}.kms_master_key_id" => x.settings.kms_master_key_id if x.settings.kms_master_key_id != null },
+    { for k, x in local.q : "queues.${k}.dlq_kms_master_key_id" => x.settings.dlq_kms_master_key_id if x.settings.dlq_kms_master_key_id != null },
     local.cc.enabled && local.cc.kms_key_arn != null ? { "claim_check_bucket.kms_key_arn" = local.cc.kms_key_arn } : {},
   )
   kms_resolved = {
@@ -154,17 +198,17 @@ locals {
 
   bucket_kms_arn = try(local.kms_resolved["claim_check_bucket.kms_key_arn"], null)
   iam_kms = {
-    for k in keys(var.queues) : k => distinct(compact(concat(
-      [try(local.kms_resolved["queues.${k}.kms_master_key_id"], null)],
+    for k in keys(local.q) : k => distinct(compact(concat(
+      [try(local.kms_resolved["queues.${k}.kms_master_key_id"], null), try(local.kms_resolved["queues.${k}.dlq_kms_master_key_id"], null)],
       contains(local.cc_served, k) ? [local.bucket_kms_arn] : [],
-      var.iam.kms_key_arns,
+      local.iam_in.kms_key_arns,
     )))
   }
 }
 
 module "iam" {
   source   = "./modules/iam"
-  for_each = var.queues
+  for_each = local.q
 
   producer_queue_arns = [local.pairs[each.key].queue_arn_static]
   consumer_queue_arns = [local.pairs[each.key].queue_arn_static]
@@ -175,48 +219,74 @@ module "iam" {
   }]
   payload_bucket_arn    = local.cc.enabled && contains(local.cc_served, each.key) ? module.claim_check_bucket[0].arn_static : null
   payload_prefix        = local.cc.payload_prefix
-  idempotency_table_arn = var.idempotency_table.enabled ? module.idempotency_table[0].arn_static : null
+  idempotency_table_arn = module.inputs.idempotency_table.enabled ? module.idempotency_table[0].arn_static : null
   kms_key_arns          = local.iam_kms[each.key]
 
-  create_managed_policies = var.iam.create_managed_policies
-  name                    = "${var.iam.name_prefix}${replace(local.pairs[each.key].queue_name, ".fifo", "-fifo")}"
-  path                    = var.iam.path
+  create_managed_policies = local.iam_in.create_managed_policies
+  name                    = "${local.iam_in.name_prefix}${replace(local.pairs[each.key].queue_name, ".fifo", "-fifo")}"
+  path                    = local.iam_in.path
 
   tags = merge(var.tags, each.value.tags)
 }
 
 # --- alarms ----------------------------------------------------------------------
+#
+# On by default (the DLQ alarm is the point), but a topic (and the KMS key it
+# needs) only when asked: `sns_topic_arn`, or `create_sns_topic = true`.
+
+locals {
+  al        = module.inputs.alarms
+  alarms_on = local.al.enabled && length(local.q) > 0
+  # the alarms would notify nobody, and nobody said that is intended
+  alarms_unheard = local.alarms_on && local.al.sns_topic_arn == null && local.al.create_sns_topic == null
+}
 
 module "alarms" {
   source = "./modules/alarms"
-  count  = var.alarms.enabled && length(var.queues) > 0 ? 1 : 0
+  count  = local.alarms_on ? 1 : 0
 
   queues = {
-    for k, n in local.pair_names : k => {
-      queue_name = n.queue_name
-      dlq_name   = n.dlq_name
-      thresholds = var.queues[k].alarm_thresholds
+    for k, x in local.q : k => {
+      queue_name = x.queue_name
+      dlq_name   = x.dlq_final
+      thresholds = x.alarm_thresholds
+      # a DLQ shared by several queues is watched once
+      dlq_alarms = x.dlq_alarms
+      input_name = "queues[\"${k}\"].alarm_thresholds"
     }
   }
-  thresholds            = var.alarms.thresholds
-  sns_topic_arn         = var.alarms.sns_topic_arn
-  create_sns_topic      = var.alarms.create_sns_topic
-  sns_topic_name        = var.alarms.sns_topic_name
-  sns_kms_master_key_id = var.alarms.sns_kms_master_key_id
-  notify_on_ok          = var.alarms.notify_on_ok
-  alarm_name_prefix     = var.alarms.alarm_name_prefix
+  thresholds            = local.al.thresholds
+  sns_topic_arn         = local.al.sns_topic_arn
+  create_sns_topic      = coalesce(local.al.create_sns_topic, false)
+  sns_topic_name        = local.al.sns_topic_name
+  sns_kms_master_key_id = local.al.sns_kms_master_key_id
+  notify_on_ok          = local.al.notify_on_ok
+  alarm_name_prefix     = local.al.alarm_name_prefix
   account_id            = local.account_id
 
   tags = var.tags
 }
 
+check "alarms_notify_someone" {
+  assert {
+    condition     = !local.alarms_unheard
+    error_message = "alarms: the CloudWatch alarms of the queues notify nobody: alarms.sns_topic_arn is not set and alarms.create_sns_topic is not true, so no SNS topic is created (and no KMS key). A message in a DLQ would raise an alarm that no one hears. Set alarms.sns_topic_arn to your on-call topic, or alarms.create_sns_topic = true (an encrypted topic, with a KMS key CloudWatch may use unless alarms.sns_kms_master_key_id is given). If alarms without notifications are intended, set alarms.create_sns_topic = false."
+  }
+}
+
 # --- Lambda consumers ------------------------------------------------------------
+#
+# For a function of the same stack (`consumer_functions`), the mapping is the
+# only part that refers to it: it is created after the function, and the queues,
+# their URLs and policy documents (which the function reads) do not wait for it.
 
 module "consumer" {
   source   = "./modules/lambda-consumer"
-  for_each = { for k, q in var.queues : k => q.consumer if try(q.consumer.function_name, null) != null }
+  for_each = module.inputs.consumers
 
-  function_name = each.value.function_name
+  # read from var.consumer_functions itself where given, so that plan checks can
+  # follow the reference to the function
+  function_name = try(var.consumer_functions[each.key].function_name, each.value.function_name)
   # The real ARN (not the static one) so the mapping is created after the queue.
   # Read through module.queue, not local.pairs, so that plan checks can follow
   # the mapping's event_source_arn to its queue in the plan's configuration
@@ -225,7 +295,7 @@ module "consumer" {
   queue_arn                        = module.queue[each.key].queue_arn # per-instance on purpose: see above
   fifo                             = local.pairs[each.key].fifo
   queue_visibility_timeout_seconds = local.pairs[each.key].visibility_timeout_seconds
-  function_timeout_seconds         = each.value.timeout_seconds
+  function_timeout_seconds         = each.value.function_timeout_seconds
   maximum_batching_window_seconds  = each.value.maximum_batching_window_seconds
   batch_size                       = each.value.batch_size
   maximum_concurrency              = each.value.maximum_concurrency
@@ -233,25 +303,28 @@ module "consumer" {
   report_batch_item_failures       = each.value.report_batch_item_failures
   enabled                          = each.value.enabled
 
-  tags = merge(var.tags, var.queues[each.key].tags)
+  input_names = each.value.input_names
+  tags        = merge(var.tags, each.value.tags)
 }
 
 # --- automated DLQ redrive ---------------------------------------------------------
 
 locals {
-  rd              = var.dlq_redrive
-  rd_queue_keys   = local.rd.enabled ? (local.rd.queues == null ? keys(var.queues) : local.rd.queues) : []
-  rd_unknown_keys = [for k in local.rd_queue_keys : k if !contains(keys(var.queues), k)]
+  rd = module.inputs.dlq_redrive
+  # null: every queue whose DLQ the module creates (an existing DLQ may hold other queues' messages)
+  rd_queue_keys   = local.rd.enabled ? (local.rd.queues == null ? [for k, x in local.q : k if x.dlq_own] : local.rd.queues) : []
+  rd_unknown_keys = [for k in local.rd_queue_keys : k if !contains(keys(local.q), k)]
+  rd_foreign_dlq  = [for k in local.rd_queue_keys : k if contains(keys(local.q), k) && !try(local.q[k].dlq_own, true)]
   rd_bucket       = local.rd.archive_bucket_name != null ? local.rd.archive_bucket_name : (local.cc.enabled ? local.cc.name : null)
   # archived messages must not sit under the payload prefix, whose objects expire
   rd_archive_expires = local.rd.archive_bucket_name == null && local.cc.enabled && startswith(local.rd.archive_prefix, local.cc.payload_prefix)
 
   rd_names = {
     for k in local.rd_queue_keys : k => (
-      length("${trimsuffix(module.queue[k].queue_name, ".fifo")}-dlq-redrive") <= 55
-      ? "${trimsuffix(module.queue[k].queue_name, ".fifo")}-dlq-redrive"
-      : "${substr(trimsuffix(module.queue[k].queue_name, ".fifo"), 0, 34)}-${substr(sha1(module.queue[k].queue_name), 0, 8)}-dlq-redrive"
-    ) if contains(keys(var.queues), k) && local.rd_bucket != null # without a bucket the output's precondition refuses the plan
+      length("${trimsuffix(local.q[k].queue_name, ".fifo")}-dlq-redrive") <= 55
+      ? "${trimsuffix(local.q[k].queue_name, ".fifo")}-dlq-redrive"
+      : "${substr(trimsuffix(local.q[k].queue_name, ".fifo"), 0, 34)}-${substr(sha1(local.q[k].queue_name), 0, 8)}-dlq-redrive"
+    ) if contains(keys(local.q), k) && local.rd_bucket != null && !contains(local.rd_foreign_dlq, k) # the output's preconditions refuse the rest
   }
 }
 

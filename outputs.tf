@@ -1,5 +1,5 @@
 output "queues" {
-  description = "Per queue key: name, url, arn and arn_static of the source queue; dlq_name, dlq_url, dlq_arn and dlq_arn_static of its DLQ; the effective visibility_timeout_seconds, message_retention_seconds, dlq_message_retention_seconds, max_receive_count and fifo."
+  description = "Per queue key: name, url, arn and arn_static of the source queue; dlq_name, dlq_url, dlq_arn and dlq_arn_static of its DLQ, and dlq_created (false when `dlq_arn` names an existing DLQ); the effective visibility_timeout_seconds, message_retention_seconds, dlq_message_retention_seconds (null for an existing DLQ), max_receive_count and fifo."
   value = {
     for k, m in module.queue : k => {
       name                          = m.queue_name
@@ -10,6 +10,7 @@ output "queues" {
       dlq_url                       = m.dlq_url
       dlq_arn                       = m.dlq_arn
       dlq_arn_static                = m.dlq_arn_static
+      dlq_created                   = m.dlq_created
       fifo                          = m.fifo
       visibility_timeout_seconds    = m.visibility_timeout_seconds
       message_retention_seconds     = m.message_retention_seconds
@@ -17,6 +18,19 @@ output "queues" {
       max_receive_count             = m.max_receive_count
     }
   }
+
+  # a dlq_arn that names a queue of this call: its retention is known, so the rule holds
+  precondition {
+    condition     = length(local.shared_dlq_problems) == 0
+    error_message = join("\n", local.shared_dlq_problems)
+  }
+}
+
+locals {
+  shared_dlq_problems = [
+    for k, x in local.q : "queues[\"${k}\"].dlq_arn: ${x.settings.dlq_arn} is ${x.dlq_target.role == "dlq" ? "the DLQ of " : ""}queues[\"${x.dlq_target.key}\"], which keeps a message ${local.dlq_retention[k]} s, no longer than this queue does (message_retention_seconds ${local.pairs[k].message_retention_seconds} s). A message keeps its enqueue time when it moves to a DLQ, so it would be deleted there before anyone could inspect or redrive it. Give that queue a longer retention, or this one a shorter."
+    if x.dlq_target != null && local.dlq_retention[k] <= local.pairs[k].message_retention_seconds
+  ]
 }
 
 output "queue_urls" {
@@ -52,13 +66,13 @@ output "claim_check_bucket" {
 
   precondition {
     condition     = length(local.cc_unknown_keys) == 0
-    error_message = "claim_check_bucket.queues: ${join(", ", [for k in local.cc_unknown_keys : "\"${k}\""])} ${length(local.cc_unknown_keys) == 1 ? "is not a key" : "are not keys"} of queues (keys: ${join(", ", keys(var.queues))}). List the queue keys whose producers offload payloads to the bucket, or leave it null for all."
+    error_message = "claim_check_bucket.queues: ${join(", ", [for k in local.cc_unknown_keys : "\"${k}\""])} ${length(local.cc_unknown_keys) == 1 ? "is not a key" : "are not keys"} of queues (keys: ${join(", ", keys(local.q))}). List the queue keys whose producers offload payloads to the bucket, or leave it null for all."
   }
 }
 
 output "idempotency_table" {
   description = "The idempotency table, or null when not enabled: name, arn, key_attr, sort_key_attr and expiry_attr (the Powertools DynamoDBPersistenceLayer settings)."
-  value = var.idempotency_table.enabled ? {
+  value = module.inputs.idempotency_table.enabled ? {
     name          = module.idempotency_table[0].name
     arn           = module.idempotency_table[0].arn
     key_attr      = module.idempotency_table[0].key_attr
@@ -79,18 +93,19 @@ output "iam_policies" {
   }
 
   precondition {
-    condition     = length(local.kms_unresolved) == 0 || length(var.iam.kms_key_arns) > 0
+    condition     = length(local.kms_unresolved) == 0 || length(local.iam_in.kms_key_arns) > 0
     error_message = "iam.kms_key_arns: ${join(", ", local.kms_unresolved)} names a customer-managed KMS key by alias, which cannot be resolved to the key ARN at plan time, and an IAM grant on an alias does not cover the key. Producers and consumers would fail with KMS AccessDenied. Add the key ARN to iam.kms_key_arns, or use the key ARN in place of the alias."
   }
 }
 
 output "alarms" {
-  description = "The alarms, or null when disabled: sns_topic_arn (notified), kms_key_arn (created for the topic, or null), alarm_names and alarm_arns per queue key."
+  description = "The alarms, or null when disabled: sns_topic_arn (notified; null when they notify nobody), notifies_nobody (true without alarms.sns_topic_arn or alarms.create_sns_topic = true), kms_key_arn (created for the topic, or null), alarm_names and alarm_arns per queue key."
   value = length(module.alarms) > 0 ? {
-    sns_topic_arn = module.alarms[0].sns_topic_arn
-    kms_key_arn   = module.alarms[0].kms_key_arn
-    alarm_names   = module.alarms[0].alarm_names
-    alarm_arns    = module.alarms[0].alarm_arns
+    sns_topic_arn   = module.alarms[0].sns_topic_arn
+    notifies_nobody = local.al.sns_topic_arn == null && local.al.create_sns_topic != true
+    kms_key_arn     = module.alarms[0].kms_key_arn
+    alarm_names     = module.alarms[0].alarm_names
+    alarm_arns      = module.alarms[0].alarm_arns
   } : null
 }
 
@@ -124,7 +139,12 @@ output "dlq_redrive" {
 
   precondition {
     condition     = length(local.rd_unknown_keys) == 0
-    error_message = "dlq_redrive.queues: ${join(", ", [for k in local.rd_unknown_keys : "\"${k}\""])} ${length(local.rd_unknown_keys) == 1 ? "is not a key" : "are not keys"} of queues (keys: ${join(", ", keys(var.queues))}). List the queue keys whose DLQs should be redriven, or leave it null for all."
+    error_message = "dlq_redrive.queues: ${join(", ", [for k in local.rd_unknown_keys : "\"${k}\""])} ${length(local.rd_unknown_keys) == 1 ? "is not a key" : "are not keys"} of queues (keys: ${join(", ", keys(local.q))}). List the queue keys whose DLQs should be redriven, or leave it null for all."
+  }
+
+  precondition {
+    condition     = length(local.rd_foreign_dlq) == 0
+    error_message = "dlq_redrive.queues: ${join(", ", [for k in local.rd_foreign_dlq : "\"${k}\""])} ${length(local.rd_foreign_dlq) == 1 ? "uses" : "use"} an existing DLQ (dlq_arn), which may hold messages of other queues: a redrive function would send them all to this one. Redrive that DLQ where it is managed, and leave these keys out of dlq_redrive.queues."
   }
 
   precondition {

@@ -97,9 +97,20 @@ run "everything_composed" {
     error_message = "every queue should have its alarms"
   }
   assert {
-    condition     = module.alarms[0].alarm_names["payments.fifo"].dlq_depth == "sqs-dlq-not-empty-payments-dlq.fifo" && module.alarms[0].sns_topic_created
-    error_message = "DLQ alarms should watch the DLQ, and a topic should be created by default"
+    condition     = module.alarms[0].alarm_names["payments.fifo"].dlq_depth == "sqs-dlq-not-empty-payments-dlq.fifo"
+    error_message = "DLQ alarms should watch the DLQ"
   }
+  # no topic and no key nobody asked for; the output and a plan warning say the alarms notify nobody
+  assert {
+    condition     = !module.alarms[0].sns_topic_created && module.alarms[0].kms_key_arn == null && output.alarms.notifies_nobody && output.alarms.sns_topic_arn == null
+    error_message = "without sns_topic_arn or create_sns_topic = true, no topic or key should be created, and the output should say nobody is notified"
+  }
+  assert {
+    condition     = alltrue([for n in values(module.alarms[0].alarm_names["orders"]) : n != null])
+    error_message = "the alarms themselves should still be created"
+  }
+
+  expect_failures = [check.alarms_notify_someone]
   # consumers only where a function is named
   assert {
     condition     = toset(keys(module.consumer)) == toset(["orders", "payments.fifo"])
@@ -123,6 +134,7 @@ run "fifo_queue_extends_payload_expiry" {
   command = plan
 
   variables {
+    alarms = { create_sns_topic = false }
     queues = {
       orders          = {}
       "payments.fifo" = { fifo = true, message_retention_seconds = 432000, dlq_message_retention_seconds = 864000 }
@@ -140,6 +152,7 @@ run "kms_keys_resolved_for_iam" {
   command = plan
 
   variables {
+    alarms = { create_sns_topic = false }
     queues = {
       a = { kms_master_key_id = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab" }
       b = { kms_master_key_id = "0987dcba-09fe-87dc-65ba-ab0987654321" }
@@ -176,6 +189,7 @@ run "custom_alias_with_explicit_key_arns_and_managed_policies" {
   command = plan
 
   variables {
+    alarms = { create_sns_topic = false }
     queues = { orders = { kms_master_key_id = "alias/messaging" } }
     iam = {
       create_managed_policies = true
@@ -233,5 +247,31 @@ run "alarms_to_given_topic" {
   assert {
     condition     = module.alarms[0].thresholds["orders"].backlog_messages == 50 && module.alarms[0].thresholds["orders"].age_warning_seconds == 120 && module.alarms[0].thresholds["orders"].age_critical_seconds == 1800
     error_message = "per-queue and module-wide thresholds should reach the alarms; unset ones keep the defaults"
+  }
+}
+
+run "alarm_topic_and_key_created_when_asked" {
+  command = plan
+
+  variables {
+    alarms = { create_sns_topic = true }
+  }
+
+  assert {
+    condition     = module.alarms[0].sns_topic_created && output.alarms.notifies_nobody == false && length(module.alarms[0].alarm_names) == 3
+    error_message = "create_sns_topic = true should create the topic (and its key)"
+  }
+}
+
+run "alarms_without_topic_on_purpose" {
+  command = plan
+
+  variables {
+    alarms = { create_sns_topic = false }
+  }
+
+  assert {
+    condition     = !module.alarms[0].sns_topic_created && output.alarms.notifies_nobody
+    error_message = "create_sns_topic = false: no topic, no warning (the check passes), and the output still says so"
   }
 }

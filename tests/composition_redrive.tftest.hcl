@@ -11,6 +11,8 @@ provider "aws" {
 
 variables {
   account_id = "123456789012"
+  # alarms without a topic, on purpose (the plan would warn otherwise)
+  alarms = { create_sns_topic = false }
   queues = {
     orders                                                               = {}
     payments                                                             = { fifo = true }

@@ -2,7 +2,7 @@
 however many tests, pytest-xdist workers or test sessions ask for it.
 
 A plan is cached in ``.cache/plans/`` under a digest of everything that can
-change it: the configuration directory's files, every file under ``modules/``
+change it: the configuration directory's files, every file under ``modules/`` and ``internal/``
 and the root ``*.tf`` (what relative module sources reach), the variables,
 whether it was planned offline (provider override), the Terraform version and
 the providers in the local mirror. A lock file per digest makes concurrent
@@ -62,14 +62,18 @@ def digest(directory: Path, variables: dict, offline: bool = True) -> str:
     h.update(_environment_digest().encode())
     h.update(json.dumps(variables, sort_keys=True).encode())
     h.update(b"offline" if offline else b"as-is")
-    for f in [*_files(directory), *_files(REPO_ROOT / "modules"), *sorted(REPO_ROOT.glob("*.tf"))]:
-        h.update(str(f.relative_to(REPO_ROOT)).encode() + b"\0")
+    for f in [*_files(directory), *_files(REPO_ROOT / "modules"), *_files(REPO_ROOT / "internal"), *sorted(REPO_ROOT.glob("*.tf"))]:
+        # a configuration outside the repository (a consumer stack) is named by its own paths
+        h.update(str(f.relative_to(REPO_ROOT if f.is_relative_to(REPO_ROOT) else directory)).encode() + b"\0")
         h.update(f.read_bytes())
     return h.hexdigest()[:20]
 
 
 def _slug(directory: Path) -> str:
-    return str(Path(directory).resolve().relative_to(REPO_ROOT)).replace("/", "-") or "root"
+    directory = Path(directory).resolve()
+    if not directory.is_relative_to(REPO_ROOT):  # a consumer stack outside the repository: its content names it
+        return "external"
+    return str(directory.relative_to(REPO_ROOT)).replace("/", "-") or "root"
 
 
 def _generate(directory: Path, variables: dict, offline: bool, out: Path, data_dir: Path) -> None:

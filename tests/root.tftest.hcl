@@ -11,6 +11,8 @@ provider "aws" {
 
 variables {
   account_id = "123456789012"
+  # alarms without a topic, on purpose (the plan would warn otherwise)
+  alarms = { create_sns_topic = false }
 }
 
 run "defaults_then_overrides" {
@@ -124,20 +126,23 @@ run "alarm_names_agree_with_the_queues" {
         fifo     = false
         dlq_name = "mail-out-parking"
       }
+      shared = { dlq_arn = "arn:aws:sqs:us-east-1:123456789012:elsewhere-dlq.fifo" }
     }
+    name_prefix = "prod-"
   }
 
-  # the alarms take the pair names from local.pair_names, not from module.queue
+  # the alarms take the pair names from internal/inputs (local.q), not from module.queue
   assert {
     condition = alltrue([for k, m in module.queue : alltrue([
       module.alarms[0].alarm_names[k].dlq_depth == "sqs-dlq-not-empty-${m.dlq_name}",
       module.alarms[0].alarm_names[k].age_warning == "sqs-oldest-message-warning-${m.queue_name}",
-      local.pair_names[k] == { queue_name = m.queue_name, dlq_name = m.dlq_name },
+      local.q[k].queue_name == m.queue_name, local.q[k].dlq_final == m.dlq_name,
     ])])
     error_message = "the alarms' queue and DLQ names should be exactly the names modules/queue gives the pair"
   }
   assert {
-    condition     = module.queue["orders"].dlq_name == "orders-dlq.fifo" && module.queue["payments.fifo"].dlq_name == "payments-failed.fifo" && module.queue["emails"].queue_name == "mail-out"
-    error_message = "the cases should cover the FIFO suffix, a given DLQ name and a name override"
+    condition = (module.queue["orders"].dlq_name == "prod-orders-dlq.fifo" && module.queue["payments.fifo"].dlq_name == "prod-payments-failed.fifo"
+    && module.queue["emails"].queue_name == "prod-mail-out" && module.queue["shared"].dlq_name == "elsewhere-dlq.fifo")
+    error_message = "the cases should cover the FIFO suffix, a given DLQ name, a name override, a name prefix and an existing DLQ"
   }
 }

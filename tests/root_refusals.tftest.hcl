@@ -13,7 +13,9 @@ provider "aws" {
 
 variables {
   account_id = "123456789012"
-  queues     = { orders = {} }
+  # alarms without a topic, on purpose (the plan would warn otherwise)
+  alarms = { create_sns_topic = false }
+  queues = { orders = {} }
 }
 
 run "bucket_enabled_without_name" {
@@ -78,6 +80,43 @@ run "redrive_archive_under_expiring_payload_prefix" {
   variables {
     claim_check_bucket = { enabled = true, name = "acme-claim-check" }
     dlq_redrive        = { enabled = true, archive_prefix = "payloads/archive/" }
+  }
+  expect_failures = [output.dlq_redrive]
+}
+
+run "queues_not_a_map" {
+  command = plan
+  variables {
+    queues = ["orders"]
+  }
+  expect_failures = [var.queues]
+}
+
+run "name_prefix_with_a_slash" {
+  command = plan
+  variables {
+    name_prefix = "prod/"
+  }
+  expect_failures = [var.name_prefix]
+}
+
+run "shared_dlq_keeps_messages_no_longer_than_the_source" {
+  command = plan
+  variables {
+    queues = {
+      errors = {}
+      orders = { dlq_arn = "arn:aws:sqs:us-east-1:123456789012:errors", message_retention_seconds = 1209600 }
+    }
+  }
+  expect_failures = [output.queues]
+}
+
+run "redrive_of_an_existing_dlq" {
+  command = plan
+  variables {
+    queues             = { orders = { dlq_arn = "arn:aws:sqs:us-east-1:123456789012:shared-dlq" } }
+    claim_check_bucket = { enabled = true, name = "acme-claim-check" }
+    dlq_redrive        = { enabled = true, queues = ["orders"] }
   }
   expect_failures = [output.dlq_redrive]
 }

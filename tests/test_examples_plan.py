@@ -18,7 +18,7 @@ def _pairs(plan: dict) -> dict[str, tuple[dict, dict]]:
     pairs = {}
     for addr, rc in rcs.items():
         if rc["type"] == "aws_sqs_queue" and addr.endswith(".aws_sqs_queue.this"):
-            dlq = rcs[addr[: -len("this")] + "dlq"]
+            dlq = rcs[addr[: -len("this")] + "dlq[0]"]
             key = addr.split('module.queue["', 1)[1].split('"]', 1)[0]
             pairs[key] = (rc["change"]["after"], dlq["change"]["after"])
     return pairs
@@ -101,6 +101,48 @@ def test_basic(offline_planner):
     assert src["visibility_timeout_seconds"] == 180
     assert (src["message_retention_seconds"], dlq["message_retention_seconds"]) == (345600, 1209600)
     assert src["tags"] == {"example": "basic"}
+    # alarms on, but no topic and no KMS key nobody asked for; the output says nobody is notified
+    types = {rc["type"] for rc in plan["resource_changes"]}
+    assert "aws_cloudwatch_metric_alarm" in types and not types & {"aws_sns_topic", "aws_kms_key"}
+    assert plan["output_changes"]["queues"]["after"][f"{PREFIX}-orders"]["dlq_created"] is True
+
+
+def test_same_stack_consumer(offline_planner):
+    """A consumer function of the same stack: one plan, no cycle; the mapping invokes
+    the function, the function reads the queue's URL, the roles get the module's documents."""
+    plan = offline_planner.plan(EXAMPLES / "same-stack-consumer", {"name_prefix": PREFIX})
+    rcs = resources_by_address(plan)
+    queue = f"{PREFIX}-orders"
+    src, dlq = _pairs(plan)[queue]
+    _assert_pair_guarantees(queue, src, dlq)
+    assert src["visibility_timeout_seconds"] == 6 * 30
+    fn = rcs["aws_lambda_function.consumer[0]"]["change"]
+    esm = rcs[f'module.messaging.module.consumer["{queue}"].aws_lambda_event_source_mapping.this']["change"]["after"]
+    assert esm["function_name"] == fn["after"]["function_name"] == f"{PREFIX}-orders-consumer"
+    assert fn["after"]["timeout"] == 30 and esm["scaling_config"] == [{"maximum_concurrency": 5}]
+    assert esm["function_response_types"] == ["ReportBatchItemFailures"]
+    # the function's environment holds the queue's URL (known after apply: the queue comes first)
+    assert fn["after_unknown"]["environment"][0]["variables"] is True
+    # the roles carry the module's least-privilege documents, known at plan time
+    consumer_policy = json.loads(rcs["aws_iam_role_policy.consumer"]["change"]["after"]["policy"])
+    arn = f"arn:aws:sqs:us-east-1:{OFFLINE_ACCOUNT}:{queue}"
+    assert {"sqs:ReceiveMessage", "sqs:DeleteMessage"} <= set(consumer_policy["Statement"][0]["Action"])
+    assert consumer_policy["Statement"][0]["Resource"] == arn
+    producer_policy = json.loads(rcs["aws_iam_role_policy.producer"]["change"]["after"]["policy"])
+    assert producer_policy["Statement"] == [{"Sid": "SendToQueues", "Effect": "Allow", "Action": "sqs:SendMessage", "Resource": arn}]
+    # the mapping is created after the function: its function comes from consumer_functions,
+    # which refers to the function; the queues input does not
+    call = plan["configuration"]["root_module"]["module_calls"]["messaging"]["expressions"]
+    assert "aws_lambda_function.consumer" in call["consumer_functions"]["references"]
+    assert not any("aws_lambda_function" in r for r in call["queues"].get("references", []))
+
+
+def test_same_stack_consumer_without_the_function(offline_planner):
+    """create_function = false (LocalStack cannot run functions): no function, no mapping, the rest stays."""
+    plan = offline_planner.plan(EXAMPLES / "same-stack-consumer", {"name_prefix": PREFIX, "create_function": False})
+    types = [rc["type"] for rc in plan["resource_changes"]]
+    assert "aws_lambda_function" not in types and "aws_lambda_event_source_mapping" not in types
+    assert types.count("aws_sqs_queue") == 2 and types.count("aws_iam_role") == 2 and types.count("aws_iam_role_policy") == 2
 
 
 def test_fifo(offline_planner):

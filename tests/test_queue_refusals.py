@@ -16,7 +16,8 @@ from tooling.terraform import Terraform, offline_copy
 # one worker runs every case: they share one `terraform test` (a module-scoped fixture)
 pytestmark = [pytest.mark.plan, pytest.mark.xdist_group("queue-refusals")]
 
-ARN_ROOT = "arn:aws:iam::123456789012:root"
+ACCOUNT = "123456789012"
+ARN_ROOT = f"arn:aws:iam::{ACCOUNT}:root"
 
 # (id, inputs, fragments every one of which must appear in Terraform's error)
 CASES = [
@@ -69,7 +70,7 @@ CASES = [
     (
         "policy-wildcard",
         {"queue_policy_statements": [{"sid": "Any", "actions": ["sqs:*"], "principals": [{"type": "AWS", "identifiers": [ARN_ROOT]}]}]},
-        ["queue_policy_statements[*].actions:", "wildcards"],
+        ["queue_policy_statements[0] (sid \"Any\"): actions: [\"sqs:*\"] in an Allow", "wildcards"],
     ),
     (
         "policy-public",
@@ -79,12 +80,12 @@ CASES = [
     (
         "policy-effect",
         {"queue_policy_statements": [{"sid": "X", "effect": "allow", "actions": ["sqs:SendMessage"], "principals": [{"type": "Service", "identifiers": ["sns.amazonaws.com"]}]}]},
-        ["effect: must be \"Allow\" or \"Deny\""],
+        ["queue_policy_statements[0] (sid \"X\"): effect: \"allow\" must be \"Allow\" or \"Deny\""],
     ),
     (
         "dlq-policy-wildcard",
         {"dlq_policy_statements": [{"sid": "Any", "actions": ["sqs:Receive*"], "principals": [{"type": "AWS", "identifiers": [ARN_ROOT]}]}]},
-        ["dlq_policy_statements[*].actions:", "wildcards"],
+        ["dlq_policy_statements[0] (sid \"Any\"): actions: [\"sqs:Receive*\"] in an Allow", "wildcards"],
     ),
     (
         "dlq-policy-public",
@@ -92,6 +93,41 @@ CASES = [
         ["makes the DLQ public"],
     ),
     ("account-id", {"account_id": "12345"}, ["account_id:", "12-digit"]),
+    # the provider (5.x) validates 1024-262144 itself; refused here first, with the way out
+    ("message-size-above-provider-range", {"max_message_size": 300000}, ["max_message_size: 300000 bytes", "1024-262144", "claim-check bucket"]),
+    ("dlq-name-is-queue-name", {"dlq_name": "orders"}, ["dlq_name: \"orders\" is the queue's own name", "its own dead-letter queue"]),
+    ("dlq-arn-is-queue-arn", {"dlq_arn": f"arn:aws:sqs:us-east-1:{ACCOUNT}:orders"}, ["dlq_arn:", "is this queue's own ARN"]),
+    ("dlq-arn-not-fifo", {"fifo": True, "dlq_arn": f"arn:aws:sqs:us-east-1:{ACCOUNT}:shared-dlq"},
+     ["dlq_arn:", "is a standard queue but this queue is FIFO"]),
+    ("dlq-arn-other-region", {"dlq_arn": f"arn:aws:sqs:eu-west-1:{ACCOUNT}:shared-dlq"},
+     ["dlq_arn:", "is in eu-west-1/", "same account and region"]),
+    ("dlq-arn-with-dlq-settings", {"dlq_arn": f"arn:aws:sqs:us-east-1:{ACCOUNT}:shared-dlq", "dlq_visibility_timeout_seconds": 60},
+     ["dlq_arn: the DLQ is an existing queue", "dlq_visibility_timeout_seconds would not be applied"]),
+    ("dlq-arn-url", {"dlq_arn": f"https://sqs.us-east-1.amazonaws.com/{ACCOUNT}/shared-dlq"}, ["dlq_arn:", "must be an SQS queue ARN"]),
+    ("dlq-short-polling", {"dlq_receive_wait_time_seconds": 0}, ["dlq_receive_wait_time_seconds: 0 (short polling) is refused"]),
+    ("dlq-visibility-over-12h", {"dlq_visibility_timeout_seconds": 43201}, ["dlq_visibility_timeout_seconds: 43201", "43200"]),
+    ("dlq-redrive-allow-deny-all", {"dlq_redrive_allow_policy": {"redrivePermission": "denyAll"}},
+     ["dlq_redrive_allow_policy.redrivePermission: \"denyAll\"", "own DLQ"]),
+    (
+        "policy-not-actions-allow",
+        {"queue_policy_statements": [{"sid": "AllBut", "not_actions": ["sqs:DeleteQueue"], "principals": [{"type": "AWS", "identifiers": [ARN_ROOT]}]}]},
+        ["queue_policy_statements[0] (sid \"AllBut\"): not_actions in an Allow grants every other action"],
+    ),
+    (
+        "policy-not-principals-allow",
+        {"queue_policy_statements": [{"sid": "AllButOne", "actions": ["sqs:SendMessage"], "not_principals": [{"type": "AWS", "identifiers": [ARN_ROOT]}]}]},
+        ["not_principals in an Allow grants every principal not listed"],
+    ),
+    (
+        "policy-resources",
+        {"queue_policy_statements": [{"sid": "Sns", "actions": ["sqs:SendMessage"], "resources": ["*"], "principals": [{"type": "Service", "identifiers": ["sns.amazonaws.com"]}]}]},
+        ["resources/not_resources: the resource of this policy is always the source queue itself", "remove them"],
+    ),
+    (
+        "policy-public-via-document",
+        {"source_queue_policy_documents": ['{"Statement":[{"Sid":"Open","Effect":"Allow","Principal":"*","Action":"sqs:SendMessage"}]}']},
+        ["source_queue_policy_documents[0] statement \"Open\": an Allow to principal \"*\" without a Condition makes the source queue public"],
+    ),
     ("partition", {"partition": "amazon"}, ["partition:", "\"aws-cn\""]),
     ("region", {"region": "EU West 1"}, ["region:", "\"eu-west-1\""]),
 ]

@@ -73,12 +73,12 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
     },
     "modules/alarms": {
         "queue_url_instead_of_name": ["queues:", "not URLs or ARNs", "QueueName dimension"],
-        "per_queue_threshold_zero": ["queues[*].thresholds:", "at least 1"],
+        "per_queue_threshold_zero": ['queues["orders"].thresholds.backlog_messages = 0: every override must be a whole number of at least 1'],
         "threshold_fractional": ["thresholds:", "whole number of at least 1"],
         "age_threshold_below_metric_period": ["thresholds:", "at least 60", "once a minute"],
         "evaluation_periods_above_one_day": ["thresholds:", "at most 1440"],
         "critical_age_not_above_warning": [
-            "thresholds (queue orders): age_critical_seconds (900) must be greater than age_warning_seconds (1800)"
+            'queues["orders"].thresholds: age_critical_seconds (900) must be greater than age_warning_seconds (1800)'
         ],
         "fifo_topic_arn": ["sns_topic_arn:", "cannot notify FIFO topics"],
         "topic_given_and_create_requested": [
@@ -140,6 +140,12 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
         "account_id_not_12_digits": ["account_id:", "12-digit"],
         "redrive_unknown_queue": ['dlq_redrive.queues: "invoices" is not a key of queues (keys: orders)'],
         "redrive_without_archive_bucket": ["dlq_redrive: archived messages need a bucket", "Enable claim_check_bucket"],
+        "queues_not_a_map": ["queues: must be a map of queue key => settings"],
+        "name_prefix_with_a_slash": ['name_prefix: "prod/" must be at most 40 letters, digits, hyphens or underscores'],
+        "shared_dlq_keeps_messages_no_longer_than_the_source": [
+            'queues["orders"].dlq_arn: arn:aws:sqs:us-east-1:123456789012:errors is queues["errors"], which keeps a message 345600 s, no longer than this queue does (message_retention_seconds 1209600 s)'
+        ],
+        "redrive_of_an_existing_dlq": ['dlq_redrive.queues: "orders" uses an existing DLQ (dlq_arn), which may hold messages of other queues'],
         "redrive_archive_under_expiring_payload_prefix": [
             'dlq_redrive.archive_prefix: "payloads/archive/" is inside the claim-check payload prefix "payloads/"',
             "archived messages would be deleted",
@@ -150,12 +156,85 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
             "(orders-dlq: 777601 s = 10 days, rounded up;",
             "claim_check_bucket.expiration_days",
         ],
-        "root_fifo_consumer_with_window": ["maximum_batching_window_seconds: 5 s is set for a FIFO queue (event source of payments-consumer)"],
-        "root_fifo_consumer_batch_above_10": ["batch_size: 50 is above 10, the maximum for a FIFO queue (event source of payments-consumer)"],
-        "root_consumer_large_batch_without_window": ["a batch_size of 100 (above 10) on a standard queue needs a batching window"],
+        # refusals from a queues entry name the queue
+        "root_fifo_consumer_with_window": [
+            'queues["payments.fifo"].consumer.maximum_batching_window_seconds: 5 s is set for a FIFO queue (event source of payments-consumer)'
+        ],
+        "root_fifo_consumer_batch_above_10": [
+            'queues["payments"].consumer.batch_size: 50 is above 10, the maximum for a FIFO queue (event source of payments-consumer)'
+        ],
+        "root_consumer_large_batch_without_window": [
+            'queues["orders"].consumer.maximum_batching_window_seconds: a batch_size of 100 (above 10) on a standard queue needs a batching window'
+        ],
         "root_alarm_topic_with_aws_managed_key": ["sns_kms_master_key_id: alias/aws/sns", "every notification would be dropped"],
         "root_alarm_topic_and_create": ["create_sns_topic: true together with sns_topic_arn"],
         "root_iam_kms_alias_arn_refused": ["kms_key_arns:", "Aliases, alias ARNs and bare key IDs are refused"],
+        # attributes the module does not know: refused with the closest valid name, never dropped
+        "root_queue_attribute_typo": [
+            'queues["orders"]: unknown attribute "visibility_timeout"; did you mean "visibility_timeout_seconds"?',
+            "Terraform would drop it without a word and plan the default instead",
+        ],
+        "root_nested_attribute_typos": [
+            'queues["orders"].consumer: unknown attribute "batch_sise"; did you mean "batch_size"?',
+            'queues["orders"].alarm_thresholds: unknown attribute "backlog"; did you mean "backlog_messages"?',
+            'queues["orders"].queue_policy_statements[0]: unknown attribute "conditon"; did you mean "condition"?',
+            'queues["orders"].queue_policy_statements[0].principals[0]: unknown attribute "identifier"; did you mean "identifiers"?',
+            'queues["orders"].dlq_policy_statements["reader"]: unknown attribute "Effect"; did you mean "effect"?',
+        ],
+        "root_attributes_from_other_modules": [
+            'queues["payments"]: unknown attribute "fifo_queue"; write fifo.',
+            'queues["payments"]: unknown attribute "create_dlq"; every queue gets a DLQ; to use an existing one, give its ARN in dlq_arn.',
+            'queues["payments"]: unknown attribute "redrive_policy"; write max_receive_count',
+        ],
+        "root_defaults_and_switch_typos": [
+            'queue_defaults: unknown attribute "max_recieve_count"; did you mean "max_receive_count"?',
+            'claim_check_bucket: unknown attribute "enable"; did you mean "enabled"?',
+            'idempotency_table: unknown attribute "tabel_name"; did you mean "name"?',
+            'alarms.thresholds: unknown attribute "age_warning"; did you mean "age_warning_seconds"?',
+            'iam: unknown attribute "create_managed_policy"; did you mean "create_managed_policies"?',
+            'dlq_redrive: unknown attribute "max_messages_per_sec"; did you mean "max_messages_per_second"?',
+        ],
+        "root_queue_entry_not_an_object": ['queues["orders"]: must be an object of queue settings'],
+        "root_statement_missing_required": ['queues["orders"].queue_policy_statements[0].principals[0]: "identifiers" is required.'],
+        "root_consumer_without_timeout": ['queues["orders"].consumer: "timeout_seconds" is required.'],
+        # names
+        "root_dlq_name_is_queue_name": [
+            'queue name "orders" is used by queues["orders"] and queues["orders"] (its DLQ)', "a queue that is its own DLQ",
+        ],
+        "root_duplicate_names_across_keys": [
+            'queue name "orders" is used by queues["orders"] and queues["orders_v2"]',
+            'queue name "orders-dlq" is used by queues["audit"] (its DLQ) and queues["orders"] (its DLQ) and queues["orders_v2"] (its DLQ)',
+            "unique per account and region",
+        ],
+        # the queue (or queue_defaults) a refusal comes from
+        "root_refusal_names_the_queue": ['queues["emails"].max_receive_count: 1 must be a whole number from 2 to 1000'],
+        "root_refusal_names_queue_defaults": [
+            'queue_defaults.message_retention_seconds (used by queues["orders"]): 3600 must be from 86400 (1 day)'
+        ],
+        "root_explicit_visibility_below_consumer": [
+            'queues["orders"].visibility_timeout_seconds: 60 s is below 6 x consumer timeout 30 s + batching window 0 s = 180 s (queues["orders"].consumer)'
+        ],
+        "root_max_message_size_above_provider_range": [
+            'queues["orders"].max_message_size: 1048576 bytes is outside 1024-262144', "claim-check bucket",
+        ],
+        "root_encryption_turned_off": ['queues["orders"].sqs_managed_sse_enabled: false is refused: the queues are always encrypted'],
+        "root_statement_condition_refused_when_public": [
+            'queues["orders"].queue_policy_statements[0] (sid "Open"): resources/not_resources: the resource of this policy is always the source queue itself',
+            'queues["orders"].queue_policy_statements[0] (sid "Open"): an Allow to principal "*" without a condition makes the queue public',
+        ],
+        # consumer functions of the same stack
+        "root_consumer_function_for_unknown_queue": ['consumer_functions["invoices"]: "invoices" is not a key of queues (keys: orders)'],
+        "root_consumer_function_without_queue_consumer": [
+            'consumer_functions["orders"]: unknown attribute "timout_seconds"; valid attributes here: function_name, timeout_seconds.',
+            'consumer_functions["orders"]: queues["orders"].consumer is not set. Set queues["orders"].consumer = { timeout_seconds = <the function\'s timeout> }',
+        ],
+        "root_consumer_function_named_twice": [
+            'consumer_functions["orders"]: queues["orders"].consumer.function_name names a function too. Give the function in one place'
+        ],
+        "root_consumer_function_timeout_above_visibility": [
+            'the visibility timeout of queues["orders"]: 180 s is below 6 x function timeout 60 s + batching window 0 s = 360 s',
+            'consumer_functions["orders"].timeout_seconds',
+        ],
     },
 }
 

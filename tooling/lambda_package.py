@@ -39,8 +39,14 @@ def package_bytes(src_dir: Path) -> bytes:
 
 
 def packages() -> list[tuple[Path, Path]]:
-    """(src dir, zip path) for every module that ships a function: modules/<m>/src -> modules/<m>/dist/<m>.zip"""
-    return [(d / "src", d / "dist" / f"{d.name}.zip") for d in sorted((REPO_ROOT / "modules").iterdir()) if (d / "src").is_dir()]
+    """(src dir, zip path) for every module or example that ships a function:
+    modules/<m>/src -> modules/<m>/dist/<m>.zip, examples/<e>/src -> examples/<e>/dist/<e>.zip"""
+    return [
+        (d / "src", d / "dist" / f"{d.name}.zip")
+        for parent in ("modules", "examples")
+        for d in sorted((REPO_ROOT / parent).iterdir())
+        if (d / "src").is_dir()
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -88,6 +88,7 @@ EXAMPLE_VARIABLES: dict[str, object] = {
     "force_destroy": True,  # ...and the claim-check bucket with its payloads
     "consumer_function_name": None,  # Lambda functions cannot run here: no event source mappings
     "dlq_redrive_enabled": False,  # the dlq-redrive module deploys a Lambda function
+    "create_function": False,  # examples/same-stack-consumer: its own consumer function (and so its mapping)
 }
 
 

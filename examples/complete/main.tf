@@ -39,8 +39,9 @@ module "messaging" {
     deletion_protection_enabled = var.deletion_protection
   }
 
-  # alarms are on by default: six per queue pair, notifying an SNS topic
-  # encrypted with a key the module creates for CloudWatch
+  # alarms are on by default (six per queue pair); here they notify an SNS
+  # topic the module creates, encrypted with a key CloudWatch may use
+  alarms = { create_sns_topic = true }
 
   # automated, throttled redrive of both DLQs; messages redriven 3 times, too
   # old, or failed for good are archived under dlq-archive/ in the bucket

@@ -15,5 +15,9 @@ module "messaging" {
     }
   }
 
+  # The alarms (on by default) notify this topic. Without one no topic is
+  # created and the plan warns that the alarms notify nobody.
+  alarms = { sns_topic_arn = var.alarm_topic_arn }
+
   tags = { example = "fifo" }
 }

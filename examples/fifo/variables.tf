@@ -21,3 +21,9 @@ variable "aws_max_retries" {
   type        = number
   default     = null
 }
+
+variable "alarm_topic_arn" {
+  description = "ARN of the SNS topic the alarms notify (your on-call topic). Null: the alarms are created but notify nobody, and the plan says so."
+  type        = string
+  default     = null
+}

@@ -33,6 +33,8 @@ locals {
     for k, q in var.queues : k => merge(var.thresholds, { for name, v in q.thresholds : name => v if v != null })
   }
   p = var.alarm_name_prefix
+
+  dlq_alarmed = { for k, q in var.queues : k => q if q.dlq_alarms }
 }
 
 # --- notification topic ------------------------------------------------------
@@ -134,7 +136,7 @@ resource "aws_sns_topic" "alarms" {
 # --- DLQ alarms ----------------------------------------------------------------
 
 resource "aws_cloudwatch_metric_alarm" "dlq_depth" {
-  for_each = var.queues
+  for_each = local.dlq_alarmed
 
   alarm_name        = "${local.p}sqs-dlq-not-empty-${each.value.dlq_name}"
   alarm_description = "Dead-letter queue ${each.value.dlq_name} (DLQ of ${each.value.queue_name}) has messages: each one failed processing maxReceiveCount times. To do: inspect a sample on ${each.value.dlq_name} without deleting it, fix the cause in the consumer of ${each.value.queue_name}, then redrive the messages to ${each.value.queue_name} (StartMessageMoveTask, or 'Start DLQ redrive' in the console)."
@@ -155,7 +157,7 @@ resource "aws_cloudwatch_metric_alarm" "dlq_depth" {
 }
 
 resource "aws_cloudwatch_metric_alarm" "dlq_influx" {
-  for_each = var.queues
+  for_each = local.dlq_alarmed
 
   alarm_name        = "${local.p}sqs-dlq-influx-${each.value.dlq_name}"
   alarm_description = "More than ${local.t[each.key].dlq_influx_messages} messages per minute arrived in dead-letter queue ${each.value.dlq_name} for ${local.t[each.key].dlq_influx_evaluation_periods} consecutive minutes: the consumer of ${each.value.queue_name} is failing systematically (bad deploy, downstream outage, poison batch). To do: check the consumer's errors and recent deploys, roll back or disable its event source mapping, and redrive ${each.value.dlq_name} once fixed."
@@ -191,7 +193,7 @@ resource "aws_cloudwatch_metric_alarm" "dlq_influx" {
 }
 
 resource "aws_cloudwatch_metric_alarm" "dlq_stale" {
-  for_each = var.queues
+  for_each = local.dlq_alarmed
 
   alarm_name        = "${local.p}sqs-dlq-stale-${each.value.dlq_name}"
   alarm_description = "The oldest message in dead-letter queue ${each.value.dlq_name} (DLQ of ${each.value.queue_name}) is older than ${local.t[each.key].dlq_stale_age_seconds} s: failed messages are waiting unattended and are deleted when the DLQ retention runs out. To do: triage them now; redrive to ${each.value.queue_name} after the fix, or archive and delete them deliberately."
@@ -257,7 +259,7 @@ resource "aws_cloudwatch_metric_alarm" "age_critical" {
   lifecycle {
     precondition {
       condition     = local.t[each.key].age_critical_seconds > local.t[each.key].age_warning_seconds
-      error_message = "thresholds (queue ${each.key}): age_critical_seconds (${local.t[each.key].age_critical_seconds}) must be greater than age_warning_seconds (${local.t[each.key].age_warning_seconds}), or the warning never comes first."
+      error_message = "${coalesce(each.value.input_name, "queues[\"${each.key}\"].thresholds")}: age_critical_seconds (${local.t[each.key].age_critical_seconds}) must be greater than age_warning_seconds (${local.t[each.key].age_warning_seconds}), or the warning never comes first."
     }
   }
 }

@@ -1,8 +1,10 @@
 variable "queues" {
-  description = "Queue/DLQ pairs to watch, keyed by any stable label (the root module uses its queue keys): `queue_name`, `dlq_name`, and optional per-queue `thresholds` overriding the module-wide ones."
+  description = "Queue/DLQ pairs to watch, keyed by any stable label (the root module uses its queue keys): `queue_name`, `dlq_name`, and optional per-queue `thresholds` overriding the module-wide ones. `dlq_alarms` (true) false leaves out the three DLQ alarms (a DLQ shared by several entries is watched once). `input_name`: how refusal messages name the entry's thresholds (default `queues[\"<key>\"].thresholds`)."
   type = map(object({
     queue_name = string
     dlq_name   = string
+    dlq_alarms = optional(bool, true)
+    input_name = optional(string)
     thresholds = optional(object({
       dlq_influx_messages           = optional(number)
       dlq_influx_evaluation_periods = optional(number)
@@ -26,7 +28,9 @@ variable "queues" {
     condition = alltrue([for q in values(var.queues) : alltrue([
       for k, v in q.thresholds : v == null || try(v >= 1 && floor(v) == v, false)
     ])])
-    error_message = "queues[*].thresholds: every override must be a whole number of at least 1 (messages, seconds or periods), or unset to take the module-wide value."
+    error_message = "${join(", ", flatten([for key, q in var.queues : [
+      for k, v in q.thresholds : "${coalesce(q.input_name, "queues[\"${key}\"].thresholds")}.${k} = ${v}" if !(v == null || try(v >= 1 && floor(v) == v, false))
+    ]]))}: every override must be a whole number of at least 1 (messages, seconds or periods), or unset to take the module-wide value."
   }
 }
 

@@ -3,6 +3,13 @@
 # that fails when the queue's visibility timeout cannot cover the function.
 
 locals {
+  # How refusal messages name each input: as itself, or as the caller says (the
+  # root module: queues["<key>"].consumer.<attribute>, consumer_functions["<key>"]...).
+  n = { for v in [
+    "function_name", "queue_arn", "queue_visibility_timeout_seconds", "function_timeout_seconds", "batch_size",
+    "maximum_batching_window_seconds", "maximum_concurrency", "filter_patterns",
+  ] : v => lookup(var.input_names, v, v) }
+
   fifo             = var.fifo != null ? var.fifo : endswith(var.queue_arn, ".fifo")
   min_visibility   = 6 * var.function_timeout_seconds + var.maximum_batching_window_seconds
   response_types   = var.report_batch_item_failures ? ["ReportBatchItemFailures"] : []
@@ -42,22 +49,22 @@ resource "aws_lambda_event_source_mapping" "this" {
   lifecycle {
     precondition {
       condition     = var.queue_visibility_timeout_seconds >= local.min_visibility
-      error_message = "queue_visibility_timeout_seconds: ${var.queue_visibility_timeout_seconds} s is below 6 x function timeout ${var.function_timeout_seconds} s + batching window ${var.maximum_batching_window_seconds} s = ${local.min_visibility} s. Messages would become visible again while the function still processes or retries them (duplicates, early DLQ moves). Raise the queue's visibility timeout to at least ${local.min_visibility} s, or lower the function timeout / batching window."
+      error_message = "${local.n.queue_visibility_timeout_seconds}: ${var.queue_visibility_timeout_seconds} s is below 6 x function timeout ${var.function_timeout_seconds} s + batching window ${var.maximum_batching_window_seconds} s = ${local.min_visibility} s. Messages would become visible again while the function still processes or retries them (duplicates, early DLQ moves). Raise the queue's visibility timeout to at least ${local.min_visibility} s, or lower the function timeout (${local.n.function_timeout_seconds}) / batching window (${local.n.maximum_batching_window_seconds})."
     }
 
     precondition {
       condition     = !local.fifo || var.batch_size <= 10
-      error_message = "batch_size: ${var.batch_size} is above 10, the maximum for a FIFO queue (event source of ${var.function_name}). Use 1-10."
+      error_message = "${local.n.batch_size}: ${var.batch_size} is above 10, the maximum for a FIFO queue (event source of ${var.function_name}). Use 1-10."
     }
 
     precondition {
       condition     = !local.fifo || var.maximum_batching_window_seconds == 0
-      error_message = "maximum_batching_window_seconds: ${var.maximum_batching_window_seconds} s is set for a FIFO queue (event source of ${var.function_name}); FIFO event sources do not support a batching window. Set it to 0."
+      error_message = "${local.n.maximum_batching_window_seconds}: ${var.maximum_batching_window_seconds} s is set for a FIFO queue (event source of ${var.function_name}); FIFO event sources do not support a batching window. Set it to 0."
     }
 
     precondition {
       condition     = local.fifo || var.batch_size <= 10 || var.maximum_batching_window_seconds >= 1
-      error_message = "maximum_batching_window_seconds: a batch_size of ${var.batch_size} (above 10) on a standard queue needs a batching window of at least 1 s (Lambda rejects it otherwise). Set maximum_batching_window_seconds to 1-300, or batch_size to 10 or less."
+      error_message = "${local.n.maximum_batching_window_seconds}: a batch_size of ${var.batch_size} (above 10) on a standard queue needs a batching window of at least 1 s (Lambda rejects it otherwise). Set ${local.n.maximum_batching_window_seconds} to 1-300, or ${local.n.batch_size} to 10 or less."
     }
   }
 }

@@ -4,7 +4,7 @@ variable "function_name" {
 
   validation {
     condition     = can(regex("^(arn:[a-z-]+:lambda:[a-z0-9-]+:[0-9]{12}:function:)?[A-Za-z0-9_-]{1,64}(:[A-Za-z0-9$_-]{1,128})?$", var.function_name))
-    error_message = "function_name: must be a Lambda function name (1-64 letters, digits, hyphens, underscores), optionally qualified with :alias or :version, or the function's ARN."
+    error_message = "${local.n.function_name}: must be a Lambda function name (1-64 letters, digits, hyphens, underscores), optionally qualified with :alias or :version, or the function's ARN."
   }
 }
 
@@ -14,7 +14,7 @@ variable "queue_arn" {
 
   validation {
     condition     = can(regex("^arn:[a-z-]+:sqs:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,80}(\\.fifo)?$", var.queue_arn))
-    error_message = "queue_arn: must be an SQS queue ARN (arn:aws:sqs:<region>:<account>:<name>), not a queue URL."
+    error_message = "${local.n.queue_arn}: must be an SQS queue ARN (arn:aws:sqs:<region>:<account>:<name>), not a queue URL."
   }
 }
 
@@ -30,7 +30,7 @@ variable "queue_visibility_timeout_seconds" {
 
   validation {
     condition     = var.queue_visibility_timeout_seconds >= 0 && var.queue_visibility_timeout_seconds <= 43200
-    error_message = "queue_visibility_timeout_seconds: must be 0-43200 seconds (the SQS range)."
+    error_message = "${local.n.queue_visibility_timeout_seconds}: must be 0-43200 seconds (the SQS range)."
   }
 }
 
@@ -40,7 +40,7 @@ variable "function_timeout_seconds" {
 
   validation {
     condition     = var.function_timeout_seconds >= 1 && var.function_timeout_seconds <= 900
-    error_message = "function_timeout_seconds: must be the function's timeout, 1-900 seconds (Lambda's own range)."
+    error_message = "${local.n.function_timeout_seconds}: must be the function's timeout, 1-900 seconds (Lambda's own range)."
   }
 }
 
@@ -52,7 +52,7 @@ variable "batch_size" {
 
   validation {
     condition     = var.batch_size >= 1 && var.batch_size <= 10000 && floor(var.batch_size) == var.batch_size
-    error_message = "batch_size: must be a whole number from 1 to 10000 (at most 10 for a FIFO queue)."
+    error_message = "${local.n.batch_size}: must be a whole number from 1 to 10000 (at most 10 for a FIFO queue)."
   }
 }
 
@@ -64,7 +64,7 @@ variable "maximum_batching_window_seconds" {
 
   validation {
     condition     = var.maximum_batching_window_seconds >= 0 && var.maximum_batching_window_seconds <= 300 && floor(var.maximum_batching_window_seconds) == var.maximum_batching_window_seconds
-    error_message = "maximum_batching_window_seconds: must be a whole number from 0 to 300 seconds."
+    error_message = "${local.n.maximum_batching_window_seconds}: must be a whole number from 0 to 300 seconds."
   }
 }
 
@@ -82,7 +82,7 @@ variable "maximum_concurrency" {
 
   validation {
     condition     = var.maximum_concurrency == null || try(var.maximum_concurrency >= 2 && var.maximum_concurrency <= 1000 && floor(var.maximum_concurrency) == var.maximum_concurrency, false)
-    error_message = "maximum_concurrency: must be a whole number from 2 to 1000 (Lambda's range for SQS event sources), or null for no bound."
+    error_message = "${local.n.maximum_concurrency}: must be a whole number from 2 to 1000 (Lambda's range for SQS event sources), or null for no bound."
   }
 }
 
@@ -94,12 +94,12 @@ variable "filter_patterns" {
 
   validation {
     condition     = alltrue([for p in var.filter_patterns : can(keys(jsondecode(p)))])
-    error_message = "filter_patterns: every entry must be a JSON object (a Lambda event filter pattern such as {\"body\":{\"type\":[\"order\"]}}). Remember that non-matching SQS messages are deleted."
+    error_message = "${local.n.filter_patterns}: every entry must be a JSON object (a Lambda event filter pattern such as {\"body\":{\"type\":[\"order\"]}}). Remember that non-matching SQS messages are deleted."
   }
 
   validation {
     condition     = length(var.filter_patterns) <= 10
-    error_message = "filter_patterns: at most 10 patterns per event source mapping (the default quota is 5)."
+    error_message = "${local.n.filter_patterns}: at most 10 patterns per event source mapping (the default quota is 5)."
   }
 }
 
@@ -107,6 +107,13 @@ variable "enabled" {
   description = "Whether the mapping polls the queue. Set false to pause consumption without deleting the mapping."
   type        = bool
   default     = true
+  nullable    = false
+}
+
+variable "input_names" {
+  description = "How refusal messages name this module's inputs: a map from variable name to the caller's name for it (the root module passes e.g. `{ batch_size = \"queues[\\\"orders\\\"].consumer.batch_size\" }`). Variables not listed are named as themselves."
+  type        = map(string)
+  default     = {}
   nullable    = false
 }
 

@@ -18,6 +18,9 @@
 # * Queue policies are inline for the same reason: they need only the built
 #   ARN, and each separate aws_sqs_queue_policy costs another ~25 s wait.
 
+# * With `dlq_arn` the pair uses an existing DLQ (shared, or owned elsewhere):
+#   no DLQ resource, its policies are its owner's.
+
 # Looked up only when not given: the root module looks them up once and passes
 # them, so N queues do not cost N lookups (each data source read is a provider
 # call and a plan-graph node).
@@ -29,22 +32,43 @@ data "aws_region" "current" {
   count = var.region == null ? 1 : 0
 }
 
-data "aws_caller_identity" "current" {
+data "aws_caller_identity" "current" { # account_id is null, so it is looked up with STS: that needs AWS access. Planning without credentials? Set account_id.
   count = var.account_id == null ? 1 : 0
 }
 
 locals {
+  # How refusal messages name each input: as itself, or as the caller says
+  # (the root module: queues["<key>"].<attribute>, or queue_defaults.<attribute>).
+  n = { for v in [
+    "name", "dlq_name", "dlq_arn", "fifo", "visibility_timeout_seconds", "consumer", "message_retention_seconds",
+    "dlq_message_retention_seconds", "max_receive_count", "receive_wait_time_seconds", "allow_short_polling",
+    "delay_seconds", "max_message_size", "kms_master_key_id", "kms_data_key_reuse_period_seconds",
+    "content_based_deduplication", "deduplication_scope", "fifo_throughput_limit", "dlq_visibility_timeout_seconds",
+    "dlq_delay_seconds", "dlq_receive_wait_time_seconds", "dlq_kms_master_key_id", "dlq_kms_data_key_reuse_period_seconds",
+    "dlq_content_based_deduplication", "dlq_deduplication_scope", "dlq_fifo_throughput_limit", "dlq_redrive_allow_policy",
+    "dlq_tags", "queue_policy_statements", "dlq_policy_statements", "source_queue_policy_documents",
+    "override_queue_policy_documents", "source_dlq_queue_policy_documents", "override_dlq_queue_policy_documents",
+  ] : v => lookup(var.input_names, v, v) }
+
   suffix     = var.fifo ? ".fifo" : ""
   base_name  = trimsuffix(var.name, ".fifo")
   queue_name = "${local.base_name}${local.suffix}"
-  dlq_name   = "${var.dlq_name != null ? trimsuffix(var.dlq_name, ".fifo") : "${local.base_name}-dlq"}${local.suffix}"
+  create_dlq = var.dlq_arn == ""
+  dlq_name = (local.create_dlq
+    ? "${var.dlq_name != null ? trimsuffix(var.dlq_name, ".fifo") : "${local.base_name}-dlq"}${local.suffix}"
+    : element(split(":", var.dlq_arn), 5)
+  )
 
-  account_id       = var.account_id != null ? var.account_id : one(data.aws_caller_identity.current[*].account_id)
-  partition        = var.partition != null ? var.partition : one(data.aws_partition.current[*].partition)
-  region           = var.region != null ? var.region : one(data.aws_region.current[*].id)
+  account_id = var.account_id != null ? var.account_id : one(data.aws_caller_identity.current[*].account_id)
+  partition  = var.partition != null ? var.partition : one(data.aws_partition.current[*].partition)
+  region     = var.region != null ? var.region : one(data.aws_region.current[*].id)
+  # for the URL of an existing DLQ, built from its ARN
+  dns_suffix       = lookup({ aws-cn = "amazonaws.com.cn", aws-iso = "c2s.ic.gov", aws-iso-b = "sc2s.sgov.gov" }, local.partition, "amazonaws.com")
   arn_prefix       = "arn:${local.partition}:sqs:${local.region}:${local.account_id}"
   queue_arn_static = "${local.arn_prefix}:${local.queue_name}"
-  dlq_arn_static   = "${local.arn_prefix}:${local.dlq_name}"
+  dlq_arn_static   = local.create_dlq ? "${local.arn_prefix}:${local.dlq_name}" : var.dlq_arn
+  # an existing DLQ: [arn, partition, sqs, region, account, name]
+  dlq_arn_parts = split(":", local.dlq_arn_static)
 
   # Visibility must outlast every retry of a batch by the consumer: AWS
   # recommends 6 x the function timeout, plus the batching window during which
@@ -52,37 +76,151 @@ locals {
   consumer_visibility = var.consumer == null ? null : 6 * var.consumer.timeout_seconds + var.consumer.maximum_batching_window_seconds
   visibility_timeout  = coalesce(var.visibility_timeout_seconds, local.consumer_visibility, 30)
 
-  sse_sqs = var.kms_master_key_id == null
+  sse_sqs       = var.kms_master_key_id == null
+  dlq_kms       = var.dlq_kms_master_key_id != null ? var.dlq_kms_master_key_id : var.kms_master_key_id
+  dlq_sse_sqs   = local.dlq_kms == null
+  dlq_kms_reuse = coalesce(var.dlq_kms_data_key_reuse_period_seconds, var.kms_data_key_reuse_period_seconds)
 
-  fifo_options_set = var.content_based_deduplication || var.deduplication_scope != null || var.fifo_throughput_limit != null
+  fifo_options_set = anytrue([
+    var.content_based_deduplication, var.deduplication_scope != null, var.fifo_throughput_limit != null,
+    var.dlq_content_based_deduplication == true, var.dlq_deduplication_scope != null, var.dlq_fifo_throughput_limit != null,
+  ])
 
-  # Queue policies: the TLS-only deny, plus the caller's statements if any.
-  # Without extra statements the document is written with jsonencode (known
-  # at plan time, no data source: one aws_iam_policy_document per queue is a
-  # provider call each, 600 of them cost ~7 s of plan CPU at 300 pairs); with
-  # them, aws_iam_policy_document renders and checks them (duplicate sids are
-  # refused). The provider normalises the policy string either way.
-  custom_queue_policy = length(var.queue_policy_statements) > 0
-  custom_dlq_policy   = length(var.dlq_policy_statements) > 0
-  queue_policy = local.custom_queue_policy ? one(data.aws_iam_policy_document.queue[*].json) : jsonencode({
-    Version   = "2012-10-17"
-    Statement = [merge(local.deny_insecure_transport, { Resource = local.queue_arn_static })]
-  })
-  dlq_policy = local.custom_dlq_policy ? one(data.aws_iam_policy_document.dlq[*].json) : jsonencode({
-    Version   = "2012-10-17"
-    Statement = [merge(local.deny_insecure_transport, { Resource = local.dlq_arn_static })]
-  })
-  deny_insecure_transport = {
-    Sid       = "DenyInsecureTransport"
-    Effect    = "Deny"
-    Principal = "*"
-    Action    = "sqs:*"
-    Condition = { Bool = { "aws:SecureTransport" = "false" } }
+  redrive_allow = (try(var.dlq_redrive_allow_policy.redrivePermission, "byQueue") == "allowAll"
+    ? jsonencode({ redrivePermission = "allowAll" })
+    : jsonencode({
+      redrivePermission = "byQueue"
+      sourceQueueArns   = distinct(concat([local.queue_arn_static], try(var.dlq_redrive_allow_policy.sourceQueueArns, [])))
+    })
+  )
+
+  # settings of a DLQ the module creates, given although the DLQ is an existing one (dlq_arn)
+  dlq_settings_given = [for k, given in {
+    dlq_name                              = var.dlq_name != null
+    dlq_message_retention_seconds         = var.dlq_message_retention_seconds != 1209600
+    dlq_visibility_timeout_seconds        = var.dlq_visibility_timeout_seconds != null
+    dlq_delay_seconds                     = var.dlq_delay_seconds != null
+    dlq_receive_wait_time_seconds         = var.dlq_receive_wait_time_seconds != 20
+    dlq_kms_master_key_id                 = var.dlq_kms_master_key_id != null
+    dlq_kms_data_key_reuse_period_seconds = var.dlq_kms_data_key_reuse_period_seconds != null
+    dlq_content_based_deduplication       = var.dlq_content_based_deduplication != null
+    dlq_deduplication_scope               = var.dlq_deduplication_scope != null
+    dlq_fifo_throughput_limit             = var.dlq_fifo_throughput_limit != null
+    dlq_redrive_allow_policy              = var.dlq_redrive_allow_policy != null
+    dlq_tags                              = length(var.dlq_tags) > 0
+    dlq_policy_statements                 = length(var.dlq_policy_statements) > 0
+    source_dlq_queue_policy_documents     = length(var.source_dlq_queue_policy_documents) > 0
+    override_dlq_queue_policy_documents   = length(var.override_dlq_queue_policy_documents) > 0
+  } : local.n[k] if given]
+}
+
+# --- queue policies ------------------------------------------------------------------
+#
+# Each policy is the TLS-only deny, the caller's statements and the caller's
+# whole documents (source under, override over the statements). A document
+# statement without Resource gets the queue's ARN. The TLS deny always stays:
+# with override documents it is applied last again.
+
+locals {
+  policy_arn = { queue = local.queue_arn_static, dlq = local.dlq_arn_static }
+  what       = { queue = "the source queue", dlq = "the DLQ" }
+
+  statement_inputs = {
+    queue = { list = var.queue_policy_statements, input = local.n.queue_policy_statements }
+    dlq   = { list = var.dlq_policy_statements, input = local.n.dlq_policy_statements }
   }
+  # `condition` (aws_iam_policy_document's block name) and `conditions` are both used
+  statements = {
+    for which, v in local.statement_inputs : which => [for s in v.list : merge(s, { conditions = concat(s.conditions, s.condition) })]
+  }
+  statement_problems = {
+    for which, v in local.statement_inputs : which => flatten([
+      for i, s in local.statements[which] : [
+        for p in [
+          contains(["Allow", "Deny"], s.effect) ? "" : "effect: \"${s.effect}\" must be \"Allow\" or \"Deny\" (case-sensitive).",
+          (s.actions == null) != (s.not_actions == null) ? "" : "give exactly one of actions and not_actions.",
+          s.effect != "Allow" || s.not_actions == null ? "" : "not_actions in an Allow grants every other action on ${local.what[which]} (including deleting and purging its messages). Name the actions in actions, or make the statement a Deny.",
+          s.effect != "Allow" || alltrue([for a in coalesce(s.actions, []) : can(regex("(?i)^sqs:[a-z]+$", a))]) ? "" : "actions: ${jsonencode(s.actions)} in an Allow: each action must be a named SQS action such as \"sqs:SendMessage\"; wildcards (\"sqs:*\", \"sqs:Send*\", \"*\") grant more than intended.",
+          (length(s.principals) > 0) != (length(s.not_principals) > 0) ? "" : "give exactly one of principals and not_principals (a queue policy statement must say whom it applies to).",
+          s.effect != "Allow" || length(s.not_principals) == 0 ? "" : "not_principals in an Allow grants every principal not listed, across all accounts. Name the principals in principals, or make the statement a Deny.",
+          s.resources == null && s.not_resources == null ? "" : "resources/not_resources: the resource of this policy is always ${local.what[which]} itself (${local.policy_arn[which]}); remove them.",
+          s.effect != "Allow" || length(s.conditions) > 0 || !anytrue([for p in s.principals : contains(p.identifiers, "*")]) ? "" : "an Allow to principal \"*\" without a condition makes ${which == "queue" ? "the queue" : "the DLQ"} public. Name the principal (e.g. {type = \"Service\", identifiers = [\"sns.amazonaws.com\"]}) and add an aws:SourceArn condition (conditions or condition).",
+        ] : "${v.input}[${i}]${s.sid != null ? " (sid \"${s.sid}\")" : ""}: ${p}" if p != ""
+      ]
+    ])
+  }
+
+  documents = {
+    queue_source   = { which = "queue", docs = var.source_queue_policy_documents, input = local.n.source_queue_policy_documents }
+    queue_override = { which = "queue", docs = var.override_queue_policy_documents, input = local.n.override_queue_policy_documents }
+    dlq_source     = { which = "dlq", docs = var.source_dlq_queue_policy_documents, input = local.n.source_dlq_queue_policy_documents }
+    dlq_override   = { which = "dlq", docs = var.override_dlq_queue_policy_documents, input = local.n.override_dlq_queue_policy_documents }
+  }
+  # each document's statements as a list (JSON allows a lone statement object)
+  document_statements = {
+    for k, v in local.documents : k => [
+      for d in v.docs : try(flatten([jsondecode(d).Statement]), [])
+    ]
+  }
+  documents_filled = {
+    for k, v in local.documents : k => [
+      for i, d in v.docs : try(jsonencode(merge(jsondecode(d), { Statement = [
+        for s in local.document_statements[k][i] : merge(s, { for a, r in { Resource = local.policy_arn[v.which] } : a => r if !can(s.Resource) && !can(s.NotResource) })
+      ] })), d)
+    ]
+  }
+  document_problems = {
+    for k, v in local.documents : k => flatten([
+      for i, statements in local.document_statements[k] : [
+        for j, s in statements : [
+          for p in [
+            try(s.Effect, "Allow") != "Allow" || !can(s.NotAction) ? "" : "NotAction in an Allow grants every other action on ${local.what[v.which]}.",
+            try(s.Effect, "Allow") != "Allow" || !can(s.NotPrincipal) ? "" : "NotPrincipal in an Allow grants every principal not listed.",
+            try(s.Effect, "Allow") != "Allow" || alltrue([for a in flatten([try(s.Action, [])]) : can(regex("(?i)^sqs:[a-z]+$", a))]) ? "" : "Action ${jsonencode(try(s.Action, null))} in an Allow: name each SQS action; wildcards grant more than intended.",
+            try(s.Effect, "Allow") != "Allow" || can(keys(s.Condition)) || !(try(s.Principal == "*", false) || contains(flatten([try(s.Principal.AWS, [])]), "*")) ? "" : "an Allow to principal \"*\" without a Condition makes ${local.what[v.which]} public.",
+          ] : "${v.input}[${i}] statement ${try(jsonencode(s.Sid), j)}: ${p}" if p != ""
+        ]
+      ]
+    ])
+  }
+
+  tls_only = {
+    for which, arn in local.policy_arn : which => jsonencode({
+      Version = "2012-10-17"
+      Statement = [{
+        Sid       = "DenyInsecureTransport"
+        Effect    = "Deny"
+        Principal = "*"
+        Action    = "sqs:*"
+        Resource  = arn
+        Condition = { Bool = { "aws:SecureTransport" = "false" } }
+      }]
+    })
+  }
+  policy_problems = {
+    for which in ["queue", "dlq"] : which => concat(
+      local.statement_problems[which], local.document_problems["${which}_source"], local.document_problems["${which}_override"]
+    )
+  }
+
+  # Without statements or documents of the caller, a policy is the TLS-only deny
+  # written with jsonencode (known at plan time, no data source: one
+  # aws_iam_policy_document per queue is a provider call each, ~7 s of plan CPU
+  # at 300 pairs); with them, aws_iam_policy_document merges and renders them
+  # (duplicate sids are refused). The provider normalises the string either way.
+  custom_policy = {
+    queue = length(var.queue_policy_statements) + length(var.source_queue_policy_documents) + length(var.override_queue_policy_documents) > 0
+    dlq   = length(var.dlq_policy_statements) + length(var.source_dlq_queue_policy_documents) + length(var.override_dlq_queue_policy_documents) > 0
+  }
+  queue_policy = local.custom_policy.queue ? one(data.aws_iam_policy_document.queue[*].json) : local.tls_only.queue
+  dlq_policy   = local.custom_policy.dlq ? one(data.aws_iam_policy_document.dlq[*].json) : local.tls_only.dlq
 }
 
 data "aws_iam_policy_document" "queue" {
-  count = local.custom_queue_policy ? 1 : 0
+  count = local.custom_policy.queue ? 1 : 0
+
+  source_policy_documents   = local.documents_filled.queue_source
+  override_policy_documents = length(local.documents_filled.queue_override) > 0 ? concat(local.documents_filled.queue_override, [local.tls_only.queue]) : []
 
   statement {
     sid       = "DenyInsecureTransport"
@@ -103,18 +241,27 @@ data "aws_iam_policy_document" "queue" {
   }
 
   dynamic "statement" {
-    for_each = var.queue_policy_statements
+    for_each = local.statements.queue
     content {
-      sid       = statement.value.sid
-      effect    = statement.value.effect
-      actions   = statement.value.actions
-      resources = [local.queue_arn_static]
+      sid         = statement.value.sid
+      effect      = statement.value.effect
+      actions     = statement.value.actions
+      not_actions = statement.value.not_actions
+      resources   = [local.queue_arn_static]
 
       dynamic "principals" {
         for_each = statement.value.principals
         content {
           type        = principals.value.type
           identifiers = principals.value.identifiers
+        }
+      }
+
+      dynamic "not_principals" {
+        for_each = statement.value.not_principals
+        content {
+          type        = not_principals.value.type
+          identifiers = not_principals.value.identifiers
         }
       }
 
@@ -128,10 +275,20 @@ data "aws_iam_policy_document" "queue" {
       }
     }
   }
+
+  lifecycle {
+    precondition {
+      condition     = length(local.policy_problems.queue) == 0
+      error_message = join("\n", local.policy_problems.queue)
+    }
+  }
 }
 
 data "aws_iam_policy_document" "dlq" {
-  count = local.custom_dlq_policy ? 1 : 0
+  count = local.create_dlq && local.custom_policy.dlq ? 1 : 0
+
+  source_policy_documents   = local.documents_filled.dlq_source
+  override_policy_documents = length(local.documents_filled.dlq_override) > 0 ? concat(local.documents_filled.dlq_override, [local.tls_only.dlq]) : []
 
   statement {
     sid       = "DenyInsecureTransport"
@@ -152,18 +309,27 @@ data "aws_iam_policy_document" "dlq" {
   }
 
   dynamic "statement" {
-    for_each = var.dlq_policy_statements
+    for_each = local.statements.dlq
     content {
-      sid       = statement.value.sid
-      effect    = statement.value.effect
-      actions   = statement.value.actions
-      resources = [local.dlq_arn_static]
+      sid         = statement.value.sid
+      effect      = statement.value.effect
+      actions     = statement.value.actions
+      not_actions = statement.value.not_actions
+      resources   = [local.dlq_arn_static]
 
       dynamic "principals" {
         for_each = statement.value.principals
         content {
           type        = principals.value.type
           identifiers = principals.value.identifiers
+        }
+      }
+
+      dynamic "not_principals" {
+        for_each = statement.value.not_principals
+        content {
+          type        = not_principals.value.type
+          identifiers = not_principals.value.identifiers
         }
       }
 
@@ -177,32 +343,63 @@ data "aws_iam_policy_document" "dlq" {
       }
     }
   }
+
+  lifecycle {
+    precondition {
+      condition     = length(local.policy_problems.dlq) == 0
+      error_message = join("\n", local.policy_problems.dlq)
+    }
+  }
+}
+
+# --- the queues ------------------------------------------------------------------------
+
+moved {
+  from = aws_sqs_queue.dlq
+  to   = aws_sqs_queue.dlq[0]
 }
 
 resource "aws_sqs_queue" "dlq" {
+  # `== ""`, not a null test: checkov does not evaluate a null default as null, and would leave the DLQ unscanned
+  count = var.dlq_arn == "" ? 1 : 0
+
   name       = local.dlq_name
   fifo_queue = var.fifo
 
-  message_retention_seconds = var.dlq_message_retention_seconds
-  receive_wait_time_seconds = 20
+  message_retention_seconds  = var.dlq_message_retention_seconds
+  receive_wait_time_seconds  = var.dlq_receive_wait_time_seconds
+  visibility_timeout_seconds = var.dlq_visibility_timeout_seconds
+  delay_seconds              = var.dlq_delay_seconds
+  max_message_size           = var.max_message_size
 
-  sqs_managed_sse_enabled           = local.sse_sqs ? true : null
-  kms_master_key_id                 = var.kms_master_key_id
-  kms_data_key_reuse_period_seconds = local.sse_sqs ? null : var.kms_data_key_reuse_period_seconds
+  sqs_managed_sse_enabled           = local.dlq_sse_sqs ? true : null
+  kms_master_key_id                 = local.dlq_kms
+  kms_data_key_reuse_period_seconds = local.dlq_sse_sqs ? null : local.dlq_kms_reuse
 
-  redrive_allow_policy = jsonencode({
-    redrivePermission = "byQueue"
-    sourceQueueArns   = [local.queue_arn_static]
-  })
+  content_based_deduplication = var.fifo ? var.dlq_content_based_deduplication : null
+  deduplication_scope         = var.fifo ? var.dlq_deduplication_scope : null
+  fifo_throughput_limit       = var.fifo ? var.dlq_fifo_throughput_limit : null
+
+  redrive_allow_policy = local.redrive_allow
 
   policy = local.dlq_policy
 
-  tags = merge(var.tags, { dlq_for = local.queue_name })
+  tags = merge(var.tags, var.dlq_tags, { dlq_for = local.queue_name })
 
   lifecycle {
     precondition {
       condition     = length(local.dlq_name) <= 80
-      error_message = "dlq_name: the DLQ name \"${local.dlq_name}\" is ${length(local.dlq_name)} characters; SQS allows at most 80 (including .fifo). Shorten name or set dlq_name."
+      error_message = "${local.n.dlq_name}: the DLQ name \"${local.dlq_name}\" is ${length(local.dlq_name)} characters; SQS allows at most 80 (including .fifo). Shorten the name or set dlq_name."
+    }
+
+    precondition {
+      condition     = var.dlq_receive_wait_time_seconds > 0 || var.allow_short_polling
+      error_message = "${local.n.dlq_receive_wait_time_seconds}: 0 (short polling) is refused: receives sample a subset of servers and return empty while messages wait. Use 1-20 (20 recommended), or set allow_short_polling = true."
+    }
+
+    precondition {
+      condition     = var.dlq_fifo_throughput_limit != "perMessageGroupId" || var.dlq_deduplication_scope == "messageGroup"
+      error_message = "${local.n.dlq_fifo_throughput_limit}: \"perMessageGroupId\" requires ${local.n.dlq_deduplication_scope} = \"messageGroup\"; it is ${var.dlq_deduplication_scope == null ? "unset (AWS default \"queue\")" : "\"${coalesce(var.dlq_deduplication_scope, "queue")}\""}. SQS rejects the combination."
     }
   }
 }
@@ -225,7 +422,7 @@ resource "aws_sqs_queue" "this" {
   deduplication_scope         = var.fifo ? var.deduplication_scope : null
   fifo_throughput_limit       = var.fifo ? var.fifo_throughput_limit : null
 
-  # The DLQ's ARN built at plan time (equal to aws_sqs_queue.dlq.arn), so the
+  # The DLQ's ARN built at plan time (equal to aws_sqs_queue.dlq[0].arn), so the
   # whole redrive policy is known in the plan; depends_on creates the DLQ first.
   redrive_policy = jsonencode({
     deadLetterTargetArn = local.dlq_arn_static
@@ -240,38 +437,61 @@ resource "aws_sqs_queue" "this" {
 
   lifecycle {
     precondition {
-      condition     = var.dlq_message_retention_seconds > var.message_retention_seconds
-      error_message = "dlq_message_retention_seconds: ${var.dlq_message_retention_seconds} s must be greater than message_retention_seconds (${var.message_retention_seconds} s). A message keeps its original enqueue time when it moves to the DLQ, so a DLQ that keeps messages no longer than the source deletes failures before anyone can inspect or redrive them. Raise dlq_message_retention_seconds (max 1209600) or lower message_retention_seconds."
+      condition = local.dlq_arn_static != local.queue_arn_static
+      error_message = (local.create_dlq
+        ? "${local.n.dlq_name}: \"${local.dlq_name}\" is the queue's own name, so the queue would be its own dead-letter queue: a message that fails would never leave it and nothing would ever alarm. Give the DLQ another name, or leave dlq_name unset for \"${local.base_name}-dlq${local.suffix}\"."
+        : "${local.n.dlq_arn}: ${var.dlq_arn} is this queue's own ARN, so the queue would be its own dead-letter queue. Give the ARN of another queue, or leave dlq_arn unset to create a DLQ."
+      )
+    }
+
+    precondition {
+      condition     = local.create_dlq || endswith(local.dlq_name, ".fifo") == var.fifo
+      error_message = "${local.n.dlq_arn}: ${var.dlq_arn} is ${endswith(local.dlq_name, ".fifo") ? "a FIFO" : "a standard"} queue but this queue is ${var.fifo ? "FIFO" : "standard"}. SQS requires the DLQ of a FIFO queue to be FIFO, and of a standard queue to be standard."
+    }
+
+    precondition {
+      condition     = local.create_dlq || (local.dlq_arn_parts[3] == local.region && local.dlq_arn_parts[4] == local.account_id)
+      error_message = "${local.n.dlq_arn}: ${var.dlq_arn} is in ${local.dlq_arn_parts[3]}/${local.dlq_arn_parts[4]}, but this queue is in ${local.region}/${coalesce(local.account_id, "?")}. SQS requires the DLQ in the same account and region as its source queue."
+    }
+
+    precondition {
+      condition     = local.create_dlq || length(local.dlq_settings_given) == 0
+      error_message = "${local.n.dlq_arn}: the DLQ is an existing queue, not managed here, so ${join(", ", local.dlq_settings_given)} would not be applied. Set those on the DLQ where it is managed, or remove dlq_arn to let the module create the DLQ."
+    }
+
+    precondition {
+      condition     = !local.create_dlq || var.dlq_message_retention_seconds > var.message_retention_seconds
+      error_message = "${local.n.dlq_message_retention_seconds}: ${var.dlq_message_retention_seconds} s must be greater than ${local.n.message_retention_seconds} (${var.message_retention_seconds} s). A message keeps its original enqueue time when it moves to the DLQ, so a DLQ that keeps messages no longer than the source deletes failures before anyone can inspect or redrive them. Raise the DLQ retention (max 1209600) or lower the source retention."
     }
 
     precondition {
       condition     = var.visibility_timeout_seconds == null || local.consumer_visibility == null || try(var.visibility_timeout_seconds >= local.consumer_visibility, true)
-      error_message = "visibility_timeout_seconds: ${coalesce(var.visibility_timeout_seconds, -1)} s is below 6 x consumer timeout ${try(var.consumer.timeout_seconds, 0)} s + batching window ${try(var.consumer.maximum_batching_window_seconds, 0)} s = ${coalesce(local.consumer_visibility, -1)} s. Rule: visibility timeout >= 6 x Lambda timeout + maximum batching window, or messages are redelivered while still being processed (duplicates). Remove visibility_timeout_seconds to derive it, or set it to at least ${coalesce(local.consumer_visibility, -1)}."
+      error_message = "${local.n.visibility_timeout_seconds}: ${coalesce(var.visibility_timeout_seconds, -1)} s is below 6 x consumer timeout ${try(var.consumer.timeout_seconds, 0)} s + batching window ${try(var.consumer.maximum_batching_window_seconds, 0)} s = ${coalesce(local.consumer_visibility, -1)} s (${local.n.consumer}). Rule: visibility timeout >= 6 x Lambda timeout + maximum batching window, or messages are redelivered while still being processed (duplicates). Remove the visibility timeout to derive it from the consumer, or set it to at least ${coalesce(local.consumer_visibility, -1)}."
     }
 
     precondition {
       condition     = var.receive_wait_time_seconds > 0 || var.allow_short_polling
-      error_message = "receive_wait_time_seconds: 0 (short polling) is refused: receives sample a subset of servers, return empty while messages wait, and every empty receive is billed. Use 1-20 (20 recommended), or set allow_short_polling = true if the consumer must never block."
+      error_message = "${local.n.receive_wait_time_seconds}: 0 (short polling) is refused: receives sample a subset of servers, return empty while messages wait, and every empty receive is billed. Use 1-20 (20 recommended), or set allow_short_polling = true if the consumer must never block."
     }
 
     precondition {
       condition     = var.fifo || !local.fifo_options_set
-      error_message = "content_based_deduplication / deduplication_scope / fifo_throughput_limit: these are FIFO-only settings but fifo = false. Set fifo = true or remove them."
+      error_message = "${local.n.fifo}: content_based_deduplication / deduplication_scope / fifo_throughput_limit (and their dlq_ forms) are FIFO-only settings but fifo = false. Set fifo = true or remove them."
     }
 
     precondition {
       condition     = var.fifo || !endswith(var.name, ".fifo")
-      error_message = "name: \"${var.name}\" ends with .fifo but fifo = false. Set fifo = true for a FIFO pair, or drop the suffix."
+      error_message = "${local.n.name}: \"${var.name}\" ends with .fifo but fifo = false. Set fifo = true for a FIFO pair, or drop the suffix."
     }
 
     precondition {
       condition     = var.fifo_throughput_limit != "perMessageGroupId" || var.deduplication_scope == "messageGroup"
-      error_message = "fifo_throughput_limit: \"perMessageGroupId\" (high-throughput FIFO) requires deduplication_scope = \"messageGroup\"; it is ${var.deduplication_scope == null ? "unset (AWS default \"queue\")" : "\"${coalesce(var.deduplication_scope, "queue")}\""}. SQS rejects the combination."
+      error_message = "${local.n.fifo_throughput_limit}: \"perMessageGroupId\" (high-throughput FIFO) requires ${local.n.deduplication_scope} = \"messageGroup\"; it is ${var.deduplication_scope == null ? "unset (AWS default \"queue\")" : "\"${coalesce(var.deduplication_scope, "queue")}\""}. SQS rejects the combination."
     }
 
     precondition {
       condition     = length(local.queue_name) <= 80
-      error_message = "name: the queue name \"${local.queue_name}\" is ${length(local.queue_name)} characters; SQS allows at most 80 (including .fifo)."
+      error_message = "${local.n.name}: the queue name \"${local.queue_name}\" is ${length(local.queue_name)} characters; SQS allows at most 80 (including .fifo)."
     }
   }
 }
@@ -281,12 +501,24 @@ resource "aws_sqs_queue" "this" {
 # replaced whenever either queue is (their IDs change only when they are replaced)
 # and removed with them, so a plan that would delete the queues' messages fails.
 resource "terraform_data" "prevent_destroy" {
-  count = var.prevent_destroy ? 1 : 0
+  count = var.prevent_destroy && local.create_dlq ? 1 : 0
 
   input = "guards SQS queues ${local.queue_name} and ${local.dlq_name} against deletion and replacement"
 
   lifecycle {
     prevent_destroy      = true
-    replace_triggered_by = [aws_sqs_queue.this.id, aws_sqs_queue.dlq.id]
+    replace_triggered_by = [aws_sqs_queue.this.id, aws_sqs_queue.dlq[0].id]
+  }
+}
+
+# With an existing DLQ (`dlq_arn`) the module guards the queue alone: the DLQ is not its own.
+resource "terraform_data" "prevent_destroy_queue" {
+  count = var.prevent_destroy && !local.create_dlq ? 1 : 0
+
+  input = "guards SQS queue ${local.queue_name} against deletion and replacement"
+
+  lifecycle {
+    prevent_destroy      = true
+    replace_triggered_by = [aws_sqs_queue.this.id]
   }
 }

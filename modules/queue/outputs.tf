@@ -19,23 +19,28 @@ output "queue_arn_static" {
 }
 
 output "dlq_name" {
-  description = "Name of the dead-letter queue."
-  value       = aws_sqs_queue.dlq.name
+  description = "Name of the dead-letter queue (the existing one's, with `dlq_arn`)."
+  value       = local.create_dlq ? aws_sqs_queue.dlq[0].name : local.dlq_name
 }
 
 output "dlq_url" {
-  description = "URL of the dead-letter queue."
-  value       = aws_sqs_queue.dlq.url
+  description = "URL of the dead-letter queue (with `dlq_arn`: built from the ARN in the AWS form https://sqs.<region>.<dns suffix>/<account>/<name>)."
+  value       = local.create_dlq ? aws_sqs_queue.dlq[0].url : "https://sqs.${local.dlq_arn_parts[3]}.${local.dns_suffix}/${local.dlq_arn_parts[4]}/${local.dlq_arn_parts[5]}"
 }
 
 output "dlq_arn" {
-  description = "ARN of the dead-letter queue (known after apply)."
-  value       = aws_sqs_queue.dlq.arn
+  description = "ARN of the dead-letter queue (known after apply when the module creates it; `dlq_arn` otherwise)."
+  value       = local.create_dlq ? aws_sqs_queue.dlq[0].arn : var.dlq_arn
 }
 
 output "dlq_arn_static" {
   description = "ARN of the dead-letter queue built at plan time (see queue_arn_static)."
   value       = local.dlq_arn_static
+}
+
+output "dlq_created" {
+  description = "Whether the module created the DLQ (false with `dlq_arn`: an existing queue is used)."
+  value       = local.create_dlq
 }
 
 output "fifo" {
@@ -54,8 +59,8 @@ output "message_retention_seconds" {
 }
 
 output "dlq_message_retention_seconds" {
-  description = "Retention of the DLQ in seconds."
-  value       = var.dlq_message_retention_seconds
+  description = "Retention of the DLQ in seconds, or null for an existing DLQ (`dlq_arn`), whose retention is not managed here."
+  value       = local.create_dlq ? var.dlq_message_retention_seconds : null
 }
 
 output "max_receive_count" {

@@ -4,18 +4,30 @@ variable "name" {
 
   validation {
     condition     = can(regex("^[A-Za-z0-9_-]{1,75}$", trimsuffix(var.name, ".fifo")))
-    error_message = "name: must be 1-75 characters of letters, digits, hyphens or underscores (the .fifo suffix and the -dlq suffix are added by the module, and SQS caps a name at 80 characters)."
+    error_message = "${local.n.name}: \"${var.name}\" must be 1-75 characters of letters, digits, hyphens or underscores (the .fifo suffix and the -dlq suffix are added by the module, and SQS caps a name at 80 characters)."
   }
 }
 
 variable "dlq_name" {
-  description = "Name of the dead-letter queue. Default: `<name>-dlq` (plus `.fifo` for a FIFO pair)."
+  description = "Name of the dead-letter queue. Default: `<name>-dlq` (plus `.fifo` for a FIFO pair). Must differ from `name`."
   type        = string
   default     = null
 
   validation {
     condition     = var.dlq_name == null || can(regex("^[A-Za-z0-9_-]{1,75}$", trimsuffix(coalesce(var.dlq_name, "x"), ".fifo")))
-    error_message = "dlq_name: must be 1-75 characters of letters, digits, hyphens or underscores (the .fifo suffix is added by the module)."
+    error_message = "${local.n.dlq_name}: \"${coalesce(var.dlq_name, "-")}\" must be 1-75 characters of letters, digits, hyphens or underscores (the .fifo suffix is added by the module)."
+  }
+}
+
+variable "dlq_arn" {
+  description = "ARN of an existing queue to use as the dead-letter queue instead of creating one (a DLQ shared by several queues, or owned by another stack). It must be in the same account and region, and FIFO exactly when this queue is (both checked at plan when the ARN is known). Its retention, policy and redrive-allow policy are not managed here: its redrive-allow policy must admit this queue. Empty (default) or null: the module creates the DLQ."
+  type        = string
+  default     = ""
+  nullable    = false
+
+  validation {
+    condition     = var.dlq_arn == "" || can(regex("^arn:[a-z-]+:sqs:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,80}(\\.fifo)?$", var.dlq_arn))
+    error_message = "${local.n.dlq_arn}: \"${var.dlq_arn}\" must be an SQS queue ARN (arn:aws:sqs:<region>:<account>:<name>), not a URL or a name."
   }
 }
 
@@ -33,7 +45,7 @@ variable "visibility_timeout_seconds" {
 
   validation {
     condition     = var.visibility_timeout_seconds == null || (try(var.visibility_timeout_seconds >= 0 && var.visibility_timeout_seconds <= 43200 && floor(var.visibility_timeout_seconds) == var.visibility_timeout_seconds, false))
-    error_message = "visibility_timeout_seconds: must be a whole number of seconds from 0 to 43200 (12 hours), the range SQS accepts."
+    error_message = "${local.n.visibility_timeout_seconds}: ${coalesce(var.visibility_timeout_seconds, -1)} must be a whole number of seconds from 0 to 43200 (12 hours), the range SQS accepts."
   }
 }
 
@@ -47,12 +59,12 @@ variable "consumer" {
 
   validation {
     condition     = var.consumer == null || try(var.consumer.timeout_seconds >= 1 && var.consumer.timeout_seconds <= 900, false)
-    error_message = "consumer.timeout_seconds: must be the consumer Lambda's timeout, 1-900 seconds (Lambda's own range)."
+    error_message = "${local.n.consumer}.timeout_seconds: ${try(var.consumer.timeout_seconds, "-")} must be the consumer Lambda's timeout, 1-900 seconds (Lambda's own range)."
   }
 
   validation {
     condition     = var.consumer == null || try(var.consumer.maximum_batching_window_seconds >= 0 && var.consumer.maximum_batching_window_seconds <= 300, false)
-    error_message = "consumer.maximum_batching_window_seconds: must be 0-300 seconds (the event source mapping's range)."
+    error_message = "${local.n.consumer}.maximum_batching_window_seconds: ${try(var.consumer.maximum_batching_window_seconds, "-")} must be 0-300 seconds (the event source mapping's range)."
   }
 }
 
@@ -64,19 +76,19 @@ variable "message_retention_seconds" {
 
   validation {
     condition     = var.message_retention_seconds >= 86400 && var.message_retention_seconds <= 1209600
-    error_message = "message_retention_seconds: must be from 86400 (1 day) to 1209600 (14 days). Below 1 day messages expire before a typical incident is even noticed; 14 days is the SQS maximum."
+    error_message = "${local.n.message_retention_seconds}: ${var.message_retention_seconds} must be from 86400 (1 day) to 1209600 (14 days). Below 1 day messages expire before a typical incident is even noticed; 14 days is the SQS maximum."
   }
 }
 
 variable "dlq_message_retention_seconds" {
-  description = "How long the DLQ keeps a message, 60-1209600 s, and strictly more than `message_retention_seconds`. Default 14 days (the SQS maximum). On a standard queue a message keeps its original enqueue time when it moves to the DLQ, so a DLQ retention not above the source's deletes failed messages before anyone can look at them."
+  description = "How long the DLQ keeps a message, 60-1209600 s, and strictly more than `message_retention_seconds`. Default 14 days (the SQS maximum). On a standard queue a message keeps its original enqueue time when it moves to the DLQ, so a DLQ retention not above the source's deletes failed messages before anyone can look at them. Not used with `dlq_arn`."
   type        = number
   default     = 1209600
   nullable    = false
 
   validation {
     condition     = var.dlq_message_retention_seconds >= 60 && var.dlq_message_retention_seconds <= 1209600
-    error_message = "dlq_message_retention_seconds: must be from 60 to 1209600 (14 days, the SQS maximum)."
+    error_message = "${local.n.dlq_message_retention_seconds}: ${var.dlq_message_retention_seconds} must be from 60 to 1209600 (14 days, the SQS maximum)."
   }
 }
 
@@ -88,7 +100,7 @@ variable "max_receive_count" {
 
   validation {
     condition     = var.max_receive_count >= 2 && var.max_receive_count <= 1000 && floor(var.max_receive_count) == var.max_receive_count
-    error_message = "max_receive_count: must be a whole number from 2 to 1000 (3-5 recommended). With 1, one slow consumer or a console peek (a \"ghost receive\") moves a healthy message to the DLQ."
+    error_message = "${local.n.max_receive_count}: ${var.max_receive_count} must be a whole number from 2 to 1000 (3-5 recommended). With 1, one slow consumer or a console peek (a \"ghost receive\") moves a healthy message to the DLQ."
   }
 }
 
@@ -100,12 +112,12 @@ variable "receive_wait_time_seconds" {
 
   validation {
     condition     = var.receive_wait_time_seconds >= 0 && var.receive_wait_time_seconds <= 20 && floor(var.receive_wait_time_seconds) == var.receive_wait_time_seconds
-    error_message = "receive_wait_time_seconds: must be a whole number from 0 to 20 seconds (20 recommended)."
+    error_message = "${local.n.receive_wait_time_seconds}: ${var.receive_wait_time_seconds} must be a whole number from 0 to 20 seconds (20 recommended)."
   }
 }
 
 variable "allow_short_polling" {
-  description = "Opt-out that permits `receive_wait_time_seconds = 0`. Short polling samples a subset of SQS servers, so receives can come back empty while messages wait, and every empty receive is billed. Only for consumers that must never block."
+  description = "Opt-out that permits `receive_wait_time_seconds = 0` (and `dlq_receive_wait_time_seconds = 0`). Short polling samples a subset of SQS servers, so receives can come back empty while messages wait, and every empty receive is billed. Only for consumers that must never block."
   type        = bool
   default     = false
   nullable    = false
@@ -119,18 +131,18 @@ variable "delay_seconds" {
 
   validation {
     condition     = var.delay_seconds >= 0 && var.delay_seconds <= 900 && floor(var.delay_seconds) == var.delay_seconds
-    error_message = "delay_seconds: must be a whole number from 0 to 900 (15 minutes)."
+    error_message = "${local.n.delay_seconds}: ${var.delay_seconds} must be a whole number from 0 to 900 (15 minutes)."
   }
 }
 
 variable "max_message_size" {
-  description = "Maximum message size in bytes, 1024-1048576. Default null: the AWS default (256 KiB). The AWS provider 5.x accepts at most 262144. Larger payloads belong in the claim-check bucket."
+  description = "Maximum message size of both queues in bytes, 1024-262144. Default null: the AWS default (256 KiB, 262144). SQS itself has accepted up to 1 MiB since August 2025, but the AWS provider versions this module supports validate 1024-262144, so a larger value is refused at plan instead of failing in the provider. Larger payloads belong in the claim-check bucket."
   type        = number
   default     = null
 
   validation {
-    condition     = var.max_message_size == null || try(var.max_message_size >= 1024 && var.max_message_size <= 1048576, false)
-    error_message = "max_message_size: must be from 1024 to 1048576 bytes (provider 5.x: at most 262144). Put larger payloads in the claim-check bucket instead."
+    condition     = var.max_message_size == null || try(var.max_message_size >= 1024 && var.max_message_size <= 262144 && floor(var.max_message_size) == var.max_message_size, false)
+    error_message = "${local.n.max_message_size}: ${coalesce(var.max_message_size, -1)} bytes is outside 1024-262144 (256 KiB). SQS has accepted up to 1048576 since August 2025, but the AWS provider's aws_sqs_queue (5.x and the 6.x releases this module allows) validates 1024-262144 and would fail the plan with its own error. Put larger payloads in the claim-check bucket (claim_check_bucket.enabled) and send a pointer."
   }
 }
 
@@ -141,7 +153,7 @@ variable "kms_master_key_id" {
 
   validation {
     condition     = var.kms_master_key_id == null || try(length(trimspace(var.kms_master_key_id)) > 0, false)
-    error_message = "kms_master_key_id: must be a KMS key ID, ARN or alias, or null for SSE-SQS. An empty string would not turn encryption off; it is refused so the intent is clear."
+    error_message = "${local.n.kms_master_key_id}: must be a KMS key ID, ARN or alias, or null for SSE-SQS. An empty string would not turn encryption off; it is refused so the intent is clear."
   }
 }
 
@@ -153,7 +165,7 @@ variable "kms_data_key_reuse_period_seconds" {
 
   validation {
     condition     = var.kms_data_key_reuse_period_seconds >= 60 && var.kms_data_key_reuse_period_seconds <= 86400
-    error_message = "kms_data_key_reuse_period_seconds: must be from 60 to 86400 seconds."
+    error_message = "${local.n.kms_data_key_reuse_period_seconds}: ${var.kms_data_key_reuse_period_seconds} must be from 60 to 86400 seconds."
   }
 }
 
@@ -171,7 +183,7 @@ variable "deduplication_scope" {
 
   validation {
     condition     = var.deduplication_scope == null || contains(["queue", "messageGroup"], coalesce(var.deduplication_scope, "queue"))
-    error_message = "deduplication_scope: must be \"queue\" or \"messageGroup\" (case-sensitive)."
+    error_message = "${local.n.deduplication_scope}: \"${coalesce(var.deduplication_scope, "-")}\" must be \"queue\" or \"messageGroup\" (case-sensitive)."
   }
 }
 
@@ -182,101 +194,227 @@ variable "fifo_throughput_limit" {
 
   validation {
     condition     = var.fifo_throughput_limit == null || contains(["perQueue", "perMessageGroupId"], coalesce(var.fifo_throughput_limit, "perQueue"))
-    error_message = "fifo_throughput_limit: must be \"perQueue\" or \"perMessageGroupId\" (case-sensitive)."
+    error_message = "${local.n.fifo_throughput_limit}: \"${coalesce(var.fifo_throughput_limit, "-")}\" must be \"perQueue\" or \"perMessageGroupId\" (case-sensitive)."
   }
 }
 
+# --- the dead-letter queue's own settings (terraform-aws-modules/sqs names) ------------
+
+variable "dlq_visibility_timeout_seconds" {
+  description = "Visibility timeout of the DLQ, 0-43200 s (how long a message taken for inspection or redrive stays hidden). Null: the AWS default (30 s)."
+  type        = number
+  default     = null
+
+  validation {
+    condition     = var.dlq_visibility_timeout_seconds == null || try(var.dlq_visibility_timeout_seconds >= 0 && var.dlq_visibility_timeout_seconds <= 43200 && floor(var.dlq_visibility_timeout_seconds) == var.dlq_visibility_timeout_seconds, false)
+    error_message = "${local.n.dlq_visibility_timeout_seconds}: ${coalesce(var.dlq_visibility_timeout_seconds, -1)} must be a whole number of seconds from 0 to 43200 (12 hours)."
+  }
+}
+
+variable "dlq_delay_seconds" {
+  description = "Delivery delay of the DLQ, 0-900 s. Null: the AWS default (0)."
+  type        = number
+  default     = null
+
+  validation {
+    condition     = var.dlq_delay_seconds == null || try(var.dlq_delay_seconds >= 0 && var.dlq_delay_seconds <= 900 && floor(var.dlq_delay_seconds) == var.dlq_delay_seconds, false)
+    error_message = "${local.n.dlq_delay_seconds}: ${coalesce(var.dlq_delay_seconds, -1)} must be a whole number from 0 to 900 (15 minutes)."
+  }
+}
+
+variable "dlq_receive_wait_time_seconds" {
+  description = "Long-polling wait of the DLQ, 1-20 s. Default 20. 0 is refused unless `allow_short_polling` is true."
+  type        = number
+  default     = 20
+  nullable    = false
+
+  validation {
+    condition     = var.dlq_receive_wait_time_seconds >= 0 && var.dlq_receive_wait_time_seconds <= 20 && floor(var.dlq_receive_wait_time_seconds) == var.dlq_receive_wait_time_seconds
+    error_message = "${local.n.dlq_receive_wait_time_seconds}: ${var.dlq_receive_wait_time_seconds} must be a whole number from 0 to 20 seconds (20 recommended)."
+  }
+}
+
+variable "dlq_kms_master_key_id" {
+  description = "KMS key (ID, ARN or alias) for SSE-KMS on the DLQ. Null: the same as `kms_master_key_id` (SSE-SQS when that is null too)."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.dlq_kms_master_key_id == null || try(length(trimspace(var.dlq_kms_master_key_id)) > 0, false)
+    error_message = "${local.n.dlq_kms_master_key_id}: must be a KMS key ID, ARN or alias, or null for the source queue's encryption. An empty string would not turn encryption off."
+  }
+}
+
+variable "dlq_kms_data_key_reuse_period_seconds" {
+  description = "Data key reuse period of the DLQ, 60-86400 s (SSE-KMS only). Null: the same as `kms_data_key_reuse_period_seconds`."
+  type        = number
+  default     = null
+
+  validation {
+    condition     = var.dlq_kms_data_key_reuse_period_seconds == null || try(var.dlq_kms_data_key_reuse_period_seconds >= 60 && var.dlq_kms_data_key_reuse_period_seconds <= 86400, false)
+    error_message = "${local.n.dlq_kms_data_key_reuse_period_seconds}: ${coalesce(var.dlq_kms_data_key_reuse_period_seconds, -1)} must be from 60 to 86400 seconds."
+  }
+}
+
+variable "dlq_content_based_deduplication" {
+  description = "FIFO only: content-based deduplication on the DLQ (for messages sent to it directly; moved messages keep their IDs). Null: not set (false)."
+  type        = bool
+  default     = null
+}
+
+variable "dlq_deduplication_scope" {
+  description = "FIFO only: `queue` or `messageGroup` on the DLQ. Null: the AWS default (`queue`)."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.dlq_deduplication_scope == null || contains(["queue", "messageGroup"], coalesce(var.dlq_deduplication_scope, "queue"))
+    error_message = "${local.n.dlq_deduplication_scope}: \"${coalesce(var.dlq_deduplication_scope, "-")}\" must be \"queue\" or \"messageGroup\" (case-sensitive)."
+  }
+}
+
+variable "dlq_fifo_throughput_limit" {
+  description = "FIFO only: `perQueue` or `perMessageGroupId` on the DLQ (the latter requires `dlq_deduplication_scope = \"messageGroup\"`). Null: the AWS default (`perQueue`)."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.dlq_fifo_throughput_limit == null || contains(["perQueue", "perMessageGroupId"], coalesce(var.dlq_fifo_throughput_limit, "perQueue"))
+    error_message = "${local.n.dlq_fifo_throughput_limit}: \"${coalesce(var.dlq_fifo_throughput_limit, "-")}\" must be \"perQueue\" or \"perMessageGroupId\" (case-sensitive)."
+  }
+}
+
+variable "dlq_redrive_allow_policy" {
+  description = "The DLQ's redrive-allow policy, in SQS's own keys: `redrivePermission` `byQueue` (default) or `allowAll`, and `sourceQueueArns`: queues besides this one that may use the DLQ (byQueue only; this queue is always included; at most 10 in all, the SQS limit). `denyAll` is refused: this queue could not use its own DLQ. Null: byQueue naming this queue alone."
+  type = object({
+    redrivePermission = optional(string, "byQueue")
+    sourceQueueArns   = optional(list(string), [])
+  })
+  default = null
+
+  validation {
+    condition     = var.dlq_redrive_allow_policy == null || contains(["byQueue", "allowAll"], try(var.dlq_redrive_allow_policy.redrivePermission, "x"))
+    error_message = "${local.n.dlq_redrive_allow_policy}.redrivePermission: \"${try(var.dlq_redrive_allow_policy.redrivePermission, "-")}\" must be \"byQueue\" or \"allowAll\". \"denyAll\" would stop this queue from moving failed messages to its own DLQ."
+  }
+
+  validation {
+    condition = var.dlq_redrive_allow_policy == null || try(
+      alltrue([for a in var.dlq_redrive_allow_policy.sourceQueueArns : can(regex("^arn:[a-z-]+:sqs:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,80}(\\.fifo)?$", a))])
+      && length(var.dlq_redrive_allow_policy.sourceQueueArns) <= 9
+      && (var.dlq_redrive_allow_policy.redrivePermission == "byQueue" || length(var.dlq_redrive_allow_policy.sourceQueueArns) == 0),
+    false)
+    error_message = "${local.n.dlq_redrive_allow_policy}.sourceQueueArns: must be SQS queue ARNs, at most 9 besides this queue (SQS allows 10 source queues per DLQ), and only with redrivePermission = \"byQueue\" (allowAll admits every queue of the account)."
+  }
+}
+
+variable "dlq_tags" {
+  description = "Extra tags for the DLQ, merged over `tags`."
+  type        = map(string)
+  default     = {}
+  nullable    = false
+}
+
+# --- queue policies ------------------------------------------------------------------
+
 variable "queue_policy_statements" {
-  description = "Extra statements for the source queue's policy (for example SNS or EventBridge as sender). The resource is always the source queue. The TLS-only deny statement is always present."
+  description = "Extra statements for the source queue's policy (for example SNS or EventBridge as sender), in the shape of aws_iam_policy_document's `statement`: `sid`, `effect` (Allow), `actions` or `not_actions`, `principals` or `not_principals` (each `{ type, identifiers }`), `conditions` or `condition` (each `{ test, variable, values }`; both spellings are used). The resource is always the source queue, so `resources`/`not_resources` are refused. `not_actions` and `not_principals` are accepted in Deny statements only (in an Allow they grant everything else). Wildcard actions in an Allow are refused. The TLS-only deny statement is always present."
   type = list(object({
-    sid     = string
-    effect  = optional(string, "Allow")
-    actions = list(string)
-    principals = list(object({
-      type        = string
-      identifiers = list(string)
-    }))
-    conditions = optional(list(object({
-      test     = string
-      variable = string
-      values   = list(string)
-    })), [])
+    sid            = optional(string)
+    effect         = optional(string, "Allow")
+    actions        = optional(list(string))
+    not_actions    = optional(list(string))
+    principals     = optional(list(object({ type = string, identifiers = list(string) })), [])
+    not_principals = optional(list(object({ type = string, identifiers = list(string) })), [])
+    conditions     = optional(list(object({ test = string, variable = string, values = list(string) })), [])
+    condition      = optional(list(object({ test = string, variable = string, values = list(string) })), [])
+    resources      = optional(list(string))
+    not_resources  = optional(list(string))
   }))
   default  = []
   nullable = false
-
-  validation {
-    condition     = alltrue([for s in var.queue_policy_statements : contains(["Allow", "Deny"], s.effect)])
-    error_message = "queue_policy_statements[*].effect: must be \"Allow\" or \"Deny\"."
-  }
-
-  validation {
-    condition     = alltrue([for s in var.queue_policy_statements : alltrue([for a in s.actions : can(regex("^sqs:[A-Za-z]+$", a))])])
-    error_message = "queue_policy_statements[*].actions: each action must be a named SQS action such as \"sqs:SendMessage\"; wildcards (\"sqs:*\", \"sqs:Send*\", \"*\") grant more than intended."
-  }
-
-  validation {
-    condition = alltrue([for s in var.queue_policy_statements : !(
-      s.effect == "Allow" && length(s.conditions) == 0 &&
-      anytrue([for p in s.principals : contains(p.identifiers, "*")])
-    )])
-    error_message = "queue_policy_statements: an Allow to principal \"*\" without a condition makes the queue public. Name the principal (e.g. {type = \"Service\", identifiers = [\"sns.amazonaws.com\"]}) and add an aws:SourceArn condition."
-  }
 }
 
 variable "dlq_policy_statements" {
-  description = "Extra statements for the DLQ's policy, same shape as `queue_policy_statements`. The resource is always the DLQ."
+  description = "Extra statements for the DLQ's policy, same shape and rules as `queue_policy_statements`. The resource is always the DLQ."
   type = list(object({
-    sid     = string
-    effect  = optional(string, "Allow")
-    actions = list(string)
-    principals = list(object({
-      type        = string
-      identifiers = list(string)
-    }))
-    conditions = optional(list(object({
-      test     = string
-      variable = string
-      values   = list(string)
-    })), [])
+    sid            = optional(string)
+    effect         = optional(string, "Allow")
+    actions        = optional(list(string))
+    not_actions    = optional(list(string))
+    principals     = optional(list(object({ type = string, identifiers = list(string) })), [])
+    not_principals = optional(list(object({ type = string, identifiers = list(string) })), [])
+    conditions     = optional(list(object({ test = string, variable = string, values = list(string) })), [])
+    condition      = optional(list(object({ test = string, variable = string, values = list(string) })), [])
+    resources      = optional(list(string))
+    not_resources  = optional(list(string))
   }))
   default  = []
   nullable = false
+}
+
+variable "source_queue_policy_documents" {
+  description = "Whole IAM policy documents (JSON, e.g. `data.aws_iam_policy_document.x.json`) merged into the source queue's policy, under the module's statements (a statement with the same `Sid` in `queue_policy_statements` wins). A statement without `Resource` gets the source queue's ARN. The same rules apply as to statements (no Allow to `*` without a condition, no wildcard or NotAction Allow, no NotPrincipal Allow), checked at plan when the documents are known."
+  type        = list(string)
+  default     = []
+  nullable    = false
 
   validation {
-    condition     = alltrue([for s in var.dlq_policy_statements : contains(["Allow", "Deny"], s.effect)])
-    error_message = "dlq_policy_statements[*].effect: must be \"Allow\" or \"Deny\"."
+    condition     = alltrue([for d in var.source_queue_policy_documents : can(jsondecode(d).Statement)])
+    error_message = "${local.n.source_queue_policy_documents}: every entry must be a JSON policy document with a Statement (for example data.aws_iam_policy_document.x.json)."
   }
+}
+
+variable "override_queue_policy_documents" {
+  description = "Whole IAM policy documents merged over the source queue's policy: a statement whose `Sid` matches one of the module's statements replaces it, except the TLS-only deny (`DenyInsecureTransport`), which always stays. A statement without `Resource` gets the source queue's ARN. Same rules as `source_queue_policy_documents`."
+  type        = list(string)
+  default     = []
+  nullable    = false
 
   validation {
-    condition     = alltrue([for s in var.dlq_policy_statements : alltrue([for a in s.actions : can(regex("^sqs:[A-Za-z]+$", a))])])
-    error_message = "dlq_policy_statements[*].actions: each action must be a named SQS action such as \"sqs:ReceiveMessage\"; wildcards grant more than intended."
+    condition     = alltrue([for d in var.override_queue_policy_documents : can(jsondecode(d).Statement)])
+    error_message = "${local.n.override_queue_policy_documents}: every entry must be a JSON policy document with a Statement (for example data.aws_iam_policy_document.x.json)."
   }
+}
+
+variable "source_dlq_queue_policy_documents" {
+  description = "Like `source_queue_policy_documents`, for the DLQ's policy (the default Resource is the DLQ)."
+  type        = list(string)
+  default     = []
+  nullable    = false
 
   validation {
-    condition = alltrue([for s in var.dlq_policy_statements : !(
-      s.effect == "Allow" && length(s.conditions) == 0 &&
-      anytrue([for p in s.principals : contains(p.identifiers, "*")])
-    )])
-    error_message = "dlq_policy_statements: an Allow to principal \"*\" without a condition makes the DLQ public. Name the principal and add a condition."
+    condition     = alltrue([for d in var.source_dlq_queue_policy_documents : can(jsondecode(d).Statement)])
+    error_message = "${local.n.source_dlq_queue_policy_documents}: every entry must be a JSON policy document with a Statement (for example data.aws_iam_policy_document.x.json)."
+  }
+}
+
+variable "override_dlq_queue_policy_documents" {
+  description = "Like `override_queue_policy_documents`, for the DLQ's policy."
+  type        = list(string)
+  default     = []
+  nullable    = false
+
+  validation {
+    condition     = alltrue([for d in var.override_dlq_queue_policy_documents : can(jsondecode(d).Statement)])
+    error_message = "${local.n.override_dlq_queue_policy_documents}: every entry must be a JSON policy document with a Statement (for example data.aws_iam_policy_document.x.json)."
   }
 }
 
 variable "prevent_destroy" {
-  description = "Refuse, at plan time, every plan that deletes or replaces the queue or its DLQ (and so their messages): renaming either, switching `fifo`, or removing the pair fails with Terraform's \"Instance cannot be destroyed\" naming this module's `terraform_data.prevent_destroy[0]`. In-place changes plan as usual. To lift it for a planned removal: set it false and run `terraform state rm` on that guard (it holds no infrastructure), then plan again. Default false."
+  description = "Refuse, at plan time, every plan that deletes or replaces the queue or its DLQ (and so their messages): renaming either, switching `fifo`, or removing the pair fails with Terraform's \"Instance cannot be destroyed\" naming this module's `terraform_data.prevent_destroy[0]` (`terraform_data.prevent_destroy_queue[0]` with `dlq_arn`, which guards the queue alone). In-place changes plan as usual. To lift it for a planned removal: set it false and run `terraform state rm` on that guard (it holds no infrastructure), then plan again. Default false."
   type        = bool
   default     = false
   nullable    = false
 }
 
 variable "account_id" {
-  description = "AWS account ID the queues live in, used to build their ARNs at plan time (the DLQ's redrive-allow policy and the queue policies need the ARN before the queue exists). Null: looked up with sts:GetCallerIdentity."
+  description = "AWS account ID the queues live in, used to build their ARNs at plan time (the DLQ's redrive-allow policy and the queue policies need the ARN before the queue exists). Null: looked up with sts:GetCallerIdentity, which needs AWS access: set it for plans made without credentials."
   type        = string
   default     = null
 
   validation {
     condition     = var.account_id == null || can(regex("^[0-9]{12}$", coalesce(var.account_id, "x")))
-    error_message = "account_id: must be a 12-digit AWS account ID, or null to look it up."
+    error_message = "account_id: \"${coalesce(var.account_id, "-")}\" must be a 12-digit AWS account ID, or null to look it up."
   }
 }
 
@@ -302,8 +440,15 @@ variable "region" {
   }
 }
 
+variable "input_names" {
+  description = "How refusal messages name this module's inputs: a map from variable name to the caller's name for it (the root module passes e.g. `{ max_receive_count = \"queues[\\\"orders\\\"].max_receive_count\" }`, or `queue_defaults.max_receive_count` when the value came from there). Variables not listed are named as themselves."
+  type        = map(string)
+  default     = {}
+  nullable    = false
+}
+
 variable "tags" {
-  description = "Tags for both queues. The DLQ also gets `dlq_for = <source queue name>`."
+  description = "Tags for both queues. The DLQ also gets `dlq_for = <source queue name>` and `dlq_tags`."
   type        = map(string)
   default     = {}
   nullable    = false

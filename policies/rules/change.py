@@ -365,12 +365,13 @@ def _expirations(rules, prefix_wanted: str) -> list:
         prefix = r.get("prefix") or ""
         if isinstance(filt, list) and filt and isinstance(filt[0], dict):
             f0 = filt[0]
-            if f0.get("tag") or any(isinstance(a, dict) and a.get("tags") for a in f0.get("and") or ()):
+            and_ = f0.get("and") if isinstance(f0.get("and"), list) else []
+            if f0.get("tag") or any(isinstance(a, dict) and a.get("tags") for a in and_):
                 continue  # only tagged objects
-            prefix = f0.get("prefix") or next((a.get("prefix") for a in f0.get("and") or () if isinstance(a, dict)), "") or ""
+            prefix = f0.get("prefix") or next((a.get("prefix") for a in and_ if isinstance(a, dict)), "") or ""
         if prefix_wanted and not prefix_wanted.startswith(prefix):
             continue
-        for e in r.get("expiration") or ():
+        for e in r.get("expiration") if isinstance(r.get("expiration"), list) else ():
             days = e.get("days") if isinstance(e, dict) else None
             if isinstance(days, (int, float)) and not isinstance(days, bool) and days > 0:
                 out.append(days)

@@ -284,9 +284,29 @@ def leftovers(sess: Session, resources: list[dict]) -> list[str]:
         elif t == "aws_iam_policy":
             if not _gone(lambda: iam.get_policy(PolicyArn=v["arn"]), "NoSuchEntity"):
                 found.append(f"{addr}: IAM policy {v['arn']} still exists")
+        elif t == "aws_iam_role":
+            if not _gone(lambda: iam.get_role(RoleName=v["name"]), "NoSuchEntity"):
+                found.append(f"{addr}: IAM role {v['name']} still exists")
+        elif t == "aws_iam_role_policy":
+            # the inline policy goes with its role; if the role is still there, the policy must not be
+            if not _gone(lambda: iam.get_role_policy(RoleName=v["role"], PolicyName=v["name"]), "NoSuchEntity"):
+                found.append(f"{addr}: inline policy {v['name']} of role {v['role']} still exists")
+        elif t == "aws_iam_role_policy_attachment":
+            attached = _attached(iam, v["role"])
+            if v["policy_arn"] in attached:
+                found.append(f"{addr}: {v['policy_arn']} is still attached to role {v['role']}")
         else:
             found.append(f"{addr}: no leftover check for resource type {t} (add one to tests/localstack/support.py)")
     return found
+
+
+def _attached(iam, role: str) -> set[str]:
+    """ARNs of the managed policies attached to ``role`` (none when the role is gone)."""
+    try:
+        return {p["PolicyArn"] for page in iam.get_paginator("list_attached_role_policies").paginate(RoleName=role)
+                for p in page["AttachedPolicies"]}
+    except iam.exceptions.NoSuchEntityException:
+        return set()
 
 
 def live_named_keys(sess: Session, prefix: str) -> dict[str, str]:
@@ -302,7 +322,7 @@ def live_named_keys(sess: Session, prefix: str) -> dict[str, str]:
 
 def named_leftovers(sess: Session, prefix: str) -> list[str]:
     """Everything in LocalStack whose name carries ``prefix``: queues, buckets, tables, alarms,
-    SNS topics, IAM policies, and KMS keys (described with it) not pending deletion."""
+    SNS topics, IAM policies and roles, and KMS keys (described with it) not pending deletion."""
     found = []
     found += sess.client("sqs").list_queues(QueueNamePrefix=prefix).get("QueueUrls", [])
     found += [f"bucket {b['Name']}" for b in sess.client("s3").list_buckets().get("Buckets", []) if b["Name"].startswith(prefix)]
@@ -316,6 +336,8 @@ def named_leftovers(sess: Session, prefix: str) -> list[str]:
     iam = sess.client("iam")
     for page in iam.get_paginator("list_policies").paginate(Scope="Local"):
         found += [f"IAM policy {p['Arn']}" for p in page["Policies"] if prefix in p["Arn"]]
+    for page in iam.get_paginator("list_roles").paginate():
+        found += [f"IAM role {r['RoleName']}" for r in page["Roles"] if r["RoleName"].startswith(prefix)]
     found += [f"KMS key {k} ({d}) is not pending deletion" for k, d in live_named_keys(sess, prefix).items()]
     return found
 

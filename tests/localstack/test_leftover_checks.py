@@ -30,6 +30,12 @@ def test_leftover_checks_find_every_kind_of_resource(aws):
     key = kms.create_key(Description=f"Encrypts the SNS topic sqs-alarms-{prefix}")["KeyMetadata"]["KeyId"]
     policy = iam.create_policy(PolicyName=f"{prefix}-producer", Path=f"/{prefix}/", PolicyDocument=json.dumps(
         {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "sqs:SendMessage", "Resource": "*"}]}))["Policy"]["Arn"]
+    role = f"{prefix}-consumer"
+    iam.create_role(RoleName=role, AssumeRolePolicyDocument=json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": "sts:AssumeRole", "Principal": {"Service": "lambda.amazonaws.com"}}]}))
+    iam.put_role_policy(RoleName=role, PolicyName="consume", PolicyDocument=json.dumps(
+        {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "sqs:ReceiveMessage", "Resource": "*"}]}))
+    iam.attach_role_policy(RoleName=role, PolicyArn=policy)
     state = [
         {"address": "q", "type": "aws_sqs_queue", "values": {"name": queue}},
         {"address": "b", "type": "aws_s3_bucket", "values": {"bucket": bucket}},
@@ -39,15 +45,21 @@ def test_leftover_checks_find_every_kind_of_resource(aws):
         {"address": "s", "type": "aws_sns_topic", "values": {"arn": topic}},
         {"address": "k", "type": "aws_kms_key", "values": {"key_id": key}},
         {"address": "p", "type": "aws_iam_policy", "values": {"arn": policy}},
+        {"address": "r", "type": "aws_iam_role", "values": {"name": role}},
+        {"address": "rp", "type": "aws_iam_role_policy", "values": {"role": role, "name": "consume"}},
+        {"address": "ra", "type": "aws_iam_role_policy_attachment", "values": {"role": role, "policy_arn": policy}},
         {"address": "x", "type": "aws_lambda_function", "values": {"function_name": "f"}},
     ]
     try:
         found = leftovers(aws, state)
-        assert [line.split(":")[0] for line in found] == ["q", "b", "l", "t", "a", "s", "k", "p", "x"]
+        assert [line.split(":")[0] for line in found] == ["q", "b", "l", "t", "a", "s", "k", "p", "r", "rp", "ra", "x"]
         assert "no leftover check for resource type aws_lambda_function" in found[-1]
         named = named_leftovers(aws, prefix)
-        assert len(named) == 7, named  # queue, bucket, table, alarm, topic, key, policy
+        assert len(named) == 8, named  # queue, bucket, table, alarm, topic, key, policy, role
     finally:
+        iam.detach_role_policy(RoleName=role, PolicyArn=policy)
+        iam.delete_role_policy(RoleName=role, PolicyName="consume")
+        iam.delete_role(RoleName=role)
         sqs.delete_queue(QueueUrl=sqs.get_queue_url(QueueName=queue)["QueueUrl"])
         s3.delete_bucket(Bucket=bucket)
         ddb.delete_table(TableName=table)

@@ -58,18 +58,18 @@ EXPECTED: dict[str, set] = {
     "rules-module-pass": set(),
     # -- this project's module
     "module-queue-fifo-switch": {("CHG001", FAIL, E, f'{Q("orders")}.aws_sqs_queue.this'),
-                                 ("CHG001", FAIL, E, f'{Q("orders")}.aws_sqs_queue.dlq')},
-    "module-dlq-renamed": {("CHG001", FAIL, E, f'{Q("orders")}.aws_sqs_queue.dlq')},
+                                 ("CHG001", FAIL, E, f'{Q("orders")}.aws_sqs_queue.dlq[0]')},
+    "module-dlq-renamed": {("CHG001", FAIL, E, f'{Q("orders")}.aws_sqs_queue.dlq[0]')},
     "module-queue-key-renamed": {("CHG004", FAIL, E, f'{Q("orders")}.aws_sqs_queue.this'),
-                                 ("CHG004", FAIL, E, f'{Q("orders")}.aws_sqs_queue.dlq')},
+                                 ("CHG004", FAIL, E, f'{Q("orders")}.aws_sqs_queue.dlq[0]')},
     "module-queue-key-renamed-moved": set(),
     "module-queue-removed": {("CHG003", FAIL, E, f'{Q("payments")}.aws_sqs_queue.this'),
-                             ("CHG003", FAIL, E, f'{Q("payments")}.aws_sqs_queue.dlq')},
+                             ("CHG003", FAIL, E, f'{Q("payments")}.aws_sqs_queue.dlq[0]')},
     "module-table-sort-key": {("CHG005", FAIL, E, "module.messaging.module.idempotency_table[0].aws_dynamodb_table.this")},
     "module-bucket-renamed": {("CHG006", FAIL, E, "module.messaging.module.claim_check_bucket[0].aws_s3_bucket.this")},
     "module-claim-check-disabled": {("CHG006", FAIL, E, "module.messaging.module.claim_check_bucket[0].aws_s3_bucket.this")},
     # the derived payload expiry follows the DLQ retention down (14 d -> 5 d): not a CHG007 finding
-    "module-retention-lowered": {("CHG009", FAIL, E, f'{Q("orders")}.aws_sqs_queue.dlq')},
+    "module-retention-lowered": {("CHG009", FAIL, E, f'{Q("orders")}.aws_sqs_queue.dlq[0]')},
     "module-consumer-removed": {("CHG011", FAIL, W, 'module.messaging.module.consumer["orders"].aws_lambda_event_source_mapping.this')},
     "module-safe-changes": set(),
     # -- terraform-aws-modules/sqs v4.3.1

@@ -69,7 +69,7 @@ EXPECTED = {
         ("S3002", FAIL, E, "aws_s3_bucket.logs"),
         ("S3003", FAIL, E, "aws_s3_bucket.logs"),
         ("S3004", FAIL, E, "aws_s3_bucket.payloads"),
-        ("CW001", FAIL, W, "module.jobs.aws_sqs_queue.dlq"),
+        ("CW001", FAIL, W, "module.jobs.aws_sqs_queue.dlq[0]"),
         ("CW002", FAIL, W, "module.jobs.aws_sqs_queue.this"),
     },
     # policies on queues the stack does not create: evaluated on their own content
@@ -167,7 +167,7 @@ EXPECTED = {
         ("SQS003", FAIL, W, 'module.messaging.module.queue["orders"].aws_sqs_queue.this'),
         ("SQS007", FAIL, W, 'module.messaging.module.queue["feed"].aws_sqs_queue.this'),
         ("SQS003", FAIL, W, "module.legacy.aws_sqs_queue.this"),
-        ("CW001", FAIL, W, "module.legacy.aws_sqs_queue.dlq"),
+        ("CW001", FAIL, W, "module.legacy.aws_sqs_queue.dlq[0]"),
         ("CW002", FAIL, W, "module.legacy.aws_sqs_queue.this"),
     },
     # a FIFO DLQ resets the enqueue time: payloads must outlive source + DLQ retention

@@ -36,7 +36,7 @@ def test_module_redrive_link_through_known_arn(plan_doc):
     assert json.loads(src.res.attr("redrive_policy")) == {
         "deadLetterTargetArn": "arn:aws:sqs:us-east-1:123456789012:plantest-orders-dlq", "maxReceiveCount": 4}
     assert src.max_receive_count == 4
-    assert src.dlq.address == 'module.messaging.module.queue["plantest-orders"].aws_sqs_queue.dlq'
+    assert src.dlq.address == 'module.messaging.module.queue["plantest-orders"].aws_sqs_queue.dlq[0]'
     # the DLQ's redrive-allow policy is known and names the source by its built ARN
     assert src.dlq.allow_value()["sourceQueueArns"] == ["arn:aws:sqs:us-east-1:123456789012:plantest-orders"]
     assert [s.address for s in src.dlq.sources] == [src.address]

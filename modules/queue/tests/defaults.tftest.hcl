@@ -19,7 +19,7 @@ run "safe_defaults" {
   command = plan
 
   assert {
-    condition     = aws_sqs_queue.this.name == "orders" && aws_sqs_queue.dlq.name == "orders-dlq"
+    condition     = aws_sqs_queue.this.name == "orders" && aws_sqs_queue.dlq[0].name == "orders-dlq"
     error_message = "queue names: expected orders / orders-dlq"
   }
   assert {
@@ -27,15 +27,15 @@ run "safe_defaults" {
     error_message = "source retention should default to 4 days"
   }
   assert {
-    condition     = aws_sqs_queue.dlq.message_retention_seconds == 1209600
+    condition     = aws_sqs_queue.dlq[0].message_retention_seconds == 1209600
     error_message = "DLQ retention should default to 14 days"
   }
   assert {
-    condition     = aws_sqs_queue.this.receive_wait_time_seconds == 20 && aws_sqs_queue.dlq.receive_wait_time_seconds == 20
+    condition     = aws_sqs_queue.this.receive_wait_time_seconds == 20 && aws_sqs_queue.dlq[0].receive_wait_time_seconds == 20
     error_message = "both queues should long-poll for 20 s"
   }
   assert {
-    condition     = aws_sqs_queue.this.sqs_managed_sse_enabled == true && aws_sqs_queue.dlq.sqs_managed_sse_enabled == true
+    condition     = aws_sqs_queue.this.sqs_managed_sse_enabled == true && aws_sqs_queue.dlq[0].sqs_managed_sse_enabled == true
     error_message = "SSE-SQS should be on for both queues when no KMS key is given"
   }
   assert {
@@ -43,7 +43,7 @@ run "safe_defaults" {
     error_message = "without a consumer the visibility timeout should be the AWS default 30 s"
   }
   assert {
-    condition     = jsondecode(aws_sqs_queue.dlq.redrive_allow_policy) == { redrivePermission = "byQueue", sourceQueueArns = ["arn:aws:sqs:us-east-1:123456789012:orders"] }
+    condition     = jsondecode(aws_sqs_queue.dlq[0].redrive_allow_policy) == { redrivePermission = "byQueue", sourceQueueArns = ["arn:aws:sqs:us-east-1:123456789012:orders"] }
     error_message = "the DLQ's redrive-allow policy should name exactly its source queue"
   }
   assert {
@@ -55,13 +55,13 @@ run "safe_defaults" {
     error_message = "static ARNs should be built from partition, region, account and name"
   }
   assert {
-    condition = alltrue([for p in [aws_sqs_queue.this.policy, aws_sqs_queue.dlq.policy] : anytrue([
+    condition = alltrue([for p in [aws_sqs_queue.this.policy, aws_sqs_queue.dlq[0].policy] : anytrue([
       for s in jsondecode(p).Statement : s.Effect == "Deny" && s.Principal == "*" && s.Condition.Bool["aws:SecureTransport"] == "false"
     ])])
     error_message = "both queue policies should deny requests without TLS"
   }
   assert {
-    condition     = aws_sqs_queue.dlq.tags["dlq_for"] == "orders"
+    condition     = aws_sqs_queue.dlq[0].tags["dlq_for"] == "orders"
     error_message = "the DLQ should be tagged with the queue it serves"
   }
 }
@@ -105,11 +105,11 @@ run "fifo_pair" {
   }
 
   assert {
-    condition     = aws_sqs_queue.this.name == "payments.fifo" && aws_sqs_queue.dlq.name == "payments-dlq.fifo"
+    condition     = aws_sqs_queue.this.name == "payments.fifo" && aws_sqs_queue.dlq[0].name == "payments-dlq.fifo"
     error_message = "the .fifo suffix should appear exactly once on both names"
   }
   assert {
-    condition     = aws_sqs_queue.this.fifo_queue && aws_sqs_queue.dlq.fifo_queue
+    condition     = aws_sqs_queue.this.fifo_queue && aws_sqs_queue.dlq[0].fifo_queue
     error_message = "the DLQ of a FIFO queue must be FIFO"
   }
   assert {
@@ -131,7 +131,7 @@ run "kms_encryption" {
   }
 
   assert {
-    condition     = aws_sqs_queue.this.kms_master_key_id == "alias/messaging" && aws_sqs_queue.dlq.kms_master_key_id == "alias/messaging"
+    condition     = aws_sqs_queue.this.kms_master_key_id == "alias/messaging" && aws_sqs_queue.dlq[0].kms_master_key_id == "alias/messaging"
     error_message = "both queues should use the KMS key"
   }
   assert {
@@ -154,12 +154,135 @@ run "custom_dlq_name_and_policy_statement" {
   }
 
   assert {
-    condition     = aws_sqs_queue.dlq.name == "orders-failed"
+    condition     = aws_sqs_queue.dlq[0].name == "orders-failed"
     error_message = "dlq_name should be used as given"
   }
   assert {
     condition     = length(jsondecode(aws_sqs_queue.this.policy).Statement) == 2
     error_message = "the extra statement should be added beside the TLS deny"
+  }
+}
+
+run "existing_dlq_by_arn" {
+  command = plan
+
+  variables {
+    dlq_arn = "arn:aws:sqs:us-east-1:123456789012:shared-dlq"
+  }
+
+  assert {
+    condition     = length(aws_sqs_queue.dlq) == 0 && length(data.aws_iam_policy_document.dlq) == 0
+    error_message = "no DLQ (nor its policy) should be created when dlq_arn is given"
+  }
+  assert {
+    condition     = jsondecode(aws_sqs_queue.this.redrive_policy).deadLetterTargetArn == "arn:aws:sqs:us-east-1:123456789012:shared-dlq"
+    error_message = "the redrive policy should name the given DLQ"
+  }
+  assert {
+    condition     = output.dlq_name == "shared-dlq" && output.dlq_url == "https://sqs.us-east-1.amazonaws.com/123456789012/shared-dlq" && output.dlq_arn == var.dlq_arn && !output.dlq_created
+    error_message = "the outputs should describe the existing DLQ"
+  }
+}
+
+run "dlq_settings" {
+  command = plan
+
+  variables {
+    fifo                                  = true
+    kms_master_key_id                     = "alias/messaging"
+    dlq_kms_data_key_reuse_period_seconds = 3600
+    dlq_visibility_timeout_seconds        = 120
+    dlq_delay_seconds                     = 5
+    dlq_receive_wait_time_seconds         = 10
+    dlq_content_based_deduplication       = true
+    dlq_deduplication_scope               = "messageGroup"
+    dlq_fifo_throughput_limit             = "perMessageGroupId"
+    dlq_tags                              = { tier = "dlq" }
+    dlq_redrive_allow_policy              = { sourceQueueArns = ["arn:aws:sqs:us-east-1:123456789012:legacy.fifo"] }
+  }
+
+  assert {
+    condition = (aws_sqs_queue.dlq[0].visibility_timeout_seconds == 120 && aws_sqs_queue.dlq[0].delay_seconds == 5
+      && aws_sqs_queue.dlq[0].receive_wait_time_seconds == 10 && aws_sqs_queue.dlq[0].content_based_deduplication
+    && aws_sqs_queue.dlq[0].deduplication_scope == "messageGroup" && aws_sqs_queue.dlq[0].fifo_throughput_limit == "perMessageGroupId")
+    error_message = "the dlq_* settings should be applied to the DLQ"
+  }
+  assert {
+    condition     = aws_sqs_queue.dlq[0].kms_master_key_id == "alias/messaging" && aws_sqs_queue.dlq[0].kms_data_key_reuse_period_seconds == 3600
+    error_message = "the DLQ should inherit the KMS key and take its own reuse period"
+  }
+  assert {
+    condition     = aws_sqs_queue.dlq[0].tags == tomap({ tier = "dlq", dlq_for = "orders.fifo" })
+    error_message = "dlq_tags should be merged, dlq_for kept"
+  }
+  assert {
+    condition     = jsondecode(aws_sqs_queue.dlq[0].redrive_allow_policy) == { redrivePermission = "byQueue", sourceQueueArns = ["arn:aws:sqs:us-east-1:123456789012:orders.fifo", "arn:aws:sqs:us-east-1:123456789012:legacy.fifo"] }
+    error_message = "the redrive-allow policy should name this queue and the extra sources"
+  }
+}
+
+run "statement_spellings_of_aws_iam_policy_document" {
+  command = plan
+
+  variables {
+    queue_policy_statements = [
+      {
+        sid        = "AllowSns"
+        actions    = ["sqs:SendMessage"]
+        principals = [{ type = "Service", identifiers = ["sns.amazonaws.com"] }]
+        condition  = [{ test = "ArnEquals", variable = "aws:SourceArn", values = ["arn:aws:sns:us-east-1:123456789012:orders"] }]
+      },
+      {
+        sid            = "OnlyOurRoles"
+        effect         = "Deny"
+        not_actions    = ["sqs:GetQueueAttributes"]
+        not_principals = [{ type = "AWS", identifiers = ["arn:aws:iam::123456789012:role/orders"] }]
+      },
+    ]
+  }
+
+  assert {
+    condition     = one([for s in jsondecode(aws_sqs_queue.this.policy).Statement : s.Condition.ArnEquals["aws:SourceArn"] if s.Sid == "AllowSns"]) == "arn:aws:sns:us-east-1:123456789012:orders"
+    error_message = "a statement's `condition` must be kept (it pins the sender)"
+  }
+  assert {
+    condition = one([for s in jsondecode(aws_sqs_queue.this.policy).Statement : [s.NotAction, s.NotPrincipal.AWS, s.Resource] if s.Sid == "OnlyOurRoles"]) == [
+      "sqs:GetQueueAttributes", "arn:aws:iam::123456789012:role/orders", "arn:aws:sqs:us-east-1:123456789012:orders"
+    ]
+    error_message = "not_actions and not_principals must be kept in a Deny statement"
+  }
+}
+
+run "whole_policy_documents" {
+  command = plan
+
+  variables {
+    source_queue_policy_documents = [jsonencode({
+      Version = "2012-10-17"
+      Statement = [{
+        Sid       = "FromEventBridge"
+        Effect    = "Allow"
+        Principal = { Service = "events.amazonaws.com" }
+        Action    = "sqs:SendMessage"
+        Condition = { ArnEquals = { "aws:SourceArn" = "arn:aws:events:us-east-1:123456789012:rule/orders" } }
+      }]
+    })]
+    override_queue_policy_documents = [jsonencode({
+      Version   = "2012-10-17"
+      Statement = [{ Sid = "DenyInsecureTransport", Effect = "Deny", Principal = "*", Action = "sqs:SendMessage", Resource = "*" }]
+    })]
+  }
+
+  assert {
+    condition     = one([for s in jsondecode(aws_sqs_queue.this.policy).Statement : s.Resource if s.Sid == "FromEventBridge"]) == "arn:aws:sqs:us-east-1:123456789012:orders"
+    error_message = "a document statement without Resource should get the queue's ARN"
+  }
+  assert {
+    condition = one([for s in jsondecode(aws_sqs_queue.this.policy).Statement : s if s.Sid == "DenyInsecureTransport"]) == {
+      Sid       = "DenyInsecureTransport", Effect = "Deny", Principal = "*", Action = "sqs:*", Resource = "arn:aws:sqs:us-east-1:123456789012:orders"
+      Condition = { Bool = { "aws:SecureTransport" = "false" } }
+    }
+    error_message = "an override document must not replace the TLS-only deny"
   }
 }
 
@@ -224,5 +347,19 @@ run "no_guard_by_default" {
   assert {
     condition     = length(terraform_data.prevent_destroy) == 0
     error_message = "no guard unless prevent_destroy = true"
+  }
+}
+
+run "prevent_destroy_guard_with_an_existing_dlq" {
+  command = plan
+
+  variables {
+    prevent_destroy = true
+    dlq_arn         = "arn:aws:sqs:us-east-1:123456789012:shared-dlq"
+  }
+
+  assert {
+    condition     = length(terraform_data.prevent_destroy) == 0 && length(terraform_data.prevent_destroy_queue) == 1 && length(aws_sqs_queue.dlq) == 0
+    error_message = "the guard covers the queue alone when the DLQ is an existing one"
   }
 }

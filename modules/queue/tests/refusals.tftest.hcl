@@ -281,7 +281,7 @@ run "policy_wildcard_action" {
     queue_policy_statements = [{ sid = "Any", actions = ["sqs:*"], principals = [{ type = "AWS", identifiers = ["arn:aws:iam::123456789012:root"] }] }]
   }
 
-  expect_failures = [var.queue_policy_statements]
+  expect_failures = [data.aws_iam_policy_document.queue]
 }
 
 run "policy_public_principal" {
@@ -291,7 +291,7 @@ run "policy_public_principal" {
     queue_policy_statements = [{ sid = "Public", actions = ["sqs:SendMessage"], principals = [{ type = "AWS", identifiers = ["*"] }] }]
   }
 
-  expect_failures = [var.queue_policy_statements]
+  expect_failures = [data.aws_iam_policy_document.queue]
 }
 
 run "policy_bad_effect" {
@@ -301,7 +301,7 @@ run "policy_bad_effect" {
     queue_policy_statements = [{ sid = "Odd", effect = "allow", actions = ["sqs:SendMessage"], principals = [{ type = "Service", identifiers = ["sns.amazonaws.com"] }] }]
   }
 
-  expect_failures = [var.queue_policy_statements]
+  expect_failures = [data.aws_iam_policy_document.queue]
 }
 
 run "dlq_policy_wildcard_action" {
@@ -311,7 +311,7 @@ run "dlq_policy_wildcard_action" {
     dlq_policy_statements = [{ sid = "Any", actions = ["sqs:Receive*"], principals = [{ type = "AWS", identifiers = ["arn:aws:iam::123456789012:root"] }] }]
   }
 
-  expect_failures = [var.dlq_policy_statements]
+  expect_failures = [data.aws_iam_policy_document.dlq]
 }
 
 run "dlq_policy_public_principal" {
@@ -321,7 +321,7 @@ run "dlq_policy_public_principal" {
     dlq_policy_statements = [{ sid = "Public", actions = ["sqs:ReceiveMessage"], principals = [{ type = "AWS", identifiers = ["*"] }] }]
   }
 
-  expect_failures = [var.dlq_policy_statements]
+  expect_failures = [data.aws_iam_policy_document.dlq]
 }
 
 run "dlq_policy_bad_effect" {
@@ -331,7 +331,7 @@ run "dlq_policy_bad_effect" {
     dlq_policy_statements = [{ sid = "Odd", effect = "Permit", actions = ["sqs:ReceiveMessage"], principals = [{ type = "Service", identifiers = ["sns.amazonaws.com"] }] }]
   }
 
-  expect_failures = [var.dlq_policy_statements]
+  expect_failures = [data.aws_iam_policy_document.dlq]
 }
 
 run "account_id_not_12_digits" {
@@ -342,6 +342,340 @@ run "account_id_not_12_digits" {
   }
 
   expect_failures = [var.account_id]
+}
+
+run "max_message_size_above_provider_range" {
+  command = plan
+
+  variables {
+    max_message_size = 300000
+  }
+
+  expect_failures = [var.max_message_size]
+}
+
+run "dlq_name_equal_to_queue_name" {
+  command = plan
+
+  variables {
+    dlq_name = "orders"
+  }
+
+  expect_failures = [aws_sqs_queue.this]
+}
+
+run "dlq_arn_is_the_queue_itself" {
+  command = plan
+
+  variables {
+    dlq_arn = "arn:aws:sqs:us-east-1:123456789012:orders"
+  }
+
+  expect_failures = [aws_sqs_queue.this]
+}
+
+run "dlq_arn_standard_for_fifo_queue" {
+  command = plan
+
+  variables {
+    fifo    = true
+    dlq_arn = "arn:aws:sqs:us-east-1:123456789012:shared-dlq"
+  }
+
+  expect_failures = [aws_sqs_queue.this]
+}
+
+run "dlq_arn_in_another_region" {
+  command = plan
+
+  variables {
+    dlq_arn = "arn:aws:sqs:eu-west-1:123456789012:shared-dlq"
+  }
+
+  expect_failures = [aws_sqs_queue.this]
+}
+
+run "dlq_arn_with_settings_of_a_created_dlq" {
+  command = plan
+
+  variables {
+    dlq_arn                       = "arn:aws:sqs:us-east-1:123456789012:shared-dlq"
+    dlq_message_retention_seconds = 604800
+  }
+
+  expect_failures = [aws_sqs_queue.this]
+}
+
+run "dlq_arn_not_an_arn" {
+  command = plan
+
+  variables {
+    dlq_arn = "https://sqs.us-east-1.amazonaws.com/123456789012/shared-dlq"
+  }
+
+  expect_failures = [var.dlq_arn]
+}
+
+run "dlq_short_polling" {
+  command = plan
+
+  variables {
+    dlq_receive_wait_time_seconds = 0
+  }
+
+  expect_failures = [aws_sqs_queue.dlq]
+}
+
+run "dlq_receive_wait_above_20" {
+  command = plan
+
+  variables {
+    dlq_receive_wait_time_seconds = 25
+  }
+
+  expect_failures = [var.dlq_receive_wait_time_seconds]
+}
+
+run "dlq_per_group_throughput_needs_group_scope" {
+  command = plan
+
+  variables {
+    fifo                      = true
+    dlq_fifo_throughput_limit = "perMessageGroupId"
+  }
+
+  expect_failures = [aws_sqs_queue.dlq]
+}
+
+run "dlq_fifo_options_on_standard_queue" {
+  command = plan
+
+  variables {
+    dlq_deduplication_scope = "queue"
+  }
+
+  expect_failures = [aws_sqs_queue.this]
+}
+
+run "dlq_visibility_above_12_hours" {
+  command = plan
+
+  variables {
+    dlq_visibility_timeout_seconds = 50000
+  }
+
+  expect_failures = [var.dlq_visibility_timeout_seconds]
+}
+
+run "dlq_delay_above_15_minutes" {
+  command = plan
+
+  variables {
+    dlq_delay_seconds = 1000
+  }
+
+  expect_failures = [var.dlq_delay_seconds]
+}
+
+run "dlq_empty_kms_key" {
+  command = plan
+
+  variables {
+    dlq_kms_master_key_id = " "
+  }
+
+  expect_failures = [var.dlq_kms_master_key_id]
+}
+
+run "dlq_kms_reuse_below_60" {
+  command = plan
+
+  variables {
+    dlq_kms_data_key_reuse_period_seconds = 10
+  }
+
+  expect_failures = [var.dlq_kms_data_key_reuse_period_seconds]
+}
+
+run "dlq_unknown_deduplication_scope" {
+  command = plan
+
+  variables {
+    fifo                    = true
+    dlq_deduplication_scope = "group"
+  }
+
+  expect_failures = [var.dlq_deduplication_scope]
+}
+
+run "dlq_unknown_throughput_limit" {
+  command = plan
+
+  variables {
+    fifo                      = true
+    dlq_fifo_throughput_limit = "perGroup"
+  }
+
+  expect_failures = [var.dlq_fifo_throughput_limit]
+}
+
+run "dlq_redrive_allow_deny_all" {
+  command = plan
+
+  variables {
+    dlq_redrive_allow_policy = { redrivePermission = "denyAll" }
+  }
+
+  expect_failures = [var.dlq_redrive_allow_policy]
+}
+
+run "dlq_redrive_allow_sources_with_allow_all" {
+  command = plan
+
+  variables {
+    dlq_redrive_allow_policy = { redrivePermission = "allowAll", sourceQueueArns = ["arn:aws:sqs:us-east-1:123456789012:other"] }
+  }
+
+  expect_failures = [var.dlq_redrive_allow_policy]
+}
+
+run "policy_not_actions_in_allow" {
+  command = plan
+
+  variables {
+    queue_policy_statements = [{ sid = "AllBut", not_actions = ["sqs:DeleteQueue"], principals = [{ type = "AWS", identifiers = ["arn:aws:iam::123456789012:root"] }] }]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.queue]
+}
+
+run "policy_not_principals_in_allow" {
+  command = plan
+
+  variables {
+    queue_policy_statements = [{ sid = "AllButOne", actions = ["sqs:SendMessage"], not_principals = [{ type = "AWS", identifiers = ["arn:aws:iam::123456789012:root"] }] }]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.queue]
+}
+
+run "policy_resources_given" {
+  command = plan
+
+  variables {
+    queue_policy_statements = [{ sid = "Sns", actions = ["sqs:SendMessage"], resources = ["*"], principals = [{ type = "Service", identifiers = ["sns.amazonaws.com"] }] }]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.queue]
+}
+
+run "policy_without_actions" {
+  command = plan
+
+  variables {
+    queue_policy_statements = [{ sid = "Nothing", principals = [{ type = "Service", identifiers = ["sns.amazonaws.com"] }] }]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.queue]
+}
+
+run "policy_public_principal_with_condition_singular_is_not_public" {
+  command = plan
+
+  variables {
+    # `condition` (aws_iam_policy_document's spelling) counts: this is not public, but the
+    # second statement is
+    queue_policy_statements = [
+      {
+        sid        = "Sns"
+        actions    = ["sqs:SendMessage"]
+        principals = [{ type = "AWS", identifiers = ["*"] }]
+        condition  = [{ test = "ArnEquals", variable = "aws:SourceArn", values = ["arn:aws:sns:us-east-1:123456789012:orders"] }]
+      },
+      { sid = "Open", actions = ["sqs:SendMessage"], principals = [{ type = "AWS", identifiers = ["*"] }] },
+    ]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.queue]
+}
+
+run "document_public_principal" {
+  command = plan
+
+  variables {
+    source_queue_policy_documents = [jsonencode({
+      Version   = "2012-10-17"
+      Statement = [{ Sid = "Open", Effect = "Allow", Principal = { AWS = "*" }, Action = "sqs:SendMessage" }]
+    })]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.queue]
+}
+
+run "document_wildcard_action" {
+  command = plan
+
+  variables {
+    override_queue_policy_documents = [jsonencode({
+      Version   = "2012-10-17"
+      Statement = { Sid = "Admin", Effect = "Allow", Principal = { AWS = "arn:aws:iam::123456789012:root" }, Action = ["sqs:*"] }
+    })]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.queue]
+}
+
+run "dlq_document_not_action_allow" {
+  command = plan
+
+  variables {
+    source_dlq_queue_policy_documents = [jsonencode({
+      Version   = "2012-10-17"
+      Statement = [{ Sid = "AllBut", Effect = "Allow", Principal = { AWS = "arn:aws:iam::123456789012:root" }, NotAction = "sqs:DeleteQueue" }]
+    })]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.dlq]
+}
+
+run "source_document_not_json" {
+  command = plan
+
+  variables {
+    source_queue_policy_documents = ["allow sns"]
+  }
+
+  expect_failures = [var.source_queue_policy_documents]
+}
+
+run "override_document_without_statement" {
+  command = plan
+
+  variables {
+    override_queue_policy_documents = [jsonencode({ Version = "2012-10-17" })]
+  }
+
+  expect_failures = [var.override_queue_policy_documents]
+}
+
+run "dlq_source_document_not_json" {
+  command = plan
+
+  variables {
+    source_dlq_queue_policy_documents = ["{"]
+  }
+
+  expect_failures = [var.source_dlq_queue_policy_documents]
+}
+
+run "dlq_override_document_not_json" {
+  command = plan
+
+  variables {
+    override_dlq_queue_policy_documents = ["[]"]
+  }
+
+  expect_failures = [var.override_dlq_queue_policy_documents]
 }
 
 run "partition_not_a_partition" {

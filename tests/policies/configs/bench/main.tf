@@ -1,5 +1,5 @@
 # The benchmark's template (tooling/bench_policy.py): N queue pairs from the root
-# module with its defaults (per pair: queue + DLQ with their policies, six
+# module with its defaults and an alarm topic (per pair: queue + DLQ with their policies, six
 # alarms, three IAM policy documents; one alarm topic and its key), each pair
 # consumed by its own Lambda function through an event source mapping. Every
 # rule passes.
@@ -17,6 +17,8 @@ module "messaging" {
   source     = "../../../../"
   account_id = "123456789012"
   queues     = { for k in local.keys : k => { consumer = { timeout_seconds = 30 } } }
+  # the alarm topic (and its key) the root module created by default before 0.1.0
+  alarms = { create_sns_topic = true }
 }
 
 resource "aws_lambda_function" "consumer" {

@@ -4,5 +4,6 @@ module "messaging" {
   queues = {
     orders = { name = "${var.name_prefix}-orders", consumer = { timeout_seconds = 10 } }
   }
+  alarms             = { create_sns_topic = true } # the alarm topic and its KMS key stay
   claim_check_bucket = { enabled = true, name = "${var.name_prefix}-payloads" }
 }

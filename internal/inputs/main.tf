@@ -1,0 +1,359 @@
+# Checks the root module's inputs before anything is built from them, and
+# puts them in the shape the submodules take. See variables.tf for why.
+#
+# Every object a user writes is walked: an attribute the module does not know
+# is refused with the closest valid name (or, for names users bring from
+# terraform-aws-modules/sqs or aws_iam_policy_document, what to write
+# instead). The checks read only attribute names, never values, so they are
+# decided at plan time even when values are unknown until apply, and each
+# object costs one set difference.
+
+locals {
+  # --- the attributes of every object the user writes -------------------------------
+
+  queue_settings = [
+    "fifo", "dlq_arn", "visibility_timeout_seconds", "message_retention_seconds", "dlq_message_retention_seconds",
+    "max_receive_count", "receive_wait_time_seconds", "allow_short_polling", "delay_seconds", "max_message_size",
+    "kms_master_key_id", "kms_data_key_reuse_period_seconds", "sqs_managed_sse_enabled", "content_based_deduplication",
+    "deduplication_scope", "fifo_throughput_limit", "dlq_visibility_timeout_seconds", "dlq_delay_seconds",
+    "dlq_receive_wait_time_seconds", "dlq_kms_master_key_id", "dlq_kms_data_key_reuse_period_seconds",
+    "dlq_sqs_managed_sse_enabled", "dlq_content_based_deduplication", "dlq_deduplication_scope", "dlq_fifo_throughput_limit",
+    "prevent_destroy",
+  ]
+  thresholds = [
+    "dlq_influx_messages", "dlq_influx_evaluation_periods", "dlq_stale_age_seconds", "age_warning_seconds",
+    "age_critical_seconds", "backlog_messages", "backlog_evaluation_periods",
+  ]
+  attributes = {
+    queue = concat(local.queue_settings, [
+      "name", "dlq_name", "consumer", "dlq_redrive_allow_policy", "dlq_tags", "queue_policy_statements",
+      "dlq_policy_statements", "source_queue_policy_documents", "override_queue_policy_documents",
+      "source_dlq_queue_policy_documents", "override_dlq_queue_policy_documents", "alarm_thresholds", "tags",
+    ])
+    queue_defaults = local.queue_settings
+    consumer = [
+      "timeout_seconds", "maximum_batching_window_seconds", "function_name", "batch_size", "maximum_concurrency",
+      "filter_patterns", "report_batch_item_failures", "enabled",
+    ]
+    consumer_function = ["function_name", "timeout_seconds"]
+    thresholds        = local.thresholds
+    redrive_allow     = ["redrivePermission", "sourceQueueArns"]
+    statement = [
+      "sid", "effect", "actions", "not_actions", "principals", "not_principals", "conditions", "condition",
+      "resources", "not_resources",
+    ]
+    principal = ["type", "identifiers"]
+    condition = ["test", "variable", "values"]
+    claim_check_bucket = [
+      "enabled", "name", "queues", "payload_prefix", "expiration_days", "kms_key_arn", "versioning_enabled",
+      "force_destroy", "abort_incomplete_multipart_upload_days", "access_log_bucket", "prevent_destroy", "tags",
+    ]
+    idempotency_table = ["enabled", "name", "sort_key_attr", "kms_key_arn", "deletion_protection_enabled", "prevent_destroy", "tags"]
+    alarms = [
+      "enabled", "sns_topic_arn", "create_sns_topic", "sns_topic_name", "sns_kms_master_key_id", "notify_on_ok",
+      "alarm_name_prefix", "thresholds",
+    ]
+    iam = ["create_managed_policies", "name_prefix", "path", "kms_key_arns"]
+    dlq_redrive = [
+      "enabled", "queues", "schedule_expression", "schedule_enabled", "max_messages_per_second", "max_messages_per_run",
+      "max_redrive_count", "max_message_age_seconds", "permanent_failure_reasons", "failure_reason_attribute",
+      "archive_bucket_name", "archive_prefix", "timeout_seconds", "reserved_concurrent_executions",
+      "log_retention_days", "alarm_actions", "tags",
+    ]
+  }
+  required = {
+    consumer          = ["timeout_seconds"]
+    consumer_function = ["function_name"]
+    principal         = ["type", "identifiers"]
+    condition         = ["test", "variable", "values"]
+  }
+  # Names users bring from terraform-aws-modules/sqs and aws_iam_policy_document
+  # that this module spells or does differently.
+  foreign = {
+    fifo_queue                      = "write fifo"
+    create                          = "every entry of queues creates its queue; remove the entry instead"
+    create_dlq                      = "every queue gets a DLQ; to use an existing one, give its ARN in dlq_arn"
+    redrive_policy                  = "write max_receive_count (and dlq_arn to use an existing DLQ); the module writes the redrive policy"
+    redrive_allow_policy            = "the DLQ's redrive-allow policy is dlq_redrive_allow_policy"
+    create_dlq_redrive_allow_policy = "the DLQ always gets a redrive-allow policy naming this queue; extend it with dlq_redrive_allow_policy"
+    use_name_prefix                 = "queue names are fixed, so their ARNs are known at plan; for a fixed prefix use the module's name_prefix input"
+    create_queue_policy             = "the queue policy is always created (it holds the TLS-only deny); add to it with queue_policy_statements or source_queue_policy_documents"
+    create_dlq_queue_policy         = "the DLQ policy is always created (it holds the TLS-only deny); add to it with dlq_policy_statements or source_dlq_queue_policy_documents"
+    dlq_queue_policy_statements     = "write dlq_policy_statements"
+    source_policy_documents         = "write source_queue_policy_documents (or source_dlq_queue_policy_documents)"
+    override_policy_documents       = "write override_queue_policy_documents (or override_dlq_queue_policy_documents)"
+    function_response_types         = "write report_batch_item_failures = true (the default)"
+    scaling_config                  = "write maximum_concurrency"
+    filter_criteria                 = "write filter_patterns (a list of JSON patterns)"
+    principal                       = "write principals, a list of { type, identifiers }"
+    action                          = "write actions"
+    resource                        = "the resource is always the queue itself; remove it"
+  }
+  # character pairs of every valid name, to find the closest one to a typo
+  bigrams = {
+    for kind, names in local.attributes : kind => {
+      for n in names : n => toset([for i in range(max(length(n) - 1, 1)) : substr(n, i, 2)])
+    }
+  }
+
+  # --- every object to check: { path, value, kind } ------------------------------------
+
+  q_paths = { for k, q in var.queues : k => "queues[\"${k}\"]" }
+  # queues entries and what sits inside them
+  q_objects = [for k, q in var.queues : { path = local.q_paths[k], value = q, kind = "queue" } if can(keys(q))]
+  q_nested = flatten([
+    for k, q in local.q_entries : [
+      for attr, kind in { consumer = "consumer", alarm_thresholds = "thresholds", dlq_redrive_allow_policy = "redrive_allow" } :
+      { path = "${local.q_paths[k]}.${attr}", value = q[attr], kind = kind } if can(keys(q[attr]))
+    ]
+  ])
+  statements = flatten([
+    for k, q in local.q_entries : [
+      for attr in ["queue_policy_statements", "dlq_policy_statements"] : [
+        for i, s in try(q[attr], []) : {
+          path  = "${local.q_paths[k]}.${attr}[${can(keys(q[attr])) ? "\"${i}\"" : i}]"
+          value = s
+          kind  = "statement"
+        }
+      ] if can([for s in q[attr] : s])
+    ]
+  ])
+  statement_parts = flatten([
+    for s in local.statements : [
+      for attr, kind in { principals = "principal", not_principals = "principal", conditions = "condition", condition = "condition" } : [
+        for i, p in try(s.value[attr], []) : { path = "${s.path}.${attr}[${i}]", value = p, kind = kind }
+      ] if can(keys(s.value)) && !can(keys(s.value[attr])) && can([for p in s.value[attr] : p])
+    ]
+  ])
+  q_entries = { for k, q in var.queues : k => { for a in local.attributes.queue : a => try(q[a], null) } if can(keys(q)) }
+
+  queue_objects = concat(
+    local.q_objects, local.q_nested, local.statements, local.statement_parts,
+    [{ path = "queue_defaults", value = var.queue_defaults_raw, kind = "queue_defaults" }],
+  )
+  switch_objects = {
+    for name in ["claim_check_bucket", "idempotency_table", "alarms", "iam", "dlq_redrive"] : name => concat(
+      [{ path = name, value = try(var.switches_raw[name], {}), kind = name }],
+      name == "alarms" && can(keys(var.switches_raw.alarms.thresholds)) ? [{ path = "alarms.thresholds", value = var.switches_raw.alarms.thresholds, kind = "thresholds" }] : [],
+    )
+  }
+  consumer_function_objects = [
+    for k, f in var.consumer_functions_raw : { path = "consumer_functions[\"${k}\"]", value = f, kind = "consumer_function" } if can(keys(f))
+  ]
+
+  # --- what is wrong with them ---------------------------------------------------------
+
+  # wrong shapes: an entry or nested value that must be an object (or a list of objects)
+  shape_problems = concat(
+    [for k, q in var.queues : "${local.q_paths[k]}: must be an object of queue settings such as { fifo = true }; an empty object {} takes every default." if !can(keys(q))],
+    flatten([for k, q in local.q_entries : [
+      for attr in ["consumer", "alarm_thresholds", "dlq_redrive_allow_policy", "dlq_tags", "tags"] :
+      "${local.q_paths[k]}.${attr}: must be an object (attribute = value), not ${can(tolist(q[attr])) ? "a list" : "a single value"}." if q[attr] != null && !can(keys(q[attr]))
+    ]]),
+    flatten([for k, q in local.q_entries : [
+      for attr in ["queue_policy_statements", "dlq_policy_statements"] :
+      "${local.q_paths[k]}.${attr}: must be a list of statements (or a map of them keyed by name, as terraform-aws-modules/sqs takes them)." if q[attr] != null && !can([for s in q[attr] : keys(s)])
+    ]]),
+    flatten([for s in local.statements : [
+      for attr in ["principals", "not_principals", "conditions", "condition"] :
+      "${s.path}.${attr}: must be a list of objects (${attr == "principals" || attr == "not_principals" ? "{ type, identifiers }" : "{ test, variable, values }"})." if can(keys(s.value)) && try(s.value[attr], null) != null && (can(keys(s.value[attr])) || !can([for p in s.value[attr] : keys(p)]))
+    ]]),
+  )
+
+  # attributes the module does not know, and required ones that are missing
+  unknown_attributes = {
+    for group, objects in merge({ queues = local.queue_objects }, local.switch_objects) : group => flatten([
+      for o in objects : [
+        for a in sort(setsubtract(keys(o.value), local.attributes[o.kind])) : { path = o.path, attr = a, kind = o.kind }
+      ] if can(keys(o.value))
+    ])
+  }
+  # what to write instead: the module's own spelling of a name from another module,
+  # else the closest valid name (the share of the typo's character pairs found in
+  # it, plus the Dice coefficient of the two sets, so the shorter match wins a tie)
+  hints = {
+    for u in flatten(values(local.unknown_attributes)) : "${u.kind}/${u.attr}" => (
+      contains(keys(local.foreign), u.attr) ? format("%s.", local.foreign[u.attr]) : [
+        for ab in [toset([for i in range(max(length(u.attr) - 1, 1)) : substr(u.attr, i, 2)])] : [
+          for scores in [{
+            for n, nb in local.bigrams[u.kind] : n => length(setintersection(ab, nb)) / length(ab) + 2 * length(setintersection(ab, nb)) / (length(ab) + length(nb))
+            }] : (
+            max(values(scores)...) >= 0.6
+            ? format("did you mean %q?", [for n, score in scores : n if score == max(values(scores)...)][0])
+            : format("valid attributes here: %s.", join(", ", local.attributes[u.kind]))
+          )
+        ][0]
+      ][0]
+    )...
+  }
+  attribute_problems = {
+    for group, objects in merge({ queues = local.queue_objects }, local.switch_objects) : group => concat(
+      [for u in local.unknown_attributes[group] : format("%s: unknown attribute %q; %s", u.path, u.attr, local.hints["${u.kind}/${u.attr}"][0])],
+      flatten([for o in objects : [
+        for a in lookup(local.required, o.kind, []) : format("%s: %q is required.", o.path, a) if !contains(keys(o.value), a)
+      ] if can(keys(o.value))]),
+    )
+  }
+  # said once under the list: why an unknown attribute is an error, not a warning
+  unknown_attribute_note = "(An attribute the module does not know is refused: Terraform would drop it without a word and plan the default instead.)"
+  attribute_messages = {
+    for group, problems in local.attribute_problems : group => join("\n", concat(
+      problems, anytrue([for p in problems : strcontains(p, "unknown attribute")]) ? [local.unknown_attribute_note] : [],
+    ))
+  }
+}
+
+# --- the queues, resolved ------------------------------------------------------------
+#
+# Precedence of a setting: the queue's own value, then (for the visibility
+# timeout) the value its consumer derives, then queue_defaults, then the
+# module default (modules/queue, which takes null as "not given"). Values are
+# picked from a tuple, not a conditional, so a wrongly typed one reaches the
+# submodule variable that names it instead of failing here without a name.
+
+locals {
+  d = var.queue_defaults
+
+  picked = {
+    for k, q in local.q_entries : k => merge(
+      { for a in local.queue_settings : a => try([for v in [q[a], local.d[a]] : v if v != null][0], null) },
+      { visibility_timeout_seconds = try([for v in [q.visibility_timeout_seconds, q.consumer == null ? local.d.visibility_timeout_seconds : null] : v if v != null][0], null) },
+    )
+  }
+
+  names = {
+    for k, q in local.q_entries : k => {
+      given  = "${var.name_prefix}${q.name != null ? q.name : k}"
+      base   = "${var.name_prefix}${trimsuffix(q.name != null ? q.name : k, ".fifo")}"
+      suffix = try(tobool(local.picked[k].fifo), false) == true ? ".fifo" : ""
+      own    = try(length(local.picked[k].dlq_arn), 0) == 0 # no dlq_arn (null or "")
+    }
+  }
+  queue_name = { for k, x in local.names : k => "${x.base}${x.suffix}" }
+  dlq_name = {
+    for k, x in local.names : k => (x.own
+      ? "${local.q_entries[k].dlq_name != null ? trimsuffix("${var.name_prefix}${local.q_entries[k].dlq_name}", ".fifo") : "${x.base}-dlq"}${x.suffix}"
+      : element(split(":", local.picked[k].dlq_arn), 5)
+    )
+  }
+  queue_arn = { for k, n in local.queue_name : k => "${var.arn_prefix}:${n}" }
+  dlq_arn   = { for k, x in local.names : k => x.own ? "${var.arn_prefix}:${local.dlq_name[k]}" : local.picked[k].dlq_arn }
+
+  # A dlq_arn may name a queue of this call: another entry's DLQ (shared), or an
+  # entry's source queue. Then its settings are known and checked, its
+  # redrive-allow policy admits the queues that use it, and it is alarmed once.
+  arn_index = { for arn, targets in merge(
+    { for k, arn in local.queue_arn : arn => { key = k, role = "queue" }... },
+    { for k, arn in local.dlq_arn : arn => { key = k, role = "dlq" }... if local.names[k].own },
+  ) : arn => targets[0] }
+  dlq_users = { for k, x in local.names : local.picked[k].dlq_arn => k... if !x.own }
+
+  # how refusal messages name each setting of a queue: where the user wrote it
+  input_names = {
+    for k, q in var.queues : k => merge(
+      { for a in local.attributes.queue : a => "${local.q_paths[k]}.${a}" },
+      { for a in local.queue_settings : a => "queue_defaults.${a} (used by ${local.q_paths[k]})" if !contains(keys(q), a) && contains(try(keys(var.queue_defaults_raw), []), a) },
+      { name = contains(keys(q), "name") ? "${local.q_paths[k]}.name" : "${local.q_paths[k]} (the key is the queue name)" },
+    ) if can(keys(q))
+  }
+
+  queues = {
+    for k, q in local.q_entries : k => {
+      name       = local.names[k].given
+      queue_name = local.queue_name[k]
+      dlq_name   = q.dlq_name != null ? "${var.name_prefix}${q.dlq_name}" : null
+      dlq_final  = local.dlq_name[k]
+      queue_arn  = local.queue_arn[k]
+      dlq_own    = local.names[k].own
+      # the queue of this call that a dlq_arn names, if any: { key, role = "queue" | "dlq" }
+      dlq_target = local.names[k].own ? null : try(local.arn_index[local.picked[k].dlq_arn], null)
+      dlq_alarms = local.names[k].own || try(
+        try(local.arn_index[local.picked[k].dlq_arn].role, "") != "dlq" && k == sort(local.dlq_users[local.picked[k].dlq_arn])[0],
+      false)
+      settings = local.picked[k]
+      consumer = can(keys(q.consumer)) ? {
+        timeout_seconds                 = try(q.consumer.timeout_seconds, null)
+        maximum_batching_window_seconds = try(q.consumer.maximum_batching_window_seconds, null)
+      } : null
+      queue_policy_statements             = try([for s in q.queue_policy_statements : s], [])
+      dlq_policy_statements               = try([for s in q.dlq_policy_statements : s], [])
+      source_queue_policy_documents       = q.source_queue_policy_documents
+      override_queue_policy_documents     = q.override_queue_policy_documents
+      source_dlq_queue_policy_documents   = q.source_dlq_queue_policy_documents
+      override_dlq_queue_policy_documents = q.override_dlq_queue_policy_documents
+      # queues of this call that use this queue's DLQ are admitted by its redrive-allow policy
+      dlq_redrive_allow_policy = try([for v in [
+        local.names[k].own && contains(keys(local.dlq_users), local.dlq_arn[k]) && try(q.dlq_redrive_allow_policy.redrivePermission, "byQueue") != "allowAll" ? {
+          redrivePermission = try(q.dlq_redrive_allow_policy.redrivePermission, "byQueue")
+          sourceQueueArns   = concat(try(q.dlq_redrive_allow_policy.sourceQueueArns, []), [for u in local.dlq_users[local.dlq_arn[k]] : local.queue_arn[u]])
+        } : null,
+        q.dlq_redrive_allow_policy,
+      ] : v if v != null][0], null)
+      dlq_tags         = q.dlq_tags
+      alarm_thresholds = try([for v in [q.alarm_thresholds, {}] : v if v != null][0], {})
+      tags             = q.tags
+      input_names      = local.input_names[k]
+    }
+  }
+
+  # checks that read values: the names the queues get, encryption turned off
+  name_uses = concat(
+    [for k, n in local.queue_name : { name = n, who = local.q_paths[k] }],
+    [for k, n in local.dlq_name : { name = n, who = "${local.q_paths[k]} (its DLQ)" } if local.names[k].own],
+  )
+  name_groups = { for u in local.name_uses : u.name => u.who... }
+  value_problems = concat(
+    [for n, whos in local.name_groups : "queue name \"${n}\" is used by ${join(" and ", whos)}. Queue names are unique per account and region, so these would be one queue, not ${length(whos)}${anytrue([for w in whos : endswith(w, "(its DLQ)") && contains(whos, trimsuffix(w, " (its DLQ)"))]) ? " (a queue that is its own DLQ keeps failing messages forever)" : ""}. Give each queue and DLQ its own name (the key or name, dlq_name, name_prefix)." if length(whos) > 1],
+    flatten([for k, p in local.picked : [
+      for a in ["sqs_managed_sse_enabled", "dlq_sqs_managed_sse_enabled"] :
+      "${local.input_names[k][a]}: false is refused: the queues are always encrypted (SSE-SQS, or SSE-KMS when a KMS key is given); there is no way to turn encryption off. Remove it." if p[a] == false
+    ]]),
+  )
+}
+
+# --- the consumers: event source mappings ----------------------------------------------
+#
+# `consumer_functions` is kept apart from `queues`: a function defined in the
+# same stack reads the queue's URL and its consumer policy from this module, so
+# nothing the queues need may depend on the function. Only the mappings do.
+
+locals {
+  cf = var.consumer_functions
+  consumer_keys = sort(distinct(concat(
+    [for k in keys(local.cf) : k if contains(keys(local.q_entries), k) && can(keys(try(local.q_entries[k].consumer, null)))],
+    [for k, q in local.q_entries : k if try(q.consumer.function_name, null) != null],
+  )))
+  consumers = {
+    for k in local.consumer_keys : k => {
+      function_name                   = contains(keys(local.cf), k) ? local.cf[k].function_name : local.q_entries[k].consumer.function_name
+      function_timeout_seconds        = try([for v in [try(local.cf[k].timeout_seconds, null), local.q_entries[k].consumer.timeout_seconds] : v if v != null][0], null)
+      maximum_batching_window_seconds = try([for v in [local.q_entries[k].consumer.maximum_batching_window_seconds, 0] : v if v != null][0], 0)
+      batch_size                      = try([for v in [local.q_entries[k].consumer.batch_size, 10] : v if v != null][0], 10)
+      maximum_concurrency             = try([for v in [local.q_entries[k].consumer.maximum_concurrency, 10] : v if v != null][0], 10)
+      filter_patterns                 = try([for v in [local.q_entries[k].consumer.filter_patterns, []] : v if v != null][0], [])
+      report_batch_item_failures      = try([for v in [local.q_entries[k].consumer.report_batch_item_failures, true] : v if v != null][0], true)
+      enabled                         = try([for v in [local.q_entries[k].consumer.enabled, true] : v if v != null][0], true)
+      tags                            = local.q_entries[k].tags
+      input_names = merge(
+        { for a in local.attributes.consumer : a => "${local.q_paths[k]}.consumer.${a}" },
+        {
+          queue_visibility_timeout_seconds = "the visibility timeout of ${local.q_paths[k]}"
+          queue_arn                        = local.q_paths[k]
+          function_timeout_seconds         = contains(keys(local.cf), k) && try(local.cf[k].timeout_seconds, null) != null ? "consumer_functions[\"${k}\"].timeout_seconds" : "${local.q_paths[k]}.consumer.timeout_seconds"
+        },
+        contains(keys(local.cf), k) ? { function_name = "consumer_functions[\"${k}\"].function_name" } : {},
+      )
+    }
+  }
+  # (checked apart from the other inputs: the queues must not depend on these)
+  consumer_problems = concat(
+    flatten([for o in local.consumer_function_objects : concat(
+      [for a in sort(setsubtract(keys(o.value), local.attributes.consumer_function)) : "${o.path}: unknown attribute \"${a}\"; valid attributes here: ${join(", ", local.attributes.consumer_function)}. ${local.unknown_attribute_note}"],
+      [for a in local.required.consumer_function : "${o.path}: \"${a}\" is required." if !contains(keys(o.value), a)],
+    )]),
+    [for k, f in var.consumer_functions_raw : "consumer_functions[\"${k}\"]: must be an object { function_name, timeout_seconds }." if !can(keys(f))],
+    [for k in keys(local.cf) : "consumer_functions[\"${k}\"]: \"${k}\" is not a key of queues (keys: ${join(", ", keys(var.queues))}). Key each function by the queue it consumes." if !contains(keys(var.queues), k)],
+    [for k in keys(local.cf) : "consumer_functions[\"${k}\"]: ${local.q_paths[k]}.consumer is not set. Set ${local.q_paths[k]}.consumer = { timeout_seconds = <the function's timeout> } (a literal or a local shared with the function, not a reference to it): the queue's visibility timeout is derived from it, and the queue must not depend on the function." if contains(keys(local.q_entries), k) && !can(keys(try(local.q_entries[k].consumer, null)))],
+    [for k in keys(local.cf) : "consumer_functions[\"${k}\"]: ${local.q_paths[k]}.consumer.function_name names a function too. Give the function in one place: consumer_functions for a function of the same stack, consumer.function_name for an existing one." if contains(keys(local.q_entries), k) && try(local.q_entries[k].consumer.function_name, null) != null],
+  )
+}

@@ -1,0 +1,74 @@
+output "queues" {
+  description = "Per queue key: the names (given, final, DLQ), ARNs built at plan time, the settings resolved with their precedence, the consumer, policies, tags, alarm thresholds, how a dlq_arn relates to this call, and `input_names` (how refusals name each setting)."
+  value       = local.queues
+
+  precondition {
+    condition     = length(local.shape_problems) == 0 && length(local.attribute_problems.queues) == 0
+    error_message = join("\n", concat(local.shape_problems, [local.attribute_messages.queues]))
+  }
+
+  precondition {
+    condition     = length(local.value_problems) == 0
+    error_message = join("\n", local.value_problems)
+  }
+}
+
+output "consumers" {
+  description = "Per queue key with a consumer function (consumer_functions, or queues.<key>.consumer.function_name): what its event source mapping takes, and `input_names`."
+  value       = local.consumers
+
+  precondition {
+    condition     = length(local.consumer_problems) == 0
+    error_message = join("\n", local.consumer_problems)
+  }
+}
+
+output "claim_check_bucket" {
+  description = "`claim_check_bucket` with its defaults."
+  value       = var.claim_check_bucket
+
+  precondition {
+    condition     = length(local.attribute_problems.claim_check_bucket) == 0
+    error_message = local.attribute_messages.claim_check_bucket
+  }
+}
+
+output "idempotency_table" {
+  description = "`idempotency_table` with its defaults."
+  value       = var.idempotency_table
+
+  precondition {
+    condition     = length(local.attribute_problems.idempotency_table) == 0
+    error_message = local.attribute_messages.idempotency_table
+  }
+}
+
+output "alarms" {
+  description = "`alarms` with its defaults."
+  value       = var.alarms
+
+  precondition {
+    condition     = length(local.attribute_problems.alarms) == 0
+    error_message = local.attribute_messages.alarms
+  }
+}
+
+output "iam" {
+  description = "`iam` with its defaults."
+  value       = var.iam
+
+  precondition {
+    condition     = length(local.attribute_problems.iam) == 0
+    error_message = local.attribute_messages.iam
+  }
+}
+
+output "dlq_redrive" {
+  description = "`dlq_redrive` with its defaults."
+  value       = var.dlq_redrive
+
+  precondition {
+    condition     = length(local.attribute_problems.dlq_redrive) == 0
+    error_message = local.attribute_messages.dlq_redrive
+  }
+}
