@@ -51,6 +51,7 @@ module "queue" {
   name       = each.value.name
   dlq_name   = each.value.dlq_name
   dlq_arn    = each.value.settings.dlq_arn
+  create_dlq = each.value.dlq_own
   fifo       = each.value.settings.fifo
   account_id = local.account_id
   partition  = data.aws_partition.current.partition

@@ -322,6 +322,104 @@ def test_plan_checker_decides_the_consumer(same_stack_plan):
     assert any(f.rule_id == "ESM001" for f in report.passed)
 
 
+# --- values known only after apply ------------------------------------------------------------
+
+# A stack that passes the module values of its own new resources: an SNS topic's ARN in a
+# statement's condition (list and map forms), a policy document that embeds it, a KMS
+# key, a DLQ shared by the stack's queues (create_dlq = false: its ARN is unknown at
+# plan), tags. Everything the module must decide at plan (which resources exist, the
+# refusals of unknown attributes) is read from what is known.
+UNKNOWN_VALUES = '''
+resource "aws_sns_topic" "orders" {
+  name = "orders-events"
+}
+resource "aws_kms_key" "queues" {}
+resource "aws_sqs_queue" "shared_dlq" {
+  name                      = "shared-dlq"
+  message_retention_seconds = 1209600
+  sqs_managed_sse_enabled   = true
+}
+data "aws_iam_policy_document" "from_topic" {
+  statement {
+    actions   = ["sqs:SendMessage"]
+    resources = ["*"]
+    principals {
+      type        = "Service"
+      identifiers = ["sns.amazonaws.com"]
+    }
+    condition {
+      test     = "ArnEquals"
+      variable = "aws:SourceArn"
+      values   = [aws_sns_topic.orders.arn]
+    }
+  }
+}
+locals {
+  from_topic = {
+    actions    = ["sqs:SendMessage"]
+    principals = [{ type = "Service", identifiers = ["sns.amazonaws.com"] }]
+    condition  = [{ test = "ArnEquals", variable = "aws:SourceArn", values = [aws_sns_topic.orders.arn] }]
+  }
+}
+module "messaging" {
+  source     = "{source}"
+  account_id = "%s"
+  alarms     = { create_sns_topic = false }
+  queues = {
+    listed   = { queue_policy_statements = [local.from_topic] }
+    keyed    = { queue_policy_statements = { topic = local.from_topic } }
+    document = { source_queue_policy_documents = [data.aws_iam_policy_document.from_topic.json] }
+    keyed_by = { kms_master_key_id = aws_kms_key.queues.arn, tags = { topic = aws_sns_topic.orders.arn } }
+    shared   = { dlq_arn = aws_sqs_queue.shared_dlq.arn, create_dlq = false }
+  }
+}
+''' % OFFLINE_ACCOUNT
+
+
+@pytest.fixture(scope="module")
+def unknown_values_plan():
+    work = consumer_stack(UNKNOWN_VALUES)
+    try:
+        return plan_cache.load(work, offline=False)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def test_values_known_only_after_apply_plan(unknown_values_plan):
+    rcs = _changes(unknown_values_plan)
+    queues = {a for a, rc in rcs.items() if rc["type"] == "aws_sqs_queue" and a.startswith("module.messaging.")}
+    keys = ("listed", "keyed", "document", "keyed_by", "shared")
+    assert {f'module.messaging.module.queue["{k}"].aws_sqs_queue.this' for k in keys} <= queues
+    # every queue but the one using the stack's shared DLQ has its own
+    assert {a for a in queues if ".dlq" in a} == {f'module.messaging.module.queue["{k}"].aws_sqs_queue.dlq[0]' for k in keys if k != "shared"}
+    shared = rcs['module.messaging.module.queue["shared"].aws_sqs_queue.this']["change"]
+    assert shared["after_unknown"].get("redrive_policy") is True  # names the shared DLQ, known after apply
+    # the statements and the document are in the policies (read at apply: they embed the topic's ARN)
+    for k in ("listed", "keyed", "document"):
+        data = rcs[f'module.messaging.module.queue["{k}"].data.aws_iam_policy_document.queue[0]']
+        assert data["change"]["actions"] == ["read"], data["change"]["actions"]
+        assert rcs[f'module.messaging.module.queue["{k}"].aws_sqs_queue.this']["change"]["after_unknown"].get("policy") is True
+    # the alarms watch the DLQs the module creates, not the stack's own shared DLQ
+    alarms = {a for a in rcs if a.startswith("module.messaging.module.alarms[0].aws_cloudwatch_metric_alarm.dlq_depth")}
+    assert alarms == {f'module.messaging.module.alarms[0].aws_cloudwatch_metric_alarm.dlq_depth["{k}"]' for k in keys if k != "shared"}
+
+
+def test_unknown_attributes_are_refused_next_to_values_known_only_after_apply():
+    stack = UNKNOWN_VALUES.replace('variable = "aws:SourceArn", values', 'variabel = "aws:SourceArn", values')
+    assert stack != UNKNOWN_VALUES
+    work = consumer_stack(stack)
+    try:
+        tf = Terraform(work)
+        tf.init(backend=False)
+        with pytest.raises(TerraformError) as err:
+            tf.plan()
+        text = " ".join(str(err.value).split())
+        for k in ("listed", "keyed"):
+            assert f'queues["{k}"].queue_policy_statements' in text and 'unknown attribute "variabel"' in text, text[-3000:]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 # --- a plan without account_id and without AWS access ------------------------------------------
 
 NO_ACCOUNT = '''

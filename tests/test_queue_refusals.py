@@ -96,6 +96,9 @@ CASES = [
     # the provider (5.x) validates 1024-262144 itself; refused here first, with the way out
     ("message-size-above-provider-range", {"max_message_size": 300000}, ["max_message_size: 300000 bytes", "1024-262144", "claim-check bucket"]),
     ("dlq-name-is-queue-name", {"dlq_name": "orders"}, ["dlq_name: \"orders\" is the queue's own name", "its own dead-letter queue"]),
+    ("create-dlq-with-dlq-arn", {"create_dlq": True, "dlq_arn": f"arn:aws:sqs:us-east-1:{ACCOUNT}:shared-dlq"},
+     ["create_dlq: true, but dlq_arn names an existing DLQ too"]),
+    ("create-dlq-false-without-dlq-arn", {"create_dlq": False}, ["create_dlq: false needs dlq_arn"]),
     ("dlq-arn-is-queue-arn", {"dlq_arn": f"arn:aws:sqs:us-east-1:{ACCOUNT}:orders"}, ["dlq_arn:", "is this queue's own ARN"]),
     ("dlq-arn-not-fifo", {"fifo": True, "dlq_arn": f"arn:aws:sqs:us-east-1:{ACCOUNT}:shared-dlq"},
      ["dlq_arn:", "is a standard queue but this queue is FIFO"]),

@@ -181,9 +181,15 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
             'queues["orders"].queue_policy_statements[0].principals[0]: unknown attribute "identifier"; did you mean "identifiers"?',
             'queues["orders"].dlq_policy_statements["reader"]: unknown attribute "Effect"; did you mean "effect"?',
         ],
+        "root_create_dlq_with_dlq_arn": [
+            'queues["orders"].create_dlq: true, but queues["orders"].dlq_arn names an existing DLQ too.',
+        ],
+        "root_create_dlq_false_without_dlq_arn": [
+            'queues["orders"].create_dlq: false needs queues["orders"].dlq_arn, the ARN of the existing queue',
+        ],
         "root_attributes_from_other_modules": [
             'queues["payments"]: unknown attribute "fifo_queue"; write fifo.',
-            'queues["payments"]: unknown attribute "create_dlq"; every queue gets a DLQ; to use an existing one, give its ARN in dlq_arn.',
+            'queues["payments"]: unknown attribute "use_name_prefix"; queue names are fixed, so their ARNs are known at plan',
             'queues["payments"]: unknown attribute "redrive_policy"; write max_receive_count',
         ],
         "root_defaults_and_switch_typos": [

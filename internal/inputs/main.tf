@@ -12,7 +12,7 @@ locals {
   # --- the attributes of every object the user writes -------------------------------
 
   queue_settings = [
-    "fifo", "dlq_arn", "visibility_timeout_seconds", "message_retention_seconds", "dlq_message_retention_seconds",
+    "fifo", "dlq_arn", "create_dlq", "visibility_timeout_seconds", "message_retention_seconds", "dlq_message_retention_seconds",
     "max_receive_count", "receive_wait_time_seconds", "allow_short_polling", "delay_seconds", "max_message_size",
     "kms_master_key_id", "kms_data_key_reuse_period_seconds", "sqs_managed_sse_enabled", "content_based_deduplication",
     "deduplication_scope", "fifo_throughput_limit", "dlq_visibility_timeout_seconds", "dlq_delay_seconds",
@@ -72,7 +72,6 @@ locals {
   foreign = {
     fifo_queue                      = "write fifo"
     create                          = "every entry of queues creates its queue; remove the entry instead"
-    create_dlq                      = "every queue gets a DLQ; to use an existing one, give its ARN in dlq_arn"
     redrive_policy                  = "write max_receive_count (and dlq_arn to use an existing DLQ); the module writes the redrive policy"
     redrive_allow_policy            = "the DLQ's redrive-allow policy is dlq_redrive_allow_policy"
     create_dlq_redrive_allow_policy = "the DLQ always gets a redrive-allow policy naming this queue; extend it with dlq_redrive_allow_policy"
@@ -110,22 +109,25 @@ locals {
   statements = flatten([
     for k, q in local.q_entries : [
       for attr in ["queue_policy_statements", "dlq_policy_statements"] : [
-        for i, s in try(q[attr], []) : {
+        for i, s in q[attr] : {
           path  = "${local.q_paths[k]}.${attr}[${can(keys(q[attr])) ? "\"${i}\"" : i}]"
           value = s
           kind  = "statement"
         }
-      ] if can([for s in q[attr] : s])
+      ] if local.is_list[k][attr] || can(keys(q[attr]))
     ]
   ])
   statement_parts = flatten([
     for s in local.statements : [
       for attr, kind in { principals = "principal", not_principals = "principal", conditions = "condition", condition = "condition" } : [
-        for i, p in try(s.value[attr], []) : { path = "${s.path}.${attr}[${i}]", value = p, kind = kind }
-      ] if can(keys(s.value)) && !can(keys(s.value[attr])) && can([for p in s.value[attr] : p])
+        for i, p in s.value[attr] : { path = "${s.path}.${attr}[${i}]", value = p, kind = kind }
+      ] if can(keys(s.value)) && can(slice(s.value[attr], 0, 0))
     ]
   ])
-  q_entries = { for k, q in var.queues : k => { for a in local.attributes.queue : a => try(q[a], null) } if can(keys(q)) }
+  q_entries = { for k, q in var.queues : k => { for a in local.attributes.queue : a => lookup(q, a, null) } if can(keys(q)) }
+  # which of a queue's statement attributes are lists (slice() of a list is known even
+  # when its values are not; try() and can() of a value with an unknown part are unknown)
+  is_list = { for k, q in local.q_entries : k => { for attr in ["queue_policy_statements", "dlq_policy_statements"] : attr => can(slice(q[attr], 0, 0)) } }
 
   queue_objects = concat(
     local.q_objects, local.q_nested, local.statements, local.statement_parts,
@@ -156,7 +158,7 @@ locals {
     ]]),
     flatten([for s in local.statements : [
       for attr in ["principals", "not_principals", "conditions", "condition"] :
-      "${s.path}.${attr}: must be a list of objects (${attr == "principals" || attr == "not_principals" ? "{ type, identifiers }" : "{ test, variable, values }"})." if can(keys(s.value)) && try(s.value[attr], null) != null && (can(keys(s.value[attr])) || !can([for p in s.value[attr] : keys(p)]))
+      "${s.path}.${attr}: must be a list of objects (${attr == "principals" || attr == "not_principals" ? "{ type, identifiers }" : "{ test, variable, values }"})." if can(keys(s.value)) && try(lookup(s.value, attr, null) != null, false) && (can(keys(s.value[attr])) || !can([for p in s.value[attr] : keys(p)]))
     ]]),
   )
 
@@ -221,19 +223,27 @@ locals {
     )
   }
 
+  # create_dlq as given (queue, then defaults): read from the inputs, not from `picked`,
+  # whose merge() is wholly unknown when a setting is unknown
+  create_dlq = { for k, q in local.q_entries : k => [for v in [q.create_dlq, local.d.create_dlq] : v if v != null] }
+
   names = {
     for k, q in local.q_entries : k => {
       given  = "${var.name_prefix}${q.name != null ? q.name : k}"
       base   = "${var.name_prefix}${trimsuffix(q.name != null ? q.name : k, ".fifo")}"
       suffix = try(tobool(local.picked[k].fifo), false) == true ? ".fifo" : ""
-      own    = try(length(local.picked[k].dlq_arn), 0) == 0 # no dlq_arn (null or "")
+      # no dlq_arn (null or ""), unless create_dlq decides: it must when the ARN is
+      # known only after apply, so that which resources exist is known at plan
+      # (read from the inputs, not from `picked`: merge() of an object holding an
+      # unknown value of unknown type is wholly unknown)
+      own = length(local.create_dlq[k]) > 0 ? local.create_dlq[k][0] == true : try(length(local.picked[k].dlq_arn), 0) == 0
     }
   }
   queue_name = { for k, x in local.names : k => "${x.base}${x.suffix}" }
   dlq_name = {
     for k, x in local.names : k => (x.own
       ? "${local.q_entries[k].dlq_name != null ? trimsuffix("${var.name_prefix}${local.q_entries[k].dlq_name}", ".fifo") : "${x.base}-dlq"}${x.suffix}"
-      : element(split(":", local.picked[k].dlq_arn), 5)
+      : try(element(split(":", local.picked[k].dlq_arn), 5), "") # null: refused by modules/queue (create_dlq = false needs dlq_arn)
     )
   }
   queue_arn = { for k, n in local.queue_name : k => "${var.arn_prefix}:${n}" }
@@ -246,7 +256,7 @@ locals {
     { for k, arn in local.queue_arn : arn => { key = k, role = "queue" }... },
     { for k, arn in local.dlq_arn : arn => { key = k, role = "dlq" }... if local.names[k].own },
   ) : arn => targets[0] }
-  dlq_users = { for k, x in local.names : local.picked[k].dlq_arn => k... if !x.own }
+  dlq_users = { for k, x in local.names : local.picked[k].dlq_arn => k... if !x.own && local.picked[k].dlq_arn != null }
 
   # how refusal messages name each setting of a queue: where the user wrote it
   input_names = {
@@ -267,7 +277,9 @@ locals {
       dlq_own    = local.names[k].own
       # the queue of this call that a dlq_arn names, if any: { key, role = "queue" | "dlq" }
       dlq_target = local.names[k].own ? null : try(local.arn_index[local.picked[k].dlq_arn], null)
-      dlq_alarms = local.names[k].own || try(
+      # an existing DLQ outside this call (create_dlq = false says so even when its ARN
+      # is unknown) is watched by whoever owns it
+      dlq_alarms = local.names[k].own ? true : length(local.create_dlq[k]) > 0 ? false : try(
         try(local.arn_index[local.picked[k].dlq_arn].role, "") != "dlq" && k == sort(local.dlq_users[local.picked[k].dlq_arn])[0],
       false)
       settings = local.picked[k]
@@ -275,8 +287,8 @@ locals {
         timeout_seconds                 = try(q.consumer.timeout_seconds, null)
         maximum_batching_window_seconds = try(q.consumer.maximum_batching_window_seconds, null)
       } : null
-      queue_policy_statements             = try([for s in q.queue_policy_statements : s], [])
-      dlq_policy_statements               = try([for s in q.dlq_policy_statements : s], [])
+      queue_policy_statements             = flatten([for x in [q.queue_policy_statements] : [for s in x : s] if x != null])
+      dlq_policy_statements               = flatten([for x in [q.dlq_policy_statements] : [for s in x : s] if x != null])
       source_queue_policy_documents       = q.source_queue_policy_documents
       override_queue_policy_documents     = q.override_queue_policy_documents
       source_dlq_queue_policy_documents   = q.source_dlq_queue_policy_documents
@@ -303,6 +315,8 @@ locals {
   )
   name_groups = { for u in local.name_uses : u.name => u.who... }
   value_problems = concat(
+    # read from the attribute names: a dlq_arn known only after apply is still a dlq_arn
+    [for k, q in var.queues : "${local.q_paths[k]}.create_dlq: true, but ${local.q_paths[k]}.dlq_arn names an existing DLQ too. Give one: create_dlq = true (or leave it out) for a DLQ of its own, or dlq_arn for an existing one." if can(keys(q)) && contains(try(keys(q), []), "dlq_arn") && try(local.create_dlq[k][0], null) == true],
     [for n, whos in local.name_groups : "queue name \"${n}\" is used by ${join(" and ", whos)}. Queue names are unique per account and region, so these would be one queue, not ${length(whos)}${anytrue([for w in whos : endswith(w, "(its DLQ)") && contains(whos, trimsuffix(w, " (its DLQ)"))]) ? " (a queue that is its own DLQ keeps failing messages forever)" : ""}. Give each queue and DLQ its own name (the key or name, dlq_name, name_prefix)." if length(whos) > 1],
     flatten([for k, p in local.picked : [
       for a in ["sqs_managed_sse_enabled", "dlq_sqs_managed_sse_enabled"] :

@@ -25,6 +25,7 @@ variable "queue_defaults" {
   type = object({
     fifo                                  = optional(bool)
     dlq_arn                               = optional(string)
+    create_dlq                            = optional(bool)
     visibility_timeout_seconds            = optional(number)
     message_retention_seconds             = optional(number)
     dlq_message_retention_seconds         = optional(number)

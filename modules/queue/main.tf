@@ -40,7 +40,7 @@ locals {
   # How refusal messages name each input: as itself, or as the caller says
   # (the root module: queues["<key>"].<attribute>, or queue_defaults.<attribute>).
   n = { for v in [
-    "name", "dlq_name", "dlq_arn", "fifo", "visibility_timeout_seconds", "consumer", "message_retention_seconds",
+    "name", "dlq_name", "dlq_arn", "create_dlq", "fifo", "visibility_timeout_seconds", "consumer", "message_retention_seconds",
     "dlq_message_retention_seconds", "max_receive_count", "receive_wait_time_seconds", "allow_short_polling",
     "delay_seconds", "max_message_size", "kms_master_key_id", "kms_data_key_reuse_period_seconds",
     "content_based_deduplication", "deduplication_scope", "fifo_throughput_limit", "dlq_visibility_timeout_seconds",
@@ -53,7 +53,9 @@ locals {
   suffix     = var.fifo ? ".fifo" : ""
   base_name  = trimsuffix(var.name, ".fifo")
   queue_name = "${local.base_name}${local.suffix}"
-  create_dlq = var.dlq_arn == ""
+  # create_dlq, when given, decides alone: a dlq_arn known only after apply (a queue
+  # created elsewhere in the stack) cannot decide at plan whether the DLQ exists
+  create_dlq = var.create_dlq == true ? true : var.create_dlq == false ? false : var.dlq_arn == ""
   dlq_name = (local.create_dlq
     ? "${var.dlq_name != null ? trimsuffix(var.dlq_name, ".fifo") : "${local.base_name}-dlq"}${local.suffix}"
     : element(split(":", var.dlq_arn), 5)
@@ -360,8 +362,9 @@ moved {
 }
 
 resource "aws_sqs_queue" "dlq" {
-  # `== ""`, not a null test: checkov does not evaluate a null default as null, and would leave the DLQ unscanned
-  count = var.dlq_arn == "" ? 1 : 0
+  # `== ""` and `== false`, not null tests: checkov does not evaluate a null default as
+  # null, and would leave the DLQ unscanned
+  count = (var.create_dlq == true ? true : var.create_dlq == false ? false : var.dlq_arn == "") ? 1 : 0
 
   name       = local.dlq_name
   fifo_queue = var.fifo

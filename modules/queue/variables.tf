@@ -31,6 +31,21 @@ variable "dlq_arn" {
   }
 }
 
+variable "create_dlq" {
+  description = "Whether the module creates the DLQ. Null (default): it does unless `dlq_arn` is given. Set false with `dlq_arn` when that ARN is known only after apply (a queue created elsewhere in the same stack): Terraform must know at plan whether the DLQ resource exists, and an unknown ARN cannot tell it (terraform-aws-modules/sqs asks the same with its `create_dlq`)."
+  type        = bool
+  default     = null
+
+  validation {
+    condition     = var.create_dlq != true || var.dlq_arn == ""
+    error_message = "${local.n.create_dlq}: true, but ${local.n.dlq_arn} names an existing DLQ too. Give one: create_dlq = true (or leave it out) for a DLQ of its own, or dlq_arn for an existing one."
+  }
+  validation {
+    condition     = var.create_dlq != false || var.dlq_arn != ""
+    error_message = "${local.n.create_dlq}: false needs ${local.n.dlq_arn}, the ARN of the existing queue to use as the DLQ (every queue has a DLQ here: without one, a message that keeps failing is retried until its retention ends and then lost)."
+  }
+}
+
 variable "fifo" {
   description = "Create a FIFO pair. The DLQ is FIFO exactly when the source is (SQS requires it)."
   type        = bool

@@ -364,6 +364,27 @@ run "dlq_name_equal_to_queue_name" {
   expect_failures = [aws_sqs_queue.this]
 }
 
+run "create_dlq_with_dlq_arn" {
+  command = plan
+
+  variables {
+    create_dlq = true
+    dlq_arn    = "arn:aws:sqs:us-east-1:123456789012:shared-dlq"
+  }
+
+  expect_failures = [var.create_dlq]
+}
+
+run "create_dlq_false_without_dlq_arn" {
+  command = plan
+
+  variables {
+    create_dlq = false
+  }
+
+  expect_failures = [var.create_dlq]
+}
+
 run "dlq_arn_is_the_queue_itself" {
   command = plan
 
