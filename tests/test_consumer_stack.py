@@ -361,10 +361,21 @@ locals {
     condition  = [{ test = "ArnEquals", variable = "aws:SourceArn", values = [aws_sns_topic.orders.arn] }]
   }
 }
+resource "aws_s3_bucket" "access_logs" {
+  bucket = "stack-access-logs"
+}
 module "messaging" {
   source     = "{source}"
   account_id = "%s"
-  alarms     = { create_sns_topic = false }
+  alarms     = { sns_topic_arn = aws_sns_topic.orders.arn }
+  iam        = { kms_key_arns = [aws_kms_key.queues.arn] }
+  claim_check_bucket = {
+    enabled           = true
+    name              = "stack-claim-check"
+    kms_key_arn       = aws_kms_key.queues.arn
+    access_log_bucket = aws_s3_bucket.access_logs.bucket
+  }
+  idempotency_table = { enabled = true, name = "stack-idempotency", kms_key_arn = aws_kms_key.queues.arn }
   queues = {
     listed   = { queue_policy_statements = [local.from_topic] }
     keyed    = { queue_policy_statements = { topic = local.from_topic } }
@@ -402,11 +413,16 @@ def test_values_known_only_after_apply_plan(unknown_values_plan):
     # the alarms watch the DLQs the module creates, not the stack's own shared DLQ
     alarms = {a for a in rcs if a.startswith("module.messaging.module.alarms[0].aws_cloudwatch_metric_alarm.dlq_depth")}
     assert alarms == {f'module.messaging.module.alarms[0].aws_cloudwatch_metric_alarm.dlq_depth["{k}"]' for k in keys if k != "shared"}
+    # switches fed by the stack's own key, topic and log bucket
+    assert rcs["module.messaging.module.alarms[0].aws_cloudwatch_metric_alarm.dlq_depth[\"listed\"]"]["change"]["after_unknown"].get("alarm_actions")
+    assert any(a.startswith("module.messaging.module.claim_check_bucket[0].aws_s3_bucket_logging.this") for a in rcs)
+    assert any(a.startswith("module.messaging.module.idempotency_table[0].aws_dynamodb_table.") for a in rcs)
 
 
 def test_unknown_attributes_are_refused_next_to_values_known_only_after_apply():
     stack = UNKNOWN_VALUES.replace('variable = "aws:SourceArn", values', 'variabel = "aws:SourceArn", values')
-    assert stack != UNKNOWN_VALUES
+    stack = stack.replace("    kms_key_arn       = aws_kms_key.queues.arn", "    kms_key           = aws_kms_key.queues.arn")
+    assert stack.count("variabel") == 1 and "kms_key    " in stack
     work = consumer_stack(stack)
     try:
         tf = Terraform(work)
@@ -416,6 +432,7 @@ def test_unknown_attributes_are_refused_next_to_values_known_only_after_apply():
         text = " ".join(str(err.value).split())
         for k in ("listed", "keyed"):
             assert f'queues["{k}"].queue_policy_statements' in text and 'unknown attribute "variabel"' in text, text[-3000:]
+        assert 'claim_check_bucket: unknown attribute "kms_key"; did you mean "kms_key_arn"?' in text, text[-3000:]
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

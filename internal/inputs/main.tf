@@ -135,7 +135,7 @@ locals {
   )
   switch_objects = {
     for name in ["claim_check_bucket", "idempotency_table", "alarms", "iam", "dlq_redrive"] : name => concat(
-      [{ path = name, value = try(var.switches_raw[name], {}), kind = name }],
+      [{ path = name, value = var.switches_raw[name], kind = name }],
       name == "alarms" && can(keys(var.switches_raw.alarms.thresholds)) ? [{ path = "alarms.thresholds", value = var.switches_raw.alarms.thresholds, kind = "thresholds" }] : [],
     )
   }

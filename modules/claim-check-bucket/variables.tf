@@ -111,7 +111,7 @@ variable "force_destroy" {
 }
 
 variable "access_log_bucket" {
-  description = "Name of an existing bucket to receive S3 server access logs. Null: no access logging."
+  description = "Name of an existing bucket to receive S3 server access logs. Null: no access logging. For a bucket of the same stack, give `aws_s3_bucket.<name>.bucket` (known at plan), not `.id` (known only after apply): whether the logging resource exists must be known at plan."
   type        = string
   default     = null
 
