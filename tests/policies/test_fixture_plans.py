@@ -92,3 +92,29 @@ def test_normalized_ignores_timestamp_and_list_order_only():
     assert fixture_plans.normalized(a) != fixture_plans.normalized({**b, "x": [1, 2]})  # scalar lists keep order
     c = {**b, "resource_changes": [{"address": "b", "v": 3}, {"address": "a", "v": 1}]}
     assert fixture_plans.normalized(a) != fixture_plans.normalized(c)
+
+
+def _ignored_by_git(paths: list[str]) -> list[str]:
+    """The paths `.gitignore` keeps out of every commit (so out of every fresh clone)."""
+    import subprocess
+    proc = subprocess.run(["git", "check-ignore", "--no-index", "--stdin"], cwd=REPO_ROOT, text=True,
+                          input="\n".join(paths), capture_output=True)
+    assert proc.returncode in (0, 1), proc.stderr  # 1: none ignored
+    return proc.stdout.split()
+
+
+def test_inputs_of_committed_fixtures_are_not_ignored_by_git():
+    # A configuration may read a file that exists in the working tree but that .gitignore
+    # keeps out of commits (a Lambda zip under dist/, a state fixture): the suite passes
+    # here and every fresh clone fails. Every input file of every committed plan, and every
+    # file of the data directories the tests read, must be committable.
+    update = fixture_plans.PLANS / "update"
+    files = {f for directory in (fixture_plans.PLANS, update) if (directory / "MANIFEST.json").exists()
+             for fixture in Manifest.load(directory).fixtures.values() for f in fixture.get("files", [])}
+    for pattern in ("tests/fixtures/**/*", "examples/*/dist/*", "modules/*/dist/*"):
+        files |= {str(p.relative_to(REPO_ROOT)) for p in REPO_ROOT.glob(pattern)
+                  if p.is_file() and "__pycache__" not in p.parts and ".terraform" not in p.parts}
+    assert files
+    ignored = _ignored_by_git(sorted(files))
+    assert ignored == [], ("needed by the tests but ignored by .gitignore, so missing from every clone: "
+                           + ", ".join(ignored) + " (add a `!path` exception to .gitignore and commit them)")
