@@ -224,7 +224,13 @@ class Demo:
             charges.append(json.loads(record.body)["order"])
             return {"charged": True}
 
+        class Context:  # what Lambda passes the handler: Powertools reads the time left
+            @staticmethod
+            def get_remaining_time_in_millis() -> int:
+                return 60_000
+
         def invoke(message: dict) -> dict:
+            config.register_lambda_context(Context())  # as the handler in docs/runtime.md does
             return process_partial_response(event=lambda_event([message], q["arn"]), record_handler=charge,
                                             processor=BatchProcessor(event_type=EventType.SQS))
 
@@ -304,11 +310,12 @@ def summarize(plan: dict) -> list[str]:
     """What the plan creates, in plain words."""
     lines = []
     rcs = [rc for rc in plan["resource_changes"] if "create" in rc["change"]["actions"]]
-    queues = {rc["address"]: rc["change"]["after"] for rc in rcs if rc["type"] == "aws_sqs_queue"}
-    for addr, src in sorted(queues.items()):
-        if not addr.endswith(".this"):
-            continue
-        dlq = queues[addr[: -len("this")] + "dlq"]
+    queues = {rc["change"]["after"]["name"]: rc["change"]["after"] for rc in rcs if rc["type"] == "aws_sqs_queue"}
+    for name, src in sorted(queues.items()):
+        if not src.get("redrive_policy"):
+            continue  # a DLQ: described with its source
+        # the DLQ by the name in the source's redrive policy, not by resource address
+        dlq = queues[json.loads(src["redrive_policy"])["deadLetterTargetArn"].rsplit(":", 1)[-1]]
         sse = "SSE-KMS " + src["kms_master_key_id"] if src.get("kms_master_key_id") else "SSE-SQS"
         allow = json.loads(dlq["redrive_allow_policy"])
         lines += [
