@@ -123,9 +123,9 @@ locals {
   # SQS maximum (its retention is not known here; a payload must not expire first)
   dlq_retention = {
     for k, x in local.q : k => (
-      x.dlq_own ? local.pairs[k].dlq_message_retention_seconds :
+      x.dlq_own ? local.pairs[k].dlq.message_retention_seconds :
       x.dlq_target == null ? 1209600 :
-      x.dlq_target.role == "queue" ? local.pairs[x.dlq_target.key].message_retention_seconds : local.pairs[x.dlq_target.key].dlq_message_retention_seconds
+      x.dlq_target.role == "queue" ? local.pairs[x.dlq_target.key].queue.message_retention_seconds : local.pairs[x.dlq_target.key].dlq.message_retention_seconds
     )
   }
 }
@@ -142,7 +142,7 @@ module "claim_check_bucket" {
     for name, r in { for k in local.cc_served : local.q[k].dlq_final => local.dlq_retention[k]... } : name => max(r...)
   }
   fifo_source_retention_seconds = {
-    for name, r in { for k in local.cc_served : local.q[k].dlq_final => local.pairs[k].message_retention_seconds... if local.pairs[k].fifo } : name => max(r...)
+    for name, r in { for k in local.cc_served : local.q[k].dlq_final => local.pairs[k].queue.message_retention_seconds... if local.pairs[k].queue.fifo } : name => max(r...)
   }
   expiration_days                        = local.cc.expiration_days
   kms_key_arn                            = local.cc.kms_key_arn
@@ -211,12 +211,12 @@ module "iam" {
   source   = "./modules/iam"
   for_each = local.q
 
-  producer_queue_arns = [local.pairs[each.key].queue_arn_static]
-  consumer_queue_arns = [local.pairs[each.key].queue_arn_static]
-  consumer_dlq_arns   = [local.pairs[each.key].dlq_arn_static]
+  producer_queue_arns = [local.pairs[each.key].queue.arn_static]
+  consumer_queue_arns = [local.pairs[each.key].queue.arn_static]
+  consumer_dlq_arns   = [local.pairs[each.key].dlq.arn_static]
   redrive = [{
-    dlq_arn          = local.pairs[each.key].dlq_arn_static
-    source_queue_arn = local.pairs[each.key].queue_arn_static
+    dlq_arn          = local.pairs[each.key].dlq.arn_static
+    source_queue_arn = local.pairs[each.key].queue.arn_static
   }]
   payload_bucket_arn    = local.cc.enabled && contains(local.cc_served, each.key) ? module.claim_check_bucket[0].arn_static : null
   payload_prefix        = local.cc.payload_prefix
@@ -224,7 +224,7 @@ module "iam" {
   kms_key_arns          = local.iam_kms[each.key]
 
   create_managed_policies = local.iam_in.create_managed_policies
-  name                    = "${local.iam_in.name_prefix}${replace(local.pairs[each.key].queue_name, ".fifo", "-fifo")}"
+  name                    = "${local.iam_in.name_prefix}${replace(local.pairs[each.key].queue.name, ".fifo", "-fifo")}"
   path                    = local.iam_in.path
 
   tags = merge(var.tags, each.value.tags)
@@ -256,6 +256,7 @@ module "alarms" {
       input_name = "queues[\"${k}\"].alarm_thresholds"
     }
   }
+  kinds                 = local.al.kinds
   thresholds            = local.al.thresholds
   sns_topic_arn         = local.al.sns_topic_arn
   create_sns_topic      = coalesce(local.al.create_sns_topic, false)
@@ -293,9 +294,9 @@ module "consumer" {
   # the mapping's event_source_arn to its queue in the plan's configuration
   # (which records module output references, but not locals). One such
   # reference per consumer costs O(N) each; consumers are per queue opt-in.
-  queue_arn                        = module.queue[each.key].queue_arn # per-instance on purpose: see above
-  fifo                             = local.pairs[each.key].fifo
-  queue_visibility_timeout_seconds = local.pairs[each.key].visibility_timeout_seconds
+  queue_arn                        = module.queue[each.key].queue.arn # per-instance on purpose: see above
+  fifo                             = local.pairs[each.key].queue.fifo
+  queue_visibility_timeout_seconds = local.pairs[each.key].queue.visibility_timeout_seconds
   function_timeout_seconds         = each.value.function_timeout_seconds
   maximum_batching_window_seconds  = each.value.maximum_batching_window_seconds
   batch_size                       = each.value.batch_size
@@ -334,8 +335,8 @@ module "dlq_redrive" {
   for_each = local.rd_names
 
   name         = each.value
-  dlq          = { url = local.pairs[each.key].dlq_url, arn = local.pairs[each.key].dlq_arn_static }
-  source_queue = { url = local.pairs[each.key].queue_url, arn = local.pairs[each.key].queue_arn_static }
+  dlq          = { url = local.pairs[each.key].dlq.url, arn = local.pairs[each.key].dlq.arn_static }
+  source_queue = { url = local.pairs[each.key].queue.url, arn = local.pairs[each.key].queue.arn_static }
   archive = {
     type        = "s3"
     bucket_name = local.rd_bucket

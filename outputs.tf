@@ -2,20 +2,20 @@ output "queues" {
   description = "Per queue key: name, url, arn and arn_static of the source queue; dlq_name, dlq_url, dlq_arn and dlq_arn_static of its DLQ, and dlq_created (false when `dlq_arn` names an existing DLQ); the effective visibility_timeout_seconds, message_retention_seconds, dlq_message_retention_seconds (null for an existing DLQ), max_receive_count and fifo."
   value = {
     for k, m in module.queue : k => {
-      name                          = m.queue_name
-      url                           = m.queue_url
-      arn                           = m.queue_arn
-      arn_static                    = m.queue_arn_static
-      dlq_name                      = m.dlq_name
-      dlq_url                       = m.dlq_url
-      dlq_arn                       = m.dlq_arn
-      dlq_arn_static                = m.dlq_arn_static
-      dlq_created                   = m.dlq_created
-      fifo                          = m.fifo
-      visibility_timeout_seconds    = m.visibility_timeout_seconds
-      message_retention_seconds     = m.message_retention_seconds
-      dlq_message_retention_seconds = m.dlq_message_retention_seconds
-      max_receive_count             = m.max_receive_count
+      name                          = m.queue.name
+      url                           = m.queue.url
+      arn                           = m.queue.arn
+      arn_static                    = m.queue.arn_static
+      dlq_name                      = m.dlq.name
+      dlq_url                       = m.dlq.url
+      dlq_arn                       = m.dlq.arn
+      dlq_arn_static                = m.dlq.arn_static
+      dlq_created                   = m.dlq.created
+      fifo                          = m.queue.fifo
+      visibility_timeout_seconds    = m.queue.visibility_timeout_seconds
+      message_retention_seconds     = m.queue.message_retention_seconds
+      dlq_message_retention_seconds = m.dlq.message_retention_seconds
+      max_receive_count             = m.queue.max_receive_count
     }
   }
 
@@ -28,29 +28,29 @@ output "queues" {
 
 locals {
   shared_dlq_problems = [
-    for k, x in local.q : "queues[\"${k}\"].dlq_arn: ${x.settings.dlq_arn} is ${x.dlq_target.role == "dlq" ? "the DLQ of " : ""}queues[\"${x.dlq_target.key}\"], which keeps a message ${local.dlq_retention[k]} s, no longer than this queue does (message_retention_seconds ${local.pairs[k].message_retention_seconds} s). A message keeps its enqueue time when it moves to a DLQ, so it would be deleted there before anyone could inspect or redrive it. Give that queue a longer retention, or this one a shorter."
-    if x.dlq_target != null && local.dlq_retention[k] <= local.pairs[k].message_retention_seconds
+    for k, x in local.q : "queues[\"${k}\"].dlq_arn: ${x.settings.dlq_arn} is ${x.dlq_target.role == "dlq" ? "the DLQ of " : ""}queues[\"${x.dlq_target.key}\"], which keeps a message ${local.dlq_retention[k]} s, no longer than this queue does (message_retention_seconds ${local.pairs[k].queue.message_retention_seconds} s). A message keeps its enqueue time when it moves to a DLQ, so it would be deleted there before anyone could inspect or redrive it. Give that queue a longer retention, or this one a shorter."
+    if x.dlq_target != null && local.dlq_retention[k] <= local.pairs[k].queue.message_retention_seconds
   ]
 }
 
 output "queue_urls" {
   description = "Map of queue key to source queue URL."
-  value       = { for k, m in module.queue : k => m.queue_url }
+  value       = { for k, m in module.queue : k => m.queue.url }
 }
 
 output "queue_arns" {
   description = "Map of queue key to source queue ARN."
-  value       = { for k, m in module.queue : k => m.queue_arn }
+  value       = { for k, m in module.queue : k => m.queue.arn }
 }
 
 output "dlq_urls" {
   description = "Map of queue key to DLQ URL."
-  value       = { for k, m in module.queue : k => m.dlq_url }
+  value       = { for k, m in module.queue : k => m.dlq.url }
 }
 
 output "dlq_arns" {
   description = "Map of queue key to DLQ ARN."
-  value       = { for k, m in module.queue : k => m.dlq_arn }
+  value       = { for k, m in module.queue : k => m.dlq.arn }
 }
 
 output "claim_check_bucket" {

@@ -90,7 +90,7 @@ variable "idempotency_table" {
 }
 
 variable "alarms" {
-  description = "CloudWatch alarms for every queue and DLQ (modules/alarms), on by default (`enabled`). They notify `sns_topic_arn` (an existing topic), or a topic the module creates when `create_sns_topic = true` (encrypted with `sns_kms_master_key_id`, or with a key the module creates that CloudWatch may use: about 1 USD a month). With neither, no topic and no key are created and the alarms notify nobody: the plan warns and the `alarms` output says so (`notifies_nobody`); set `create_sns_topic = false` to say that is intended. Also `sns_topic_name`, `notify_on_ok` (true), `alarm_name_prefix`, and `thresholds` (see modules/alarms). An unknown attribute is refused."
+  description = "CloudWatch alarms for every queue and DLQ (modules/alarms), on by default (`enabled`). They notify `sns_topic_arn` (an existing topic), or a topic the module creates when `create_sns_topic = true` (encrypted with `sns_kms_master_key_id`, or with a key the module creates that CloudWatch may use: about 1 USD a month). With neither, no topic and no key are created and the alarms notify nobody: the plan warns and the `alarms` output says so (`notifies_nobody`); set `create_sns_topic = false` to say that is intended. `kinds`: which alarms each pair gets, by default `[\"dlq_depth\", \"age_critical\"]` (a message in the DLQ; the oldest message older than `age_critical_seconds`); add `dlq_influx`, `dlq_stale`, `age_warning`, `backlog` for more (see modules/alarms; each is one more CloudWatch alarm per queue). Also `sns_topic_name`, `notify_on_ok` (true), `alarm_name_prefix`, and `thresholds` (see modules/alarms). An unknown attribute is refused."
   type        = any
   default     = {}
   nullable    = false

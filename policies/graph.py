@@ -708,9 +708,7 @@ class Plan:
                     out.append(_follow(t, rest[1:]) if t.res is None else t)
             else:  # the whole module object (a dynamic index, or iterated in a for expression)
                 cfg = self.module_config(child)
-                names = list(cfg.outputs) if cfg else []
-                if name_hint in names:
-                    names = [name_hint]
+                names = _outputs_named_like(list(cfg.outputs) if cfg else [], name_hint)
                 for oname in names:
                     out.extend(self._output(child, oname, depth))
         return out
@@ -745,9 +743,7 @@ class Plan:
                     kids = {hint: kids[hint]}
                 for gchild in kids.values():
                     gcfg = self.module_config(gchild)
-                    names = list(gcfg.outputs) if gcfg else []
-                    pick = [n for n in names if n == oname or n == oname.rstrip("s") or n + "s" == oname]
-                    for n in pick or names:
+                    for n in _outputs_named_like(list(gcfg.outputs) if gcfg else [], oname):
                         refs.append(f"module.{sub}[{_fmt_key(gchild)}].{n}")
         if not refs:
             return []
@@ -756,6 +752,20 @@ class Plan:
             if any(t.res is not None and hint in t.res.keys() for t in got):
                 return got
         return self.resolve(child, refs, None, None, depth + 1)
+
+
+def _outputs_named_like(names: list[str], wanted: str | None) -> list[str]:
+    """The outputs of a module that a value named ``wanted`` most likely comes from: the
+    output of that name (or its singular or plural: ``queue_arns`` -> ``queue_arn``), else
+    an object output the name starts with (``queue_arn`` -> ``queue``, read as ``queue.arn``),
+    else all of them."""
+    if not wanted:
+        return names
+    same = [n for n in names if n == wanted or n == wanted.rstrip("s") or n + "s" == wanted]
+    if same:
+        return same
+    prefix = [n for n in names if wanted.startswith(n + "_")]
+    return [max(prefix, key=len)] if prefix else names
 
 
 def _fmt_key(module_addr: str) -> str:

@@ -106,8 +106,11 @@ run "everything_composed" {
     error_message = "without sns_topic_arn or create_sns_topic = true, no topic or key should be created, and the output should say nobody is notified"
   }
   assert {
-    condition     = alltrue([for n in values(module.alarms[0].alarm_names["orders"]) : n != null])
-    error_message = "the alarms themselves should still be created"
+    condition = (
+      module.alarms[0].alarm_names["orders"].dlq_depth != null && module.alarms[0].alarm_names["orders"].age_critical != null &&
+      length([for n in values(module.alarms[0].alarm_names["orders"]) : n if n != null]) == 2
+    )
+    error_message = "the alarms themselves should still be created: by default the DLQ depth and critical age alarms"
   }
 
   expect_failures = [check.alarms_notify_someone]
@@ -235,9 +238,14 @@ run "alarms_to_given_topic" {
 
   variables {
     queues             = { orders = { alarm_thresholds = { backlog_messages = 50 } } }
-    alarms             = { sns_topic_arn = "arn:aws:sns:us-east-1:123456789012:oncall", thresholds = { age_warning_seconds = 120 } }
+    alarms             = { sns_topic_arn = "arn:aws:sns:us-east-1:123456789012:oncall", kinds = ["dlq_depth", "age_warning", "age_critical", "backlog"], thresholds = { age_warning_seconds = 120 } }
     claim_check_bucket = {}
     idempotency_table  = {}
+  }
+
+  assert {
+    condition     = module.alarms[0].alarm_names["orders"].backlog == "sqs-backlog-orders" && module.alarms[0].alarm_names["orders"].age_warning != null && module.alarms[0].alarm_names["orders"].dlq_stale == null
+    error_message = "alarms.kinds should create exactly the kinds it lists"
   }
 
   assert {

@@ -52,7 +52,7 @@ run "defaults_then_overrides" {
     error_message = "visibility: derived from the consumer (6 x 20), else 30"
   }
   assert {
-    condition     = module.queue["emails"].queue_name == "emails" && module.queue["emails"].dlq_name == "emails-dlq"
+    condition     = module.queue["emails"].queue.name == "emails" && module.queue["emails"].dlq.name == "emails-dlq"
     error_message = "queue names come from the map keys"
   }
   assert {
@@ -134,15 +134,15 @@ run "alarm_names_agree_with_the_queues" {
   # the alarms take the pair names from internal/inputs (local.q), not from module.queue
   assert {
     condition = alltrue([for k, m in module.queue : alltrue([
-      module.alarms[0].alarm_names[k].dlq_depth == "sqs-dlq-not-empty-${m.dlq_name}",
-      module.alarms[0].alarm_names[k].age_warning == "sqs-oldest-message-warning-${m.queue_name}",
-      local.q[k].queue_name == m.queue_name, local.q[k].dlq_final == m.dlq_name,
+      module.alarms[0].alarm_names[k].dlq_depth == "sqs-dlq-not-empty-${m.dlq.name}",
+      module.alarms[0].alarm_names[k].age_critical == "sqs-oldest-message-critical-${m.queue.name}",
+      local.q[k].queue_name == m.queue.name, local.q[k].dlq_final == m.dlq.name,
     ])])
     error_message = "the alarms' queue and DLQ names should be exactly the names modules/queue gives the pair"
   }
   assert {
-    condition = (module.queue["orders"].dlq_name == "prod-orders-dlq.fifo" && module.queue["payments.fifo"].dlq_name == "prod-payments-failed.fifo"
-    && module.queue["emails"].queue_name == "prod-mail-out" && module.queue["shared"].dlq_name == "elsewhere-dlq.fifo")
+    condition = (module.queue["orders"].dlq.name == "prod-orders-dlq.fifo" && module.queue["payments.fifo"].dlq.name == "prod-payments-failed.fifo"
+    && module.queue["emails"].queue.name == "prod-mail-out" && module.queue["shared"].dlq.name == "elsewhere-dlq.fifo")
     error_message = "the cases should cover the FIFO suffix, a given DLQ name, a name override, a name prefix and an existing DLQ"
   }
 }

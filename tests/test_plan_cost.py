@@ -94,3 +94,32 @@ def test_the_guard_finds_the_pattern():
         (7, "data.aws_iam_policy_document.x", 'module "iam"'),
     ]
     assert module_tf_files(), "no .tf files found: the guard would pass vacuously"
+
+
+# Terraform's plan cost also grows with the outputs each module instance declares (for
+# every output of every instance it scans the output changes recorded so far): measured at
+# 300 pairs, modules/queue with fifteen outputs cost 68 s of plan CPU, with one output 55 s.
+# The modules the root calls once per queue therefore return objects, not one output per
+# value. The budget is what they declare today (modules/queue 2, modules/iam 5).
+OUTPUTS_PER_PAIR_BUDGET = 7
+PER_QUEUE_CALL = re.compile(r'^module "([^"]+)" \{\n  source\s*=\s*"\./([^"]+)"\n  for_each\s*=\s*local\.q\n', re.M)
+OUTPUT_BLOCK = re.compile(r'^output "[^"]+" \{', re.M)
+
+
+def per_queue_module_outputs() -> dict[str, int]:
+    """{module call: outputs its source declares} for the root's calls made once per queue."""
+    root = (REPO_ROOT / "main.tf").read_text()
+    return {
+        name: sum(len(OUTPUT_BLOCK.findall(tf.read_text())) for tf in (REPO_ROOT / source).glob("*.tf"))
+        for name, source in PER_QUEUE_CALL.findall(root)
+    }
+
+
+def test_modules_called_per_queue_declare_few_outputs():
+    outputs = per_queue_module_outputs()
+    assert {"queue", "iam"} <= set(outputs), f"the per-queue module calls were not found in main.tf: {outputs}"
+    assert sum(outputs.values()) <= OUTPUTS_PER_PAIR_BUDGET, (
+        f"modules called once per queue declare {outputs} outputs: each output of each instance adds plan "
+        f"cost that grows faster than the number of queues. Return an object from an existing output "
+        f"instead of adding one (budget {OUTPUTS_PER_PAIR_BUDGET} per pair)."
+    )

@@ -158,7 +158,7 @@ def outcomes():
         # the fixture itself is valid: each refusal is caused by its own input alone
         (work / "tests" / f"{BASELINE}.tftest.hcl").write_text(_tftest(BASELINE, {}, (
             "  assert {\n"
-            '    condition     = module.queue.queue_name == "orders" && module.queue.dlq_name == "orders-dlq"\n'
+            '    condition     = module.queue.queue.name == "orders" && module.queue.dlq.name == "orders-dlq"\n'
             '    error_message = "baseline names"\n'
             "  }\n")))
         tf = Terraform(work)

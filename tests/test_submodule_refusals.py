@@ -80,6 +80,7 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
         "critical_age_not_above_warning": [
             'queues["orders"].thresholds: age_critical_seconds (900) must be greater than age_warning_seconds (1800)'
         ],
+        "unknown_alarm_kind": ['kinds: "age"', "is not a kind of alarm", "valid kinds: dlq_depth,"],
         "fifo_topic_arn": ["sns_topic_arn:", "cannot notify FIFO topics"],
         "topic_given_and_create_requested": [
             "create_sns_topic: true together with sns_topic_arn (arn:aws:sns:us-east-1:123456789012:oncall)"
@@ -167,6 +168,7 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
             'queues["orders"].consumer.maximum_batching_window_seconds: a batch_size of 100 (above 10) on a standard queue needs a batching window'
         ],
         "root_alarm_topic_with_aws_managed_key": ["sns_kms_master_key_id: alias/aws/sns", "every notification would be dropped"],
+        "root_alarm_kind_unknown": ['kinds: "oldest_message" is not a kind of alarm', "valid kinds: dlq_depth, dlq_influx,"],
         "root_alarm_topic_and_create": ["create_sns_topic: true together with sns_topic_arn"],
         "root_iam_kms_alias_arn_refused": ["kms_key_arns:", "Aliases, alias ARNs and bare key IDs are refused"],
         # attributes the module does not know: refused with the closest valid name, never dropped

@@ -3,8 +3,8 @@
     .venv/bin/python -m tooling.bench_policy [--sizes 10,100,1000] [--no-checkov] [--source-sizes 2,50,200]
 
 Each pair is what the root module creates by default for one queue key (queue
-+ DLQ with queue policies, redrive and redrive-allow policies, six CloudWatch
-alarms, three IAM policy documents) plus a Lambda function and its event source
++ DLQ with queue policies, redrive and redrive-allow policies, the default
+CloudWatch alarms (DLQ depth and critical age), three IAM policy documents) plus a Lambda function and its event source
 mapping; the plan also holds one alarm topic and its KMS key
 (tests/policies/configs/bench). The plan for N pairs is
 generated from a real `terraform plan` of that configuration at N = 2 by

@@ -39,9 +39,13 @@ module "messaging" {
     deletion_protection_enabled = var.deletion_protection
   }
 
-  # alarms are on by default (six per queue pair); here they notify an SNS
-  # topic the module creates, encrypted with a key CloudWatch may use
-  alarms = { create_sns_topic = true }
+  # alarms are on by default (DLQ depth and critical age per queue pair); here
+  # all six kinds, notifying an SNS topic the module creates, encrypted with a
+  # key CloudWatch may use
+  alarms = {
+    create_sns_topic = true
+    kinds            = ["dlq_depth", "dlq_influx", "dlq_stale", "age_warning", "age_critical", "backlog"]
+  }
 
   # automated, throttled redrive of both DLQs; messages redriven 3 times, too
   # old, or failed for good are archived under dlq-archive/ in the bucket

@@ -51,7 +51,7 @@ locals {
     idempotency_table = ["enabled", "name", "sort_key_attr", "kms_key_arn", "deletion_protection_enabled", "prevent_destroy", "tags"]
     alarms = [
       "enabled", "sns_topic_arn", "create_sns_topic", "sns_topic_name", "sns_kms_master_key_id", "notify_on_ok",
-      "alarm_name_prefix", "thresholds",
+      "alarm_name_prefix", "kinds", "thresholds",
     ]
     iam = ["create_managed_policies", "name_prefix", "path", "kms_key_arns"]
     dlq_redrive = [

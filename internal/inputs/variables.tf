@@ -124,6 +124,7 @@ variable "alarms" {
     sns_kms_master_key_id = optional(string)
     notify_on_ok          = optional(bool, true)
     alarm_name_prefix     = optional(string, "")
+    kinds                 = optional(set(string))
     thresholds = optional(object({
       dlq_influx_messages           = optional(number)
       dlq_influx_evaluation_periods = optional(number)

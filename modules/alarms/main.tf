@@ -5,6 +5,12 @@
 # Per source queue: age of the oldest message (warning and critical) and
 # backlog. Every alarm uses the QueueName dimension; its name says which queue
 # and what is wrong, its description what to do.
+#
+# `kinds` picks which of them are created. By default two per pair: the DLQ's
+# depth and the source queue's critical age, the two a stack needs so that no
+# failed message and no stalled consumer goes unseen (the plan checker's CW001
+# and CW002). Each further kind is one more alarm per queue (CloudWatch bills
+# each) and one more resource per queue in every plan.
 
 data "aws_partition" "current" {}
 data "aws_region" "current" {}
@@ -35,6 +41,12 @@ locals {
   p = var.alarm_name_prefix
 
   dlq_alarmed = { for k, q in var.queues : k => q if q.dlq_alarms }
+  # the queues each kind of alarm is created for
+  alarmed = {
+    for kind in ["dlq_depth", "dlq_influx", "dlq_stale", "age_warning", "age_critical", "backlog"] : kind => (
+      !contains(var.kinds, kind) ? {} : startswith(kind, "dlq_") ? local.dlq_alarmed : var.queues
+    )
+  }
 }
 
 # --- notification topic ------------------------------------------------------
@@ -136,7 +148,7 @@ resource "aws_sns_topic" "alarms" {
 # --- DLQ alarms ----------------------------------------------------------------
 
 resource "aws_cloudwatch_metric_alarm" "dlq_depth" {
-  for_each = local.dlq_alarmed
+  for_each = local.alarmed.dlq_depth
 
   alarm_name        = "${local.p}sqs-dlq-not-empty-${each.value.dlq_name}"
   alarm_description = "Dead-letter queue ${each.value.dlq_name} (DLQ of ${each.value.queue_name}) has messages: each one failed processing maxReceiveCount times. To do: inspect a sample on ${each.value.dlq_name} without deleting it, fix the cause in the consumer of ${each.value.queue_name}, then redrive the messages to ${each.value.queue_name} (StartMessageMoveTask, or 'Start DLQ redrive' in the console)."
@@ -157,7 +169,7 @@ resource "aws_cloudwatch_metric_alarm" "dlq_depth" {
 }
 
 resource "aws_cloudwatch_metric_alarm" "dlq_influx" {
-  for_each = local.dlq_alarmed
+  for_each = local.alarmed.dlq_influx
 
   alarm_name        = "${local.p}sqs-dlq-influx-${each.value.dlq_name}"
   alarm_description = "More than ${local.t[each.key].dlq_influx_messages} messages per minute arrived in dead-letter queue ${each.value.dlq_name} for ${local.t[each.key].dlq_influx_evaluation_periods} consecutive minutes: the consumer of ${each.value.queue_name} is failing systematically (bad deploy, downstream outage, poison batch). To do: check the consumer's errors and recent deploys, roll back or disable its event source mapping, and redrive ${each.value.dlq_name} once fixed."
@@ -193,7 +205,7 @@ resource "aws_cloudwatch_metric_alarm" "dlq_influx" {
 }
 
 resource "aws_cloudwatch_metric_alarm" "dlq_stale" {
-  for_each = local.dlq_alarmed
+  for_each = local.alarmed.dlq_stale
 
   alarm_name        = "${local.p}sqs-dlq-stale-${each.value.dlq_name}"
   alarm_description = "The oldest message in dead-letter queue ${each.value.dlq_name} (DLQ of ${each.value.queue_name}) is older than ${local.t[each.key].dlq_stale_age_seconds} s: failed messages are waiting unattended and are deleted when the DLQ retention runs out. To do: triage them now; redrive to ${each.value.queue_name} after the fix, or archive and delete them deliberately."
@@ -216,7 +228,7 @@ resource "aws_cloudwatch_metric_alarm" "dlq_stale" {
 # --- source queue alarms -------------------------------------------------------
 
 resource "aws_cloudwatch_metric_alarm" "age_warning" {
-  for_each = var.queues
+  for_each = local.alarmed.age_warning
 
   alarm_name        = "${local.p}sqs-oldest-message-warning-${each.value.queue_name}"
   alarm_description = "WARNING: the oldest message in ${each.value.queue_name} has waited more than ${local.t[each.key].age_warning_seconds} s: its consumer is falling behind or failing. To do: check the consumer's errors, throttles and concurrency limit (maximum_concurrency, reserved concurrency); scale it or fix it before messages reach the DLQ or expire."
@@ -237,7 +249,7 @@ resource "aws_cloudwatch_metric_alarm" "age_warning" {
 }
 
 resource "aws_cloudwatch_metric_alarm" "age_critical" {
-  for_each = var.queues
+  for_each = local.alarmed.age_critical
 
   alarm_name        = "${local.p}sqs-oldest-message-critical-${each.value.queue_name}"
   alarm_description = "CRITICAL: the oldest message in ${each.value.queue_name} has waited more than ${local.t[each.key].age_critical_seconds} s: processing is stalled and messages will expire when the queue's retention runs out. To do now: check whether the consumer runs at all (event source mapping enabled, function errors, permissions, KMS access), fix or roll back, and scale it to drain the backlog."
@@ -258,14 +270,14 @@ resource "aws_cloudwatch_metric_alarm" "age_critical" {
 
   lifecycle {
     precondition {
-      condition     = local.t[each.key].age_critical_seconds > local.t[each.key].age_warning_seconds
+      condition     = !contains(var.kinds, "age_warning") || local.t[each.key].age_critical_seconds > local.t[each.key].age_warning_seconds
       error_message = "${coalesce(each.value.input_name, "queues[\"${each.key}\"].thresholds")}: age_critical_seconds (${local.t[each.key].age_critical_seconds}) must be greater than age_warning_seconds (${local.t[each.key].age_warning_seconds}), or the warning never comes first."
     }
   }
 }
 
 resource "aws_cloudwatch_metric_alarm" "backlog" {
-  for_each = var.queues
+  for_each = local.alarmed.backlog
 
   alarm_name        = "${local.p}sqs-backlog-${each.value.queue_name}"
   alarm_description = "More than ${local.t[each.key].backlog_messages} messages have been waiting in ${each.value.queue_name} for ${local.t[each.key].backlog_evaluation_periods} minutes: producers outpace the consumer. To do: check the consumer's throughput and errors; raise its concurrency or batch size if downstream can take it, or slow the producers."

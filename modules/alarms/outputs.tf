@@ -14,15 +14,15 @@ output "kms_key_arn" {
 }
 
 output "alarm_names" {
-  description = "Alarm names per queue key: dlq_depth, dlq_influx, dlq_stale (null where `dlq_alarms` is false), age_warning, age_critical, backlog."
+  description = "Alarm names per queue key: dlq_depth, dlq_influx, dlq_stale, age_warning, age_critical, backlog; null for a kind not in `kinds` (and for the DLQ alarms where `dlq_alarms` is false)."
   value = {
     for k in keys(var.queues) : k => {
       dlq_depth    = try(aws_cloudwatch_metric_alarm.dlq_depth[k].alarm_name, null)
       dlq_influx   = try(aws_cloudwatch_metric_alarm.dlq_influx[k].alarm_name, null)
       dlq_stale    = try(aws_cloudwatch_metric_alarm.dlq_stale[k].alarm_name, null)
-      age_warning  = aws_cloudwatch_metric_alarm.age_warning[k].alarm_name
-      age_critical = aws_cloudwatch_metric_alarm.age_critical[k].alarm_name
-      backlog      = aws_cloudwatch_metric_alarm.backlog[k].alarm_name
+      age_warning  = try(aws_cloudwatch_metric_alarm.age_warning[k].alarm_name, null)
+      age_critical = try(aws_cloudwatch_metric_alarm.age_critical[k].alarm_name, null)
+      backlog      = try(aws_cloudwatch_metric_alarm.backlog[k].alarm_name, null)
     }
   }
 }
@@ -34,9 +34,9 @@ output "alarm_arns" {
       dlq_depth    = try(aws_cloudwatch_metric_alarm.dlq_depth[k].arn, null)
       dlq_influx   = try(aws_cloudwatch_metric_alarm.dlq_influx[k].arn, null)
       dlq_stale    = try(aws_cloudwatch_metric_alarm.dlq_stale[k].arn, null)
-      age_warning  = aws_cloudwatch_metric_alarm.age_warning[k].arn
-      age_critical = aws_cloudwatch_metric_alarm.age_critical[k].arn
-      backlog      = aws_cloudwatch_metric_alarm.backlog[k].arn
+      age_warning  = try(aws_cloudwatch_metric_alarm.age_warning[k].arn, null)
+      age_critical = try(aws_cloudwatch_metric_alarm.age_critical[k].arn, null)
+      backlog      = try(aws_cloudwatch_metric_alarm.backlog[k].arn, null)
     }
   }
 }

@@ -34,6 +34,18 @@ variable "queues" {
   }
 }
 
+variable "kinds" {
+  description = "Which alarms to create for each pair. DLQ: `dlq_depth` (any visible message), `dlq_influx` (more than `dlq_influx_messages` added per minute), `dlq_stale` (oldest message older than `dlq_stale_age_seconds`). Source queue: `age_warning` and `age_critical` (oldest message older than `age_warning_seconds` / `age_critical_seconds`), `backlog` (more than `backlog_messages` visible). Default: `dlq_depth` and `age_critical`, the two that make a failed message and a stalled consumer visible (the plan checker's CW001 and CW002 ask for them); each further kind is one more CloudWatch alarm per queue."
+  type        = set(string)
+  default     = ["dlq_depth", "age_critical"]
+  nullable    = false
+
+  validation {
+    condition     = length(setsubtract(var.kinds, ["dlq_depth", "dlq_influx", "dlq_stale", "age_warning", "age_critical", "backlog"])) == 0
+    error_message = "kinds: ${join(", ", [for k in setsubtract(var.kinds, ["dlq_depth", "dlq_influx", "dlq_stale", "age_warning", "age_critical", "backlog"]) : "\"${k}\""])} is not a kind of alarm; valid kinds: dlq_depth, dlq_influx, dlq_stale, age_warning, age_critical, backlog."
+  }
+}
+
 variable "thresholds" {
   description = "Module-wide alarm thresholds (all optional). DLQ: `dlq_influx_messages` per minute for `dlq_influx_evaluation_periods` minutes (50, 2), `dlq_stale_age_seconds` (3600). Source queue: `age_warning_seconds` (300), `age_critical_seconds` (1800), `backlog_messages` visible for `backlog_evaluation_periods` minutes (1000, 5). The DLQ depth alarm (> 0 visible) has no threshold to tune."
   type = object({

@@ -60,7 +60,8 @@ def test_redrive_link_through_references_when_the_policy_is_unknown(plan_doc):
 
 def test_esm_to_queue_through_module_output_for_expression(plan_doc):
     """`module.messaging.queue_arns[each.key]`: the plan keeps only the output's name; the
-    output is a for expression over module.queue; the key comes from the mapping's own."""
+    output is a for expression over module.queue (`m.queue.arn`: the object output whose name
+    `queue_arns` starts with); the key comes from the mapping's own."""
     model = Model(Plan(plan_doc("config:bench")))
     for e in model.esms:
         key = e.res.index
@@ -69,8 +70,9 @@ def test_esm_to_queue_through_module_output_for_expression(plan_doc):
 
 
 def test_esm_in_another_module_through_module_variable(plan_doc):
-    """module.consumer[k] gets `queue_arn = module.queue[each.key].queue_arn`: the plan keeps
-    `module.queue` and `each.key`; the variable's name picks the output."""
+    """module.consumer[k] gets `queue_arn = module.queue[each.key].queue.arn`: the plan keeps
+    `module.queue` and `each.key`; the variable's name picks the output (`queue_arn`: the
+    object output `queue`, not `dlq`)."""
     model = Model(Plan(plan_doc("config:consumers")))
     esm = next(e for e in model.esms if e.address == 'module.consumer["slow"].aws_lambda_event_source_mapping.this')
     assert esm.queue_link.one.address == 'module.queue["slow"].aws_sqs_queue.this'

@@ -12,12 +12,38 @@ provider "aws" {
 
 variables {
   account_id = "123456789012"
+  kinds      = ["dlq_depth", "dlq_influx", "dlq_stale", "age_warning", "age_critical", "backlog"]
   queues = {
     orders   = { queue_name = "orders", dlq_name = "orders-dlq" }
     payments = { queue_name = "payments.fifo", dlq_name = "payments-dlq.fifo" }
   }
 }
 
+run "default_kinds" {
+  command = plan
+
+  variables {
+    kinds = null
+  }
+
+  # two alarms per pair unless more are asked for: what CW001 and CW002 ask for
+  assert {
+    condition = (
+      keys(aws_cloudwatch_metric_alarm.dlq_depth) == ["orders", "payments"] && keys(aws_cloudwatch_metric_alarm.age_critical) == ["orders", "payments"] &&
+      length(aws_cloudwatch_metric_alarm.dlq_influx) + length(aws_cloudwatch_metric_alarm.dlq_stale) + length(aws_cloudwatch_metric_alarm.age_warning) + length(aws_cloudwatch_metric_alarm.backlog) == 0
+    )
+    error_message = "by default each pair should get a DLQ depth alarm and a critical age alarm, and no other"
+  }
+  assert {
+    condition = (
+      output.alarm_names["orders"].dlq_depth == "sqs-dlq-not-empty-orders-dlq" && output.alarm_names["orders"].age_critical == "sqs-oldest-message-critical-orders" &&
+      output.alarm_names["orders"].backlog == null && output.alarm_names["orders"].age_warning == null && output.alarm_names["orders"].dlq_influx == null
+    )
+    error_message = "alarm_names should keep its shape, with null for kinds not created"
+  }
+}
+
+# every kind, with the stated defaults
 run "stated_defaults" {
   command = plan
 

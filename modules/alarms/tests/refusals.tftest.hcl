@@ -60,9 +60,18 @@ run "evaluation_periods_above_one_day" {
 run "critical_age_not_above_warning" {
   command = plan
   variables {
+    kinds      = ["age_warning", "age_critical"]
     thresholds = { age_warning_seconds = 1800, age_critical_seconds = 900 }
   }
   expect_failures = [aws_cloudwatch_metric_alarm.age_critical]
+}
+
+run "unknown_alarm_kind" {
+  command = plan
+  variables {
+    kinds = ["dlq_depth", "age"]
+  }
+  expect_failures = [var.kinds]
 }
 
 run "fifo_topic_arn" {

@@ -51,7 +51,7 @@ run "safe_defaults" {
     error_message = "the source's redrive policy should be known at plan time: the DLQ's built ARN and maxReceiveCount 5"
   }
   assert {
-    condition     = output.queue_arn_static == "arn:aws:sqs:us-east-1:123456789012:orders" && output.dlq_arn_static == "arn:aws:sqs:us-east-1:123456789012:orders-dlq"
+    condition     = output.queue.arn_static == "arn:aws:sqs:us-east-1:123456789012:orders" && output.dlq.arn_static == "arn:aws:sqs:us-east-1:123456789012:orders-dlq"
     error_message = "static ARNs should be built from partition, region, account and name"
   }
   assert {
@@ -179,7 +179,7 @@ run "existing_dlq_by_arn" {
     error_message = "the redrive policy should name the given DLQ"
   }
   assert {
-    condition     = output.dlq_name == "shared-dlq" && output.dlq_url == "https://sqs.us-east-1.amazonaws.com/123456789012/shared-dlq" && output.dlq_arn == var.dlq_arn && !output.dlq_created
+    condition     = output.dlq.name == "shared-dlq" && output.dlq.url == "https://sqs.us-east-1.amazonaws.com/123456789012/shared-dlq" && output.dlq.arn == var.dlq_arn && !output.dlq.created
     error_message = "the outputs should describe the existing DLQ"
   }
 }
@@ -295,7 +295,7 @@ run "partition_and_region_given" {
   }
 
   assert {
-    condition     = output.queue_arn_static == "arn:aws-cn:sqs:cn-north-1:123456789012:orders" && output.dlq_arn_static == "arn:aws-cn:sqs:cn-north-1:123456789012:orders-dlq"
+    condition     = output.queue.arn_static == "arn:aws-cn:sqs:cn-north-1:123456789012:orders" && output.dlq.arn_static == "arn:aws-cn:sqs:cn-north-1:123456789012:orders-dlq"
     error_message = "given partition and region should build the static ARNs"
   }
   assert {

@@ -63,7 +63,7 @@ resource "aws_s3_bucket_lifecycle_configuration" "payloads" {
 data "aws_iam_policy_document" "consumer" {
   statement {
     actions   = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes"]
-    resources = [module.jobs.queue_arn]
+    resources = [module.jobs.queue.arn]
   }
   statement {
     actions   = ["s3:GetObject"]
@@ -148,7 +148,7 @@ resource "aws_cloudwatch_metric_alarm" "dlq_depth" {
   alarm_name          = "cc-jobs-dlq-depth"
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateNumberOfMessagesVisible"
-  dimensions          = { QueueName = module.jobs.dlq_name }
+  dimensions          = { QueueName = module.jobs.dlq.name }
   statistic           = "Maximum"
   period              = 60
   evaluation_periods  = 1
@@ -160,7 +160,7 @@ resource "aws_cloudwatch_metric_alarm" "age" {
   alarm_name          = "cc-jobs-age"
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateAgeOfOldestMessage"
-  dimensions          = { QueueName = module.jobs.queue_name }
+  dimensions          = { QueueName = module.jobs.queue.name }
   statistic           = "Maximum"
   period              = 300
   evaluation_periods  = 1

@@ -25,12 +25,12 @@ module "consumer" {
   name      = "cons-${each.key}"
   timeout   = each.value.timeout
   window    = each.value.window
-  queue_arn = module.queue[each.key].queue_arn
+  queue_arn = module.queue[each.key].queue.arn
 }
 
 # A function that is not in this plan: its timeout is unknown.
 resource "aws_lambda_event_source_mapping" "external" {
-  event_source_arn        = module.queue["fast"].queue_arn
+  event_source_arn        = module.queue["fast"].queue.arn
   function_name           = "existing-function"
   function_response_types = ["ReportBatchItemFailures"]
   scaling_config {
@@ -40,7 +40,7 @@ resource "aws_lambda_event_source_mapping" "external" {
 
 # Neither partial batch responses nor a concurrency bound.
 resource "aws_lambda_event_source_mapping" "sloppy" {
-  event_source_arn = module.queue["fast"].queue_arn
+  event_source_arn = module.queue["fast"].queue.arn
   function_name    = module.consumer["fast"].function_arn
 }
 
@@ -54,7 +54,7 @@ module "fifo" {
 }
 
 resource "aws_lambda_event_source_mapping" "fifo" {
-  event_source_arn                   = module.fifo.queue_arn
+  event_source_arn                   = module.fifo.queue.arn
   function_name                      = module.consumer["fast"].function_arn
   batch_size                         = 20
   maximum_batching_window_in_seconds = 5
@@ -65,7 +65,7 @@ resource "aws_lambda_event_source_mapping" "fifo" {
 }
 
 resource "aws_cloudwatch_metric_alarm" "dlq_depth" {
-  for_each            = merge({ for k, m in module.queue : k => m.dlq_name }, { ordered = module.fifo.dlq_name })
+  for_each            = merge({ for k, m in module.queue : k => m.dlq.name }, { ordered = module.fifo.dlq.name })
   alarm_name          = "${each.value}-depth"
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateNumberOfMessagesVisible"
@@ -78,7 +78,7 @@ resource "aws_cloudwatch_metric_alarm" "dlq_depth" {
 }
 
 resource "aws_cloudwatch_metric_alarm" "age" {
-  for_each            = merge({ for k, m in module.queue : k => m.queue_name }, { ordered = module.fifo.queue_name })
+  for_each            = merge({ for k, m in module.queue : k => m.queue.name }, { ordered = module.fifo.queue.name })
   alarm_name          = "${each.value}-age"
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateAgeOfOldestMessage"
