@@ -91,7 +91,9 @@ class Demo:
     digest: str = ""
 
     def __post_init__(self) -> None:
-        variables = {**localstack.example_variables(EXAMPLE), "name_prefix": self.prefix, "aws_max_retries": 2}
+        # a few retries: an embedded LocalStack under load may drop a connection
+        # (seen: GetKeyPolicy "use of closed network connection" while the suite ran)
+        variables = {**localstack.example_variables(EXAMPLE), "name_prefix": self.prefix, "aws_max_retries": 5}
         self.tf = Terraform(self.work, variables=variables, env=self.ls.env())
         kw = dict(endpoint_url=self.ls.endpoint, region_name=localstack.REGION,
                   aws_access_key_id="test", aws_secret_access_key="test")
