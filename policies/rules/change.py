@@ -13,6 +13,8 @@ deletes only a source queue's oldest backlog (see CHG009).
 """
 from __future__ import annotations
 
+import functools
+
 import re
 
 from .. import changes as _changes
@@ -117,6 +119,17 @@ def _analysis(model: Model) -> tuple[Changes, _Queues] | None:
     return ch, got
 
 
+def _on_update(check):
+    """A change rule's body, run with the plan's changes and queues; a plan without prior
+    state (a first apply) has no change findings."""
+    @functools.wraps(check)
+    def run(model: Model, opts):
+        got = _analysis(model)
+        if got is not None:
+            yield from check(model, opts, *got)
+    return run
+
+
 def _label(c: Change, attr: str = "name") -> str:
     n = c.was(attr)
     return f"{n!r}" if isinstance(n, str) else c.address
@@ -136,11 +149,8 @@ it, drain the old one, then remove it (CHG002/CHG003 report that removal).""",
       fix="Keep the attribute that forces the replacement (see the message); to rename or switch to FIFO, create "
           "the new queue next to the old one, move producers, drain the old one, then delete it.",
       sources=(TF_JSON, SQS_DELETE))
-def queue_replaced(model: Model, opts):
-    got = _analysis(model)
-    if got is None:
-        return
-    ch, qs = got
+@_on_update
+def queue_replaced(model: Model, opts, ch: Changes, qs: _Queues):
     for c in qs.queues:
         if c.replaced:
             what = "every dead letter in it" if qs.is_dlq(c) else "every message in it (in flight included)"
@@ -174,11 +184,8 @@ reported by CHG003 instead; a queue deleted at one address and created at anothe
       fix="Drain the queue first (redrive or archive a DLQ's messages), or keep it; if it must go, remove the whole "
           "pair and its consumers in one change (CHG003), or move it with a moved block (CHG004).",
       sources=(SQS_DELETE, SQS_DLQ))
-def queue_deleted(model: Model, opts):
-    got = _analysis(model)
-    if got is None:
-        return
-    ch, qs = got
+@_on_update
+def queue_deleted(model: Model, opts, ch: Changes, qs: _Queues):
     for c in qs.queues:
         if c.deleted and c.address not in qs.moved:
             retired, stays = _retired(qs, c)
@@ -199,11 +206,8 @@ OPS-123") and an expiry, without waiving the other change rules.""",
       fix="Check that both queues are empty (ApproximateNumberOfMessages and ...NotVisible are 0, DLQ redriven or "
           "archived), then waive this finding for the retired queues with a reason and an expiry.",
       sources=(SQS_DELETE, SQS_DLQ))
-def queue_retired(model: Model, opts):
-    got = _analysis(model)
-    if got is None:
-        return
-    ch, qs = got
+@_on_update
+def queue_retired(model: Model, opts, ch: Changes, qs: _Queues):
     for c in qs.queues:
         if c.deleted and c.address not in qs.moved:
             retired, _ = _retired(qs, c)
@@ -233,11 +237,8 @@ after deleting it). A `moved` block turns it into a move with no change (the pla
 `previous_address`, and nothing is reported).""",
       fix="Add a moved block: moved { from = <old address>  to = <new address> }.",
       sources=(TF_REFACTOR, SQS_DELETE))
-def moved_without_block_rule(model: Model, opts):
-    got = _analysis(model)
-    if got is None:
-        return
-    ch, qs = got
+@_on_update
+def moved_without_block_rule(model: Model, opts, ch: Changes, qs: _Queues):
     for c in ch.items:
         if c.type not in NAME_ATTR or not c.existed:
             continue
@@ -271,11 +272,8 @@ name matches `table_pattern`.""",
           "consumer read both until the old records' TTL has passed, then remove the old one.",
       sources=(POWERTOOLS, DDB_DELETE),
       options=(TABLE_OPT,))
-def table_replaced(model: Model, opts):
-    got = _analysis(model)
-    if got is None:
-        return
-    ch, qs = got
+@_on_update
+def table_replaced(model: Model, opts, ch: Changes, qs: _Queues):
     rx = re.compile(opts["table_pattern"])
     for c in ch.of_type("aws_dynamodb_table"):
         name = c.was("name")
@@ -329,11 +327,8 @@ claim-check bucket when it is linked to queues (see S3004) now or in the prior s
       fix="Keep the bucket's name; to move payloads to a new bucket, create it beside the old one, switch producers, "
           "and delete the old one only after the longest DLQ retention has passed.",
       sources=(SQS_LARGE, TF_JSON))
-def bucket_replaced(model: Model, opts):
-    got = _analysis(model)
-    if got is None:
-        return
-    ch, qs = got
+@_on_update
+def bucket_replaced(model: Model, opts, ch: Changes, qs: _Queues):
     for addr, (c, _b) in _claim_check_buckets(model, ch).items():
         if addr in qs.moved:
             continue
@@ -415,11 +410,8 @@ longest DLQ retention is safe and not reported; S3004 judges the end state eithe
       sources=(S3_LIFECYCLE, SQS_LARGE, SQS_DLQ),
       options=(Option("payload_prefix", "", str,
                       "key prefix of the payloads; empty: every expiration rule of the bucket counts"),))
-def expiry_shortened(model: Model, opts):
-    got = _analysis(model)
-    if got is None:
-        return
-    ch, qs = got
+@_on_update
+def expiry_shortened(model: Model, opts, ch: Changes, qs: _Queues):
     for addr, (c, b) in _claim_check_buckets(model, ch).items():
         if not c.kept:
             continue
@@ -463,11 +455,8 @@ payloads in the bucket forever (cost, and data kept longer than intended). Neith
 now, hence a warning; S3004 reports the missing expiry in the end state as an error.""",
       fix="Keep versioning enabled and the lifecycle expiration rule on the payload prefix.",
       sources=(S3_VERSIONING, S3_LIFECYCLE))
-def protection_removed(model: Model, opts):
-    got = _analysis(model)
-    if got is None:
-        return
-    ch, qs = got
+@_on_update
+def protection_removed(model: Model, opts, ch: Changes, qs: _Queues):
     for addr, (c, _b) in _claim_check_buckets(model, ch).items():
         if not c.kept:
             continue
@@ -507,11 +496,8 @@ messages are cut off.""",
       fix="Keep the retention; if it must go down, first drain or redrive the messages older than the new value.",
       sources=(SQS_SET, SQS_DLQ),
       severity_note="error on a DLQ (dead letters deleted); warning on a source queue (oldest backlog deleted)")
-def retention_lowered(model: Model, opts):
-    got = _analysis(model)
-    if got is None:
-        return
-    ch, qs = got
+@_on_update
+def retention_lowered(model: Model, opts, ch: Changes, qs: _Queues):
     for c in qs.queues:
         if not c.kept:
             continue
@@ -577,11 +563,8 @@ or disabled while a queue, bucket or table the plan keeps was encrypted with it.
       fix="Keep the key (and enabled) until nothing encrypted under it remains: drain the queues, let payloads "
           "expire; a key pending deletion can still be recovered with CancelKeyDeletion.",
       sources=(KMS_DELETE, SQS_SSE))
-def kms_in_use(model: Model, opts):
-    got = _analysis(model)
-    if got is None:
-        return
-    ch, qs = got
+@_on_update
+def kms_in_use(model: Model, opts, ch: Changes, qs: _Queues):
     for k in ch.of_type("aws_kms_key"):
         if not k.existed:
             continue
@@ -636,11 +619,8 @@ hand-over (another consumer outside this plan takes over), hence a warning; the 
       fix="Keep a consumer for the queue (a new mapping in the same change, or one elsewhere), or delete the queue "
           "once it is drained.",
       sources=(LAMBDA_SQS,))
-def consumer_removed(model: Model, opts):
-    got = _analysis(model)
-    if got is None:
-        return
-    ch, qs = got
+@_on_update
+def consumer_removed(model: Model, opts, ch: Changes, qs: _Queues):
     for e in ch.of_type("aws_lambda_event_source_mapping"):
         arn = e.was("event_source_arn")
         if not e.existed or not isinstance(arn, str) or ":sqs:" not in arn:

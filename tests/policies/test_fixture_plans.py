@@ -8,6 +8,7 @@ order aside), planned with the Terraform and provider versions the manifest reco
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 
@@ -96,7 +97,6 @@ def test_normalized_ignores_timestamp_and_list_order_only():
 
 def _ignored_by_git(paths: list[str]) -> list[str]:
     """The paths `.gitignore` keeps out of every commit (so out of every fresh clone)."""
-    import subprocess
     proc = subprocess.run(["git", "check-ignore", "--no-index", "--stdin"], cwd=REPO_ROOT, text=True,
                           input="\n".join(paths), capture_output=True)
     assert proc.returncode in (0, 1), proc.stderr  # 1: none ignored
