@@ -106,6 +106,8 @@ locals {
       { path = "${local.q_paths[k]}.${attr}", value = q[attr], kind = kind } if can(keys(q[attr]))
     ]
   ])
+  # Lists are told by slice(x, 0, 0), which stays known when a value inside is not;
+  # try() and can() of a value with an unknown part are wholly unknown.
   statements = flatten([
     for k, q in local.q_entries : [
       for attr in ["queue_policy_statements", "dlq_policy_statements"] : [
@@ -114,7 +116,7 @@ locals {
           value = s
           kind  = "statement"
         }
-      ] if local.is_list[k][attr] || can(keys(q[attr]))
+      ] if can(slice(q[attr], 0, 0)) || can(keys(q[attr]))
     ]
   ])
   statement_parts = flatten([
@@ -125,9 +127,6 @@ locals {
     ]
   ])
   q_entries = { for k, q in var.queues : k => { for a in local.attributes.queue : a => lookup(q, a, null) } if can(keys(q)) }
-  # which of a queue's statement attributes are lists (slice() of a list is known even
-  # when its values are not; try() and can() of a value with an unknown part are unknown)
-  is_list = { for k, q in local.q_entries : k => { for attr in ["queue_policy_statements", "dlq_policy_statements"] : attr => can(slice(q[attr], 0, 0)) } }
 
   queue_objects = concat(
     local.q_objects, local.q_nested, local.statements, local.statement_parts,
@@ -234,8 +233,6 @@ locals {
       suffix = try(tobool(local.picked[k].fifo), false) == true ? ".fifo" : ""
       # no dlq_arn (null or ""), unless create_dlq decides: it must when the ARN is
       # known only after apply, so that which resources exist is known at plan
-      # (read from the inputs, not from `picked`: merge() of an object holding an
-      # unknown value of unknown type is wholly unknown)
       own = length(local.create_dlq[k]) > 0 ? local.create_dlq[k][0] == true : try(length(local.picked[k].dlq_arn), 0) == 0
     }
   }
