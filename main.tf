@@ -42,6 +42,9 @@ module "inputs" {
 
 locals {
   q = module.inputs.queues
+  # for membership tests inside loops: keys(local.q) there would walk every
+  # queue's settings once per iteration (N x N)
+  q_keys = keys(local.q)
 }
 
 module "queue" {
@@ -115,8 +118,8 @@ locals {
 
   # queues whose producers offload payloads to the bucket (null: all of them)
   cc_queue_keys   = local.cc.queues == null ? keys(local.q) : local.cc.queues
-  cc_unknown_keys = [for k in local.cc_queue_keys : k if !contains(keys(local.q), k)]
-  cc_served       = [for k in local.cc_queue_keys : k if contains(keys(local.q), k)]
+  cc_unknown_keys = [for k in local.cc_queue_keys : k if !contains(local.q_keys, k)]
+  cc_served       = [for k in local.cc_queue_keys : k if contains(local.q_keys, k)]
 
   # how long each queue's DLQ keeps a message: its own setting, the setting of the
   # queue of this call that its dlq_arn names, or for any other existing DLQ the
@@ -315,8 +318,8 @@ locals {
   rd = module.inputs.dlq_redrive
   # null: every queue whose DLQ the module creates (an existing DLQ may hold other queues' messages)
   rd_queue_keys   = local.rd.enabled ? (local.rd.queues == null ? [for k, x in local.q : k if x.dlq_own] : local.rd.queues) : []
-  rd_unknown_keys = [for k in local.rd_queue_keys : k if !contains(keys(local.q), k)]
-  rd_foreign_dlq  = [for k in local.rd_queue_keys : k if contains(keys(local.q), k) && !try(local.q[k].dlq_own, true)]
+  rd_unknown_keys = [for k in local.rd_queue_keys : k if !contains(local.q_keys, k)]
+  rd_foreign_dlq  = [for k in local.rd_queue_keys : k if contains(local.q_keys, k) && !try(local.q[k].dlq_own, true)]
   rd_bucket       = local.rd.archive_bucket_name != null ? local.rd.archive_bucket_name : (local.cc.enabled ? local.cc.name : null)
   # archived messages must not sit under the payload prefix, whose objects expire
   rd_archive_expires = local.rd.archive_bucket_name == null && local.cc.enabled && startswith(local.rd.archive_prefix, local.cc.payload_prefix)
@@ -326,7 +329,7 @@ locals {
       length("${trimsuffix(local.q[k].queue_name, ".fifo")}-dlq-redrive") <= 55
       ? "${trimsuffix(local.q[k].queue_name, ".fifo")}-dlq-redrive"
       : "${substr(trimsuffix(local.q[k].queue_name, ".fifo"), 0, 34)}-${substr(sha1(local.q[k].queue_name), 0, 8)}-dlq-redrive"
-    ) if contains(keys(local.q), k) && local.rd_bucket != null && !contains(local.rd_foreign_dlq, k) # the output's preconditions refuse the rest
+    ) if contains(local.q_keys, k) && local.rd_bucket != null && !contains(local.rd_foreign_dlq, k) # the output's preconditions refuse the rest
   }
 }
 

@@ -40,12 +40,16 @@ locals {
   }
   p = var.alarm_name_prefix
 
-  dlq_alarmed = { for k, q in var.queues : k => q if q.dlq_alarms }
-  # the queues each kind of alarm is created for
+  # The queues each kind of alarm is created for, as a map of key => key, not
+  # of the queue objects: Terraform re-evaluates a resource's for_each for each
+  # instance it plans and walks the whole value every time, so for_each over N
+  # objects costs N x N object walks. A map of strings keeps that walk small (a
+  # set would be sorted by value each time, which costs more). Each alarm reads
+  # its queue as var.queues[each.key].
   alarmed = {
-    for kind in ["dlq_depth", "dlq_influx", "dlq_stale", "age_warning", "age_critical", "backlog"] : kind => (
-      !contains(var.kinds, kind) ? {} : startswith(kind, "dlq_") ? local.dlq_alarmed : var.queues
-    )
+    for kind in ["dlq_depth", "dlq_influx", "dlq_stale", "age_warning", "age_critical", "backlog"] : kind => {
+      for k, q in var.queues : k => k if contains(var.kinds, kind) && (q.dlq_alarms || !startswith(kind, "dlq_"))
+    }
   }
 }
 
@@ -150,12 +154,12 @@ resource "aws_sns_topic" "alarms" {
 resource "aws_cloudwatch_metric_alarm" "dlq_depth" {
   for_each = local.alarmed.dlq_depth
 
-  alarm_name        = "${local.p}sqs-dlq-not-empty-${each.value.dlq_name}"
-  alarm_description = "Dead-letter queue ${each.value.dlq_name} (DLQ of ${each.value.queue_name}) has messages: each one failed processing maxReceiveCount times. To do: inspect a sample on ${each.value.dlq_name} without deleting it, fix the cause in the consumer of ${each.value.queue_name}, then redrive the messages to ${each.value.queue_name} (StartMessageMoveTask, or 'Start DLQ redrive' in the console)."
+  alarm_name        = "${local.p}sqs-dlq-not-empty-${var.queues[each.key].dlq_name}"
+  alarm_description = "Dead-letter queue ${var.queues[each.key].dlq_name} (DLQ of ${var.queues[each.key].queue_name}) has messages: each one failed processing maxReceiveCount times. To do: inspect a sample on ${var.queues[each.key].dlq_name} without deleting it, fix the cause in the consumer of ${var.queues[each.key].queue_name}, then redrive the messages to ${var.queues[each.key].queue_name} (StartMessageMoveTask, or 'Start DLQ redrive' in the console)."
 
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateNumberOfMessagesVisible"
-  dimensions          = { QueueName = each.value.dlq_name }
+  dimensions          = { QueueName = var.queues[each.key].dlq_name }
   statistic           = "Maximum"
   period              = 60
   evaluation_periods  = 1
@@ -171,8 +175,8 @@ resource "aws_cloudwatch_metric_alarm" "dlq_depth" {
 resource "aws_cloudwatch_metric_alarm" "dlq_influx" {
   for_each = local.alarmed.dlq_influx
 
-  alarm_name        = "${local.p}sqs-dlq-influx-${each.value.dlq_name}"
-  alarm_description = "More than ${local.t[each.key].dlq_influx_messages} messages per minute arrived in dead-letter queue ${each.value.dlq_name} for ${local.t[each.key].dlq_influx_evaluation_periods} consecutive minutes: the consumer of ${each.value.queue_name} is failing systematically (bad deploy, downstream outage, poison batch). To do: check the consumer's errors and recent deploys, roll back or disable its event source mapping, and redrive ${each.value.dlq_name} once fixed."
+  alarm_name        = "${local.p}sqs-dlq-influx-${var.queues[each.key].dlq_name}"
+  alarm_description = "More than ${local.t[each.key].dlq_influx_messages} messages per minute arrived in dead-letter queue ${var.queues[each.key].dlq_name} for ${local.t[each.key].dlq_influx_evaluation_periods} consecutive minutes: the consumer of ${var.queues[each.key].queue_name} is failing systematically (bad deploy, downstream outage, poison batch). To do: check the consumer's errors and recent deploys, roll back or disable its event source mapping, and redrive ${var.queues[each.key].dlq_name} once fixed."
 
   metric_query {
     id          = "visible"
@@ -181,7 +185,7 @@ resource "aws_cloudwatch_metric_alarm" "dlq_influx" {
     metric {
       namespace   = "AWS/SQS"
       metric_name = "ApproximateNumberOfMessagesVisible"
-      dimensions  = { QueueName = each.value.dlq_name }
+      dimensions  = { QueueName = var.queues[each.key].dlq_name }
       stat        = "Maximum"
       period      = 60
     }
@@ -190,7 +194,7 @@ resource "aws_cloudwatch_metric_alarm" "dlq_influx" {
   metric_query {
     id          = "added"
     expression  = "DIFF(visible)"
-    label       = "Messages added to ${each.value.dlq_name} per minute"
+    label       = "Messages added to ${var.queues[each.key].dlq_name} per minute"
     return_data = true
   }
 
@@ -207,12 +211,12 @@ resource "aws_cloudwatch_metric_alarm" "dlq_influx" {
 resource "aws_cloudwatch_metric_alarm" "dlq_stale" {
   for_each = local.alarmed.dlq_stale
 
-  alarm_name        = "${local.p}sqs-dlq-stale-${each.value.dlq_name}"
-  alarm_description = "The oldest message in dead-letter queue ${each.value.dlq_name} (DLQ of ${each.value.queue_name}) is older than ${local.t[each.key].dlq_stale_age_seconds} s: failed messages are waiting unattended and are deleted when the DLQ retention runs out. To do: triage them now; redrive to ${each.value.queue_name} after the fix, or archive and delete them deliberately."
+  alarm_name        = "${local.p}sqs-dlq-stale-${var.queues[each.key].dlq_name}"
+  alarm_description = "The oldest message in dead-letter queue ${var.queues[each.key].dlq_name} (DLQ of ${var.queues[each.key].queue_name}) is older than ${local.t[each.key].dlq_stale_age_seconds} s: failed messages are waiting unattended and are deleted when the DLQ retention runs out. To do: triage them now; redrive to ${var.queues[each.key].queue_name} after the fix, or archive and delete them deliberately."
 
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateAgeOfOldestMessage"
-  dimensions          = { QueueName = each.value.dlq_name }
+  dimensions          = { QueueName = var.queues[each.key].dlq_name }
   statistic           = "Maximum"
   period              = 60
   evaluation_periods  = 1
@@ -230,12 +234,12 @@ resource "aws_cloudwatch_metric_alarm" "dlq_stale" {
 resource "aws_cloudwatch_metric_alarm" "age_warning" {
   for_each = local.alarmed.age_warning
 
-  alarm_name        = "${local.p}sqs-oldest-message-warning-${each.value.queue_name}"
-  alarm_description = "WARNING: the oldest message in ${each.value.queue_name} has waited more than ${local.t[each.key].age_warning_seconds} s: its consumer is falling behind or failing. To do: check the consumer's errors, throttles and concurrency limit (maximum_concurrency, reserved concurrency); scale it or fix it before messages reach the DLQ or expire."
+  alarm_name        = "${local.p}sqs-oldest-message-warning-${var.queues[each.key].queue_name}"
+  alarm_description = "WARNING: the oldest message in ${var.queues[each.key].queue_name} has waited more than ${local.t[each.key].age_warning_seconds} s: its consumer is falling behind or failing. To do: check the consumer's errors, throttles and concurrency limit (maximum_concurrency, reserved concurrency); scale it or fix it before messages reach the DLQ or expire."
 
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateAgeOfOldestMessage"
-  dimensions          = { QueueName = each.value.queue_name }
+  dimensions          = { QueueName = var.queues[each.key].queue_name }
   statistic           = "Maximum"
   period              = 60
   evaluation_periods  = 1
@@ -251,12 +255,12 @@ resource "aws_cloudwatch_metric_alarm" "age_warning" {
 resource "aws_cloudwatch_metric_alarm" "age_critical" {
   for_each = local.alarmed.age_critical
 
-  alarm_name        = "${local.p}sqs-oldest-message-critical-${each.value.queue_name}"
-  alarm_description = "CRITICAL: the oldest message in ${each.value.queue_name} has waited more than ${local.t[each.key].age_critical_seconds} s: processing is stalled and messages will expire when the queue's retention runs out. To do now: check whether the consumer runs at all (event source mapping enabled, function errors, permissions, KMS access), fix or roll back, and scale it to drain the backlog."
+  alarm_name        = "${local.p}sqs-oldest-message-critical-${var.queues[each.key].queue_name}"
+  alarm_description = "CRITICAL: the oldest message in ${var.queues[each.key].queue_name} has waited more than ${local.t[each.key].age_critical_seconds} s: processing is stalled and messages will expire when the queue's retention runs out. To do now: check whether the consumer runs at all (event source mapping enabled, function errors, permissions, KMS access), fix or roll back, and scale it to drain the backlog."
 
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateAgeOfOldestMessage"
-  dimensions          = { QueueName = each.value.queue_name }
+  dimensions          = { QueueName = var.queues[each.key].queue_name }
   statistic           = "Maximum"
   period              = 60
   evaluation_periods  = 1
@@ -271,7 +275,7 @@ resource "aws_cloudwatch_metric_alarm" "age_critical" {
   lifecycle {
     precondition {
       condition     = !contains(var.kinds, "age_warning") || local.t[each.key].age_critical_seconds > local.t[each.key].age_warning_seconds
-      error_message = "${coalesce(each.value.input_name, "queues[\"${each.key}\"].thresholds")}: age_critical_seconds (${local.t[each.key].age_critical_seconds}) must be greater than age_warning_seconds (${local.t[each.key].age_warning_seconds}), or the warning never comes first."
+      error_message = "${coalesce(var.queues[each.key].input_name, "queues[\"${each.key}\"].thresholds")}: age_critical_seconds (${local.t[each.key].age_critical_seconds}) must be greater than age_warning_seconds (${local.t[each.key].age_warning_seconds}), or the warning never comes first."
     }
   }
 }
@@ -279,12 +283,12 @@ resource "aws_cloudwatch_metric_alarm" "age_critical" {
 resource "aws_cloudwatch_metric_alarm" "backlog" {
   for_each = local.alarmed.backlog
 
-  alarm_name        = "${local.p}sqs-backlog-${each.value.queue_name}"
-  alarm_description = "More than ${local.t[each.key].backlog_messages} messages have been waiting in ${each.value.queue_name} for ${local.t[each.key].backlog_evaluation_periods} minutes: producers outpace the consumer. To do: check the consumer's throughput and errors; raise its concurrency or batch size if downstream can take it, or slow the producers."
+  alarm_name        = "${local.p}sqs-backlog-${var.queues[each.key].queue_name}"
+  alarm_description = "More than ${local.t[each.key].backlog_messages} messages have been waiting in ${var.queues[each.key].queue_name} for ${local.t[each.key].backlog_evaluation_periods} minutes: producers outpace the consumer. To do: check the consumer's throughput and errors; raise its concurrency or batch size if downstream can take it, or slow the producers."
 
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateNumberOfMessagesVisible"
-  dimensions          = { QueueName = each.value.queue_name }
+  dimensions          = { QueueName = var.queues[each.key].queue_name }
   statistic           = "Maximum"
   period              = 60
   evaluation_periods  = local.t[each.key].backlog_evaluation_periods

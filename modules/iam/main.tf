@@ -19,134 +19,107 @@ locals {
     redrive-operator = local.has_redrive
   }
 
+  # Written with jsonencode, not aws_iam_policy_document data sources: the root
+  # module makes one set per queue, and a data source per document is a provider
+  # call and ~2 KB of plan JSON each (measured at 300 pairs: see
+  # docs/performance.md). The documents are known at plan either way, so a plan
+  # check judges them where they are attached (a role policy, aws_iam_policy).
+  statements = {
+    producer = concat(
+      length(var.producer_queue_arns) == 0 ? [] : [{
+        Sid      = "SendToQueues"
+        Effect   = "Allow"
+        Action   = ["sqs:SendMessage"]
+        Resource = distinct(var.producer_queue_arns)
+      }],
+      local.payload_objects == null ? [] : [{
+        Sid      = "PutClaimCheckPayloads"
+        Effect   = "Allow"
+        Action   = ["s3:PutObject"]
+        Resource = [local.payload_objects]
+      }],
+      length(var.kms_key_arns) == 0 ? [] : [{
+        Sid      = "EncryptWithKmsKeys"
+        Effect   = "Allow"
+        Action   = ["kms:GenerateDataKey", "kms:Decrypt"]
+        Resource = distinct(var.kms_key_arns)
+      }],
+    )
+    consumer = concat(
+      length(var.consumer_queue_arns) == 0 ? [] : [{
+        Sid    = "ConsumeQueues"
+        Effect = "Allow"
+        Action = [
+          "sqs:ReceiveMessage",
+          "sqs:DeleteMessage",
+          "sqs:ChangeMessageVisibility",
+          "sqs:GetQueueAttributes",
+        ]
+        Resource = distinct(var.consumer_queue_arns)
+      }],
+      length(var.consumer_dlq_arns) == 0 ? [] : [{
+        Sid      = "DeadLetterPermanentFailures"
+        Effect   = "Allow"
+        Action   = ["sqs:SendMessage"]
+        Resource = distinct(var.consumer_dlq_arns)
+      }],
+      local.payload_objects == null ? [] : [{
+        Sid      = "GetClaimCheckPayloads"
+        Effect   = "Allow"
+        Action   = ["s3:GetObject"]
+        Resource = [local.payload_objects]
+      }],
+      var.idempotency_table_arn == null ? [] : [{
+        Sid    = "IdempotencyRecords"
+        Effect = "Allow"
+        Action = [
+          "dynamodb:GetItem",
+          "dynamodb:PutItem",
+          "dynamodb:UpdateItem",
+          "dynamodb:DeleteItem",
+        ]
+        Resource = [var.idempotency_table_arn]
+      }],
+      length(var.kms_key_arns) == 0 ? [] : [{
+        Sid    = "DecryptWithKmsKeys"
+        Effect = "Allow"
+        # GenerateDataKey: to send a permanent failure to an SSE-KMS DLQ
+        Action   = length(var.consumer_dlq_arns) > 0 ? ["kms:Decrypt", "kms:GenerateDataKey"] : ["kms:Decrypt"]
+        Resource = distinct(var.kms_key_arns)
+      }],
+    )
+    redrive-operator = concat(
+      length(local.redrive_dlqs) == 0 ? [] : [{
+        Sid    = "MoveMessagesOutOfDlqs"
+        Effect = "Allow"
+        Action = [
+          "sqs:StartMessageMoveTask",
+          "sqs:ListMessageMoveTasks",
+          "sqs:CancelMessageMoveTask",
+          "sqs:ReceiveMessage",
+          "sqs:DeleteMessage",
+          "sqs:GetQueueAttributes",
+          "sqs:ListDeadLetterSourceQueues",
+        ]
+        Resource = local.redrive_dlqs
+      }],
+      length(local.redrive_targets) == 0 ? [] : [{
+        Sid      = "SendRedrivenMessagesToSources"
+        Effect   = "Allow"
+        Action   = ["sqs:SendMessage", "sqs:GetQueueAttributes"]
+        Resource = local.redrive_targets
+      }],
+      length(var.kms_key_arns) == 0 ? [] : [{
+        Sid      = "ReencryptWithKmsKeys"
+        Effect   = "Allow"
+        Action   = ["kms:Decrypt", "kms:GenerateDataKey"]
+        Resource = distinct(var.kms_key_arns)
+      }],
+    )
+  }
+
   documents = {
-    producer         = local.has_producer ? data.aws_iam_policy_document.producer.json : null
-    consumer         = local.has_consumer ? data.aws_iam_policy_document.consumer.json : null
-    redrive-operator = local.has_redrive ? data.aws_iam_policy_document.redrive_operator.json : null
-  }
-}
-
-data "aws_iam_policy_document" "producer" {
-  dynamic "statement" {
-    for_each = length(var.producer_queue_arns) > 0 ? [1] : []
-    content {
-      sid       = "SendToQueues"
-      actions   = ["sqs:SendMessage"]
-      resources = distinct(var.producer_queue_arns)
-    }
-  }
-
-  dynamic "statement" {
-    for_each = local.payload_objects == null ? [] : [local.payload_objects]
-    content {
-      sid       = "PutClaimCheckPayloads"
-      actions   = ["s3:PutObject"]
-      resources = [statement.value]
-    }
-  }
-
-  dynamic "statement" {
-    for_each = length(var.kms_key_arns) > 0 ? [1] : []
-    content {
-      sid       = "EncryptWithKmsKeys"
-      actions   = ["kms:GenerateDataKey", "kms:Decrypt"]
-      resources = distinct(var.kms_key_arns)
-    }
-  }
-}
-
-data "aws_iam_policy_document" "consumer" {
-  dynamic "statement" {
-    for_each = length(var.consumer_queue_arns) > 0 ? [1] : []
-    content {
-      sid = "ConsumeQueues"
-      actions = [
-        "sqs:ReceiveMessage",
-        "sqs:DeleteMessage",
-        "sqs:ChangeMessageVisibility",
-        "sqs:GetQueueAttributes",
-      ]
-      resources = distinct(var.consumer_queue_arns)
-    }
-  }
-
-  dynamic "statement" {
-    for_each = length(var.consumer_dlq_arns) > 0 ? [1] : []
-    content {
-      sid       = "DeadLetterPermanentFailures"
-      actions   = ["sqs:SendMessage"]
-      resources = distinct(var.consumer_dlq_arns)
-    }
-  }
-
-  dynamic "statement" {
-    for_each = local.payload_objects == null ? [] : [local.payload_objects]
-    content {
-      sid       = "GetClaimCheckPayloads"
-      actions   = ["s3:GetObject"]
-      resources = [statement.value]
-    }
-  }
-
-  dynamic "statement" {
-    for_each = var.idempotency_table_arn == null ? [] : [var.idempotency_table_arn]
-    content {
-      sid = "IdempotencyRecords"
-      actions = [
-        "dynamodb:GetItem",
-        "dynamodb:PutItem",
-        "dynamodb:UpdateItem",
-        "dynamodb:DeleteItem",
-      ]
-      resources = [statement.value]
-    }
-  }
-
-  dynamic "statement" {
-    for_each = length(var.kms_key_arns) > 0 ? [1] : []
-    content {
-      sid = "DecryptWithKmsKeys"
-      # GenerateDataKey: to send a permanent failure to an SSE-KMS DLQ
-      actions   = length(var.consumer_dlq_arns) > 0 ? ["kms:Decrypt", "kms:GenerateDataKey"] : ["kms:Decrypt"]
-      resources = distinct(var.kms_key_arns)
-    }
-  }
-}
-
-data "aws_iam_policy_document" "redrive_operator" {
-  dynamic "statement" {
-    for_each = length(local.redrive_dlqs) > 0 ? [1] : []
-    content {
-      sid = "MoveMessagesOutOfDlqs"
-      actions = [
-        "sqs:StartMessageMoveTask",
-        "sqs:ListMessageMoveTasks",
-        "sqs:CancelMessageMoveTask",
-        "sqs:ReceiveMessage",
-        "sqs:DeleteMessage",
-        "sqs:GetQueueAttributes",
-        "sqs:ListDeadLetterSourceQueues",
-      ]
-      resources = local.redrive_dlqs
-    }
-  }
-
-  dynamic "statement" {
-    for_each = length(local.redrive_targets) > 0 ? [1] : []
-    content {
-      sid       = "SendRedrivenMessagesToSources"
-      actions   = ["sqs:SendMessage", "sqs:GetQueueAttributes"]
-      resources = local.redrive_targets
-    }
-  }
-
-  dynamic "statement" {
-    for_each = length(var.kms_key_arns) > 0 ? [1] : []
-    content {
-      sid       = "ReencryptWithKmsKeys"
-      actions   = ["kms:Decrypt", "kms:GenerateDataKey"]
-      resources = distinct(var.kms_key_arns)
-    }
+    for role, present in local.roles : role => present ? jsonencode({ Version = "2012-10-17", Statement = local.statements[role] }) : null
   }
 }
 

@@ -3,11 +3,6 @@ variable "producer_queue_arns" {
   type        = list(string)
   default     = []
   nullable    = false
-
-  validation {
-    condition     = alltrue([for a in var.producer_queue_arns : can(regex("^arn:[a-z-]+:sqs:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,80}(\\.fifo)?$", a))])
-    error_message = "producer_queue_arns: every entry must be a full SQS queue ARN (arn:aws:sqs:<region>:<account>:<name>); wildcards and queue URLs are refused, so the policy names exactly the queues it grants."
-  }
 }
 
 variable "consumer_queue_arns" {
@@ -15,11 +10,6 @@ variable "consumer_queue_arns" {
   type        = list(string)
   default     = []
   nullable    = false
-
-  validation {
-    condition     = alltrue([for a in var.consumer_queue_arns : can(regex("^arn:[a-z-]+:sqs:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,80}(\\.fifo)?$", a))])
-    error_message = "consumer_queue_arns: every entry must be a full SQS queue ARN (arn:aws:sqs:<region>:<account>:<name>); wildcards and queue URLs are refused."
-  }
 }
 
 variable "consumer_dlq_arns" {
@@ -27,11 +17,6 @@ variable "consumer_dlq_arns" {
   type        = list(string)
   default     = []
   nullable    = false
-
-  validation {
-    condition     = alltrue([for a in var.consumer_dlq_arns : can(regex("^arn:[a-z-]+:sqs:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,80}(\\.fifo)?$", a))])
-    error_message = "consumer_dlq_arns: every entry must be a full SQS queue ARN (arn:aws:sqs:<region>:<account>:<name>); wildcards and queue URLs are refused."
-  }
 }
 
 variable "redrive" {
@@ -42,24 +27,12 @@ variable "redrive" {
   }))
   default  = []
   nullable = false
-
-  validation {
-    condition = alltrue([for p in var.redrive : alltrue([
-      for a in [p.dlq_arn, p.source_queue_arn] : can(regex("^arn:[a-z-]+:sqs:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,80}(\\.fifo)?$", a))
-    ])])
-    error_message = "redrive: dlq_arn and source_queue_arn must be full SQS queue ARNs (arn:aws:sqs:<region>:<account>:<name>); wildcards are refused."
-  }
 }
 
 variable "payload_bucket_arn" {
   description = "Claim-check bucket ARN (arn:aws:s3:::<name>). The producer gets s3:PutObject and the consumer s3:GetObject on `<bucket>/<payload_prefix>*` only. Null: no S3 statements."
   type        = string
   default     = null
-
-  validation {
-    condition     = var.payload_bucket_arn == null || can(regex("^arn:[a-z-]+:s3:::[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$", coalesce(var.payload_bucket_arn, "x")))
-    error_message = "payload_bucket_arn: must be a bucket ARN (arn:aws:s3:::<bucket>) without a key part or wildcard; the object prefix comes from payload_prefix."
-  }
 }
 
 variable "payload_prefix" {
@@ -67,22 +40,12 @@ variable "payload_prefix" {
   type        = string
   default     = "payloads/"
   nullable    = false
-
-  validation {
-    condition     = can(regex("^([A-Za-z0-9._-]+/)*$", var.payload_prefix))
-    error_message = "payload_prefix: must be \"\" or path segments of letters, digits, '.', '_' or '-', each ending in \"/\" (e.g. \"payloads/\"); wildcards are refused."
-  }
 }
 
 variable "idempotency_table_arn" {
   description = "Idempotency table ARN. The consumer gets dynamodb:GetItem, PutItem, UpdateItem and DeleteItem on it (what Powertools' DynamoDBPersistenceLayer calls). Null: no DynamoDB statement."
   type        = string
   default     = null
-
-  validation {
-    condition     = var.idempotency_table_arn == null || can(regex("^arn:[a-z-]+:dynamodb:[a-z0-9-]+:[0-9]{12}:table/[A-Za-z0-9_.-]{3,255}$", coalesce(var.idempotency_table_arn, "x")))
-    error_message = "idempotency_table_arn: must be a DynamoDB table ARN (arn:aws:dynamodb:<region>:<account>:table/<name>) without wildcards."
-  }
 }
 
 variable "kms_key_arns" {
@@ -90,11 +53,6 @@ variable "kms_key_arns" {
   type        = list(string)
   default     = []
   nullable    = false
-
-  validation {
-    condition     = alltrue([for a in var.kms_key_arns : can(regex("^arn:[a-z-]+:kms:[a-z0-9-]+:[0-9]{12}:key/[A-Za-z0-9-]+$", a))])
-    error_message = "kms_key_arns: every entry must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>). Aliases, alias ARNs and bare key IDs are refused: an IAM grant on an alias does not authorize use of the key behind it."
-  }
 }
 
 variable "create_managed_policies" {
@@ -109,9 +67,60 @@ variable "name" {
   type        = string
   default     = null
 
-  validation {
+  # Every input's bounds are validated here, on `name`, as in modules/queue:
+  # Terraform requires each condition to name var.name (`var.name == var.name`
+  # is always true), and records one validated variable per module instance
+  # in the plan instead of ten (the root module calls this module per queue).
+  validation { # producer_queue_arns
+    condition     = var.name == var.name && (alltrue([for a in var.producer_queue_arns : can(regex("^arn:[a-z-]+:sqs:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,80}(\\.fifo)?$", a))]))
+    error_message = "producer_queue_arns: every entry must be a full SQS queue ARN (arn:aws:sqs:<region>:<account>:<name>); wildcards and queue URLs are refused, so the policy names exactly the queues it grants."
+  }
+
+  validation { # consumer_queue_arns
+    condition     = var.name == var.name && (alltrue([for a in var.consumer_queue_arns : can(regex("^arn:[a-z-]+:sqs:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,80}(\\.fifo)?$", a))]))
+    error_message = "consumer_queue_arns: every entry must be a full SQS queue ARN (arn:aws:sqs:<region>:<account>:<name>); wildcards and queue URLs are refused."
+  }
+
+  validation { # consumer_dlq_arns
+    condition     = var.name == var.name && (alltrue([for a in var.consumer_dlq_arns : can(regex("^arn:[a-z-]+:sqs:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,80}(\\.fifo)?$", a))]))
+    error_message = "consumer_dlq_arns: every entry must be a full SQS queue ARN (arn:aws:sqs:<region>:<account>:<name>); wildcards and queue URLs are refused."
+  }
+
+  validation { # redrive
+    condition = var.name == var.name && (alltrue([for p in var.redrive : alltrue([
+      for a in [p.dlq_arn, p.source_queue_arn] : can(regex("^arn:[a-z-]+:sqs:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,80}(\\.fifo)?$", a))
+    ])]))
+    error_message = "redrive: dlq_arn and source_queue_arn must be full SQS queue ARNs (arn:aws:sqs:<region>:<account>:<name>); wildcards are refused."
+  }
+
+  validation { # payload_bucket_arn
+    condition     = var.name == var.name && (var.payload_bucket_arn == null || can(regex("^arn:[a-z-]+:s3:::[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$", coalesce(var.payload_bucket_arn, "x"))))
+    error_message = "payload_bucket_arn: must be a bucket ARN (arn:aws:s3:::<bucket>) without a key part or wildcard; the object prefix comes from payload_prefix."
+  }
+
+  validation { # payload_prefix
+    condition     = var.name == var.name && (can(regex("^([A-Za-z0-9._-]+/)*$", var.payload_prefix)))
+    error_message = "payload_prefix: must be \"\" or path segments of letters, digits, '.', '_' or '-', each ending in \"/\" (e.g. \"payloads/\"); wildcards are refused."
+  }
+
+  validation { # idempotency_table_arn
+    condition     = var.name == var.name && (var.idempotency_table_arn == null || can(regex("^arn:[a-z-]+:dynamodb:[a-z0-9-]+:[0-9]{12}:table/[A-Za-z0-9_.-]{3,255}$", coalesce(var.idempotency_table_arn, "x"))))
+    error_message = "idempotency_table_arn: must be a DynamoDB table ARN (arn:aws:dynamodb:<region>:<account>:table/<name>) without wildcards."
+  }
+
+  validation { # kms_key_arns
+    condition     = var.name == var.name && (alltrue([for a in var.kms_key_arns : can(regex("^arn:[a-z-]+:kms:[a-z0-9-]+:[0-9]{12}:key/[A-Za-z0-9-]+$", a))]))
+    error_message = "kms_key_arns: every entry must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>). Aliases, alias ARNs and bare key IDs are refused: an IAM grant on an alias does not authorize use of the key behind it."
+  }
+
+  validation { # name
     condition     = var.name == null || can(regex("^[A-Za-z0-9+=,.@_-]{1,110}$", coalesce(var.name, "x")))
     error_message = "name: must be 1-110 characters of letters, digits and +=,.@_- (IAM policy names allow 128; the module appends up to 17)."
+  }
+
+  validation { # path
+    condition     = var.name == var.name && (can(regex("^/([A-Za-z0-9+=,.@_-]+/)*$", var.path)))
+    error_message = "path: must begin and end with \"/\" (e.g. \"/\" or \"/messaging/\")."
   }
 }
 
@@ -120,11 +129,6 @@ variable "path" {
   type        = string
   default     = "/"
   nullable    = false
-
-  validation {
-    condition     = can(regex("^/([A-Za-z0-9+=,.@_-]+/)*$", var.path))
-    error_message = "path: must begin and end with \"/\" (e.g. \"/\" or \"/messaging/\")."
-  }
 }
 
 variable "tags" {

@@ -2,9 +2,184 @@ variable "name" {
   description = "Name of the source queue. For a FIFO queue the `.fifo` suffix is added for you (giving it is accepted). 1-75 characters: letters, digits, hyphens and underscores."
   type        = string
 
-  validation {
+  # Every input's bounds are validated here, on `name`: Terraform (>= 1.9) lets
+  # a validation read other variables, but requires each condition to name
+  # var.name (`var.name == var.name` is always true). Terraform records each
+  # validated variable of each module instance in the plan, and the root module
+  # calls this module once per queue: 30 validated variables were ~6 KB of plan
+  # JSON per pair, one is ~0.2 KB. Each message names the input it is about.
+  validation { # name
     condition     = can(regex("^[A-Za-z0-9_-]{1,75}$", trimsuffix(var.name, ".fifo")))
     error_message = "${local.n.name}: \"${var.name}\" must be 1-75 characters of letters, digits, hyphens or underscores (the .fifo suffix and the -dlq suffix are added by the module, and SQS caps a name at 80 characters)."
+  }
+
+  validation { # dlq_name
+    condition     = var.name == var.name && (var.dlq_name == null || can(regex("^[A-Za-z0-9_-]{1,75}$", trimsuffix(coalesce(var.dlq_name, "x"), ".fifo"))))
+    error_message = "${local.n.dlq_name}: \"${coalesce(var.dlq_name, "-")}\" must be 1-75 characters of letters, digits, hyphens or underscores (the .fifo suffix is added by the module)."
+  }
+
+  validation { # dlq_arn
+    condition     = var.name == var.name && (var.dlq_arn == "" || can(regex("^arn:[a-z-]+:sqs:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,80}(\\.fifo)?$", var.dlq_arn)))
+    error_message = "${local.n.dlq_arn}: \"${var.dlq_arn}\" must be an SQS queue ARN (arn:aws:sqs:<region>:<account>:<name>), not a URL or a name."
+  }
+
+  validation { # create_dlq
+    condition     = var.name == var.name && (var.create_dlq != true || var.dlq_arn == "")
+    error_message = "${local.n.create_dlq}: true, but ${local.n.dlq_arn} names an existing DLQ too. Give one: create_dlq = true (or leave it out) for a DLQ of its own, or dlq_arn for an existing one."
+  }
+
+  validation { # create_dlq
+    condition     = var.name == var.name && (var.create_dlq != false || var.dlq_arn != "")
+    error_message = "${local.n.create_dlq}: false needs ${local.n.dlq_arn}, the ARN of the existing queue to use as the DLQ (every queue has a DLQ here: without one, a message that keeps failing is retried until its retention ends and then lost)."
+  }
+
+  validation { # visibility_timeout_seconds
+    condition     = var.name == var.name && (var.visibility_timeout_seconds == null || (try(var.visibility_timeout_seconds >= 0 && var.visibility_timeout_seconds <= 43200 && floor(var.visibility_timeout_seconds) == var.visibility_timeout_seconds, false)))
+    error_message = "${local.n.visibility_timeout_seconds}: ${coalesce(var.visibility_timeout_seconds, -1)} must be a whole number of seconds from 0 to 43200 (12 hours), the range SQS accepts."
+  }
+
+  validation { # consumer
+    condition     = var.name == var.name && (var.consumer == null || try(var.consumer.timeout_seconds >= 1 && var.consumer.timeout_seconds <= 900, false))
+    error_message = "${local.n.consumer}.timeout_seconds: ${try(var.consumer.timeout_seconds, "-")} must be the consumer Lambda's timeout, 1-900 seconds (Lambda's own range)."
+  }
+
+  validation { # consumer
+    condition     = var.name == var.name && (var.consumer == null || try(var.consumer.maximum_batching_window_seconds >= 0 && var.consumer.maximum_batching_window_seconds <= 300, false))
+    error_message = "${local.n.consumer}.maximum_batching_window_seconds: ${try(var.consumer.maximum_batching_window_seconds, "-")} must be 0-300 seconds (the event source mapping's range)."
+  }
+
+  validation { # message_retention_seconds
+    condition     = var.name == var.name && (var.message_retention_seconds >= 86400 && var.message_retention_seconds <= 1209600)
+    error_message = "${local.n.message_retention_seconds}: ${var.message_retention_seconds} must be from 86400 (1 day) to 1209600 (14 days). Below 1 day messages expire before a typical incident is even noticed; 14 days is the SQS maximum."
+  }
+
+  validation { # dlq_message_retention_seconds
+    condition     = var.name == var.name && (var.dlq_message_retention_seconds >= 60 && var.dlq_message_retention_seconds <= 1209600)
+    error_message = "${local.n.dlq_message_retention_seconds}: ${var.dlq_message_retention_seconds} must be from 60 to 1209600 (14 days, the SQS maximum)."
+  }
+
+  validation { # max_receive_count
+    condition     = var.name == var.name && (var.max_receive_count >= 2 && var.max_receive_count <= 1000 && floor(var.max_receive_count) == var.max_receive_count)
+    error_message = "${local.n.max_receive_count}: ${var.max_receive_count} must be a whole number from 2 to 1000 (3-5 recommended). With 1, one slow consumer or a console peek (a \"ghost receive\") moves a healthy message to the DLQ."
+  }
+
+  validation { # receive_wait_time_seconds
+    condition     = var.name == var.name && (var.receive_wait_time_seconds >= 0 && var.receive_wait_time_seconds <= 20 && floor(var.receive_wait_time_seconds) == var.receive_wait_time_seconds)
+    error_message = "${local.n.receive_wait_time_seconds}: ${var.receive_wait_time_seconds} must be a whole number from 0 to 20 seconds (20 recommended)."
+  }
+
+  validation { # delay_seconds
+    condition     = var.name == var.name && (var.delay_seconds >= 0 && var.delay_seconds <= 900 && floor(var.delay_seconds) == var.delay_seconds)
+    error_message = "${local.n.delay_seconds}: ${var.delay_seconds} must be a whole number from 0 to 900 (15 minutes)."
+  }
+
+  validation { # max_message_size
+    condition     = var.name == var.name && (var.max_message_size == null || try(var.max_message_size >= 1024 && var.max_message_size <= 262144 && floor(var.max_message_size) == var.max_message_size, false))
+    error_message = "${local.n.max_message_size}: ${coalesce(var.max_message_size, -1)} bytes is outside 1024-262144 (256 KiB). SQS has accepted up to 1048576 since August 2025, but the AWS provider's aws_sqs_queue (5.x and the 6.x releases this module allows) validates 1024-262144 and would fail the plan with its own error. Put larger payloads in the claim-check bucket (claim_check_bucket.enabled) and send a pointer."
+  }
+
+  validation { # kms_master_key_id
+    condition     = var.name == var.name && (var.kms_master_key_id == null || try(length(trimspace(var.kms_master_key_id)) > 0, false))
+    error_message = "${local.n.kms_master_key_id}: must be a KMS key ID, ARN or alias, or null for SSE-SQS. An empty string would not turn encryption off; it is refused so the intent is clear."
+  }
+
+  validation { # kms_data_key_reuse_period_seconds
+    condition     = var.name == var.name && (var.kms_data_key_reuse_period_seconds >= 60 && var.kms_data_key_reuse_period_seconds <= 86400)
+    error_message = "${local.n.kms_data_key_reuse_period_seconds}: ${var.kms_data_key_reuse_period_seconds} must be from 60 to 86400 seconds."
+  }
+
+  validation { # deduplication_scope
+    condition     = var.name == var.name && (var.deduplication_scope == null || contains(["queue", "messageGroup"], coalesce(var.deduplication_scope, "queue")))
+    error_message = "${local.n.deduplication_scope}: \"${coalesce(var.deduplication_scope, "-")}\" must be \"queue\" or \"messageGroup\" (case-sensitive)."
+  }
+
+  validation { # fifo_throughput_limit
+    condition     = var.name == var.name && (var.fifo_throughput_limit == null || contains(["perQueue", "perMessageGroupId"], coalesce(var.fifo_throughput_limit, "perQueue")))
+    error_message = "${local.n.fifo_throughput_limit}: \"${coalesce(var.fifo_throughput_limit, "-")}\" must be \"perQueue\" or \"perMessageGroupId\" (case-sensitive)."
+  }
+
+  validation { # dlq_visibility_timeout_seconds
+    condition     = var.name == var.name && (var.dlq_visibility_timeout_seconds == null || try(var.dlq_visibility_timeout_seconds >= 0 && var.dlq_visibility_timeout_seconds <= 43200 && floor(var.dlq_visibility_timeout_seconds) == var.dlq_visibility_timeout_seconds, false))
+    error_message = "${local.n.dlq_visibility_timeout_seconds}: ${coalesce(var.dlq_visibility_timeout_seconds, -1)} must be a whole number of seconds from 0 to 43200 (12 hours)."
+  }
+
+  validation { # dlq_delay_seconds
+    condition     = var.name == var.name && (var.dlq_delay_seconds == null || try(var.dlq_delay_seconds >= 0 && var.dlq_delay_seconds <= 900 && floor(var.dlq_delay_seconds) == var.dlq_delay_seconds, false))
+    error_message = "${local.n.dlq_delay_seconds}: ${coalesce(var.dlq_delay_seconds, -1)} must be a whole number from 0 to 900 (15 minutes)."
+  }
+
+  validation { # dlq_receive_wait_time_seconds
+    condition     = var.name == var.name && (var.dlq_receive_wait_time_seconds >= 0 && var.dlq_receive_wait_time_seconds <= 20 && floor(var.dlq_receive_wait_time_seconds) == var.dlq_receive_wait_time_seconds)
+    error_message = "${local.n.dlq_receive_wait_time_seconds}: ${var.dlq_receive_wait_time_seconds} must be a whole number from 0 to 20 seconds (20 recommended)."
+  }
+
+  validation { # dlq_kms_master_key_id
+    condition     = var.name == var.name && (var.dlq_kms_master_key_id == null || try(length(trimspace(var.dlq_kms_master_key_id)) > 0, false))
+    error_message = "${local.n.dlq_kms_master_key_id}: must be a KMS key ID, ARN or alias, or null for the source queue's encryption. An empty string would not turn encryption off."
+  }
+
+  validation { # dlq_kms_data_key_reuse_period_seconds
+    condition     = var.name == var.name && (var.dlq_kms_data_key_reuse_period_seconds == null || try(var.dlq_kms_data_key_reuse_period_seconds >= 60 && var.dlq_kms_data_key_reuse_period_seconds <= 86400, false))
+    error_message = "${local.n.dlq_kms_data_key_reuse_period_seconds}: ${coalesce(var.dlq_kms_data_key_reuse_period_seconds, -1)} must be from 60 to 86400 seconds."
+  }
+
+  validation { # dlq_deduplication_scope
+    condition     = var.name == var.name && (var.dlq_deduplication_scope == null || contains(["queue", "messageGroup"], coalesce(var.dlq_deduplication_scope, "queue")))
+    error_message = "${local.n.dlq_deduplication_scope}: \"${coalesce(var.dlq_deduplication_scope, "-")}\" must be \"queue\" or \"messageGroup\" (case-sensitive)."
+  }
+
+  validation { # dlq_fifo_throughput_limit
+    condition     = var.name == var.name && (var.dlq_fifo_throughput_limit == null || contains(["perQueue", "perMessageGroupId"], coalesce(var.dlq_fifo_throughput_limit, "perQueue")))
+    error_message = "${local.n.dlq_fifo_throughput_limit}: \"${coalesce(var.dlq_fifo_throughput_limit, "-")}\" must be \"perQueue\" or \"perMessageGroupId\" (case-sensitive)."
+  }
+
+  validation { # dlq_redrive_allow_policy
+    condition     = var.name == var.name && (var.dlq_redrive_allow_policy == null || contains(["byQueue", "allowAll"], try(var.dlq_redrive_allow_policy.redrivePermission, "x")))
+    error_message = "${local.n.dlq_redrive_allow_policy}.redrivePermission: \"${try(var.dlq_redrive_allow_policy.redrivePermission, "-")}\" must be \"byQueue\" or \"allowAll\". \"denyAll\" would stop this queue from moving failed messages to its own DLQ."
+  }
+
+  validation { # dlq_redrive_allow_policy
+    condition = var.name == var.name && (var.dlq_redrive_allow_policy == null || try(
+      alltrue([for a in var.dlq_redrive_allow_policy.sourceQueueArns : can(regex("^arn:[a-z-]+:sqs:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,80}(\\.fifo)?$", a))])
+      && length(var.dlq_redrive_allow_policy.sourceQueueArns) <= 9
+      && (var.dlq_redrive_allow_policy.redrivePermission == "byQueue" || length(var.dlq_redrive_allow_policy.sourceQueueArns) == 0),
+    false))
+    error_message = "${local.n.dlq_redrive_allow_policy}.sourceQueueArns: must be SQS queue ARNs, at most 9 besides this queue (SQS allows 10 source queues per DLQ), and only with redrivePermission = \"byQueue\" (allowAll admits every queue of the account)."
+  }
+
+  validation { # source_queue_policy_documents
+    condition     = var.name == var.name && (alltrue([for d in var.source_queue_policy_documents : can(jsondecode(d).Statement)]))
+    error_message = "${local.n.source_queue_policy_documents}: every entry must be a JSON policy document with a Statement (for example data.aws_iam_policy_document.x.json)."
+  }
+
+  validation { # override_queue_policy_documents
+    condition     = var.name == var.name && (alltrue([for d in var.override_queue_policy_documents : can(jsondecode(d).Statement)]))
+    error_message = "${local.n.override_queue_policy_documents}: every entry must be a JSON policy document with a Statement (for example data.aws_iam_policy_document.x.json)."
+  }
+
+  validation { # source_dlq_queue_policy_documents
+    condition     = var.name == var.name && (alltrue([for d in var.source_dlq_queue_policy_documents : can(jsondecode(d).Statement)]))
+    error_message = "${local.n.source_dlq_queue_policy_documents}: every entry must be a JSON policy document with a Statement (for example data.aws_iam_policy_document.x.json)."
+  }
+
+  validation { # override_dlq_queue_policy_documents
+    condition     = var.name == var.name && (alltrue([for d in var.override_dlq_queue_policy_documents : can(jsondecode(d).Statement)]))
+    error_message = "${local.n.override_dlq_queue_policy_documents}: every entry must be a JSON policy document with a Statement (for example data.aws_iam_policy_document.x.json)."
+  }
+
+  validation { # account_id
+    condition     = var.name == var.name && (var.account_id == null || can(regex("^[0-9]{12}$", coalesce(var.account_id, "x"))))
+    error_message = "account_id: \"${coalesce(var.account_id, "-")}\" must be a 12-digit AWS account ID, or null to look it up."
+  }
+
+  validation { # partition
+    condition     = var.name == var.name && (var.partition == null || can(regex("^aws(-[a-z]+)*$", coalesce(var.partition, "x"))))
+    error_message = "partition: must be an AWS partition such as \"aws\", \"aws-cn\" or \"aws-us-gov\", or null to look it up."
+  }
+
+  validation { # region
+    condition     = var.name == var.name && (var.region == null || can(regex("^[a-z]{2}(-[a-z]+)+-[0-9]+$", coalesce(var.region, "x"))))
+    error_message = "region: must be an AWS region name such as \"eu-west-1\", or null to use the provider's."
   }
 }
 
@@ -12,11 +187,6 @@ variable "dlq_name" {
   description = "Name of the dead-letter queue. Default: `<name>-dlq` (plus `.fifo` for a FIFO pair). Must differ from `name`."
   type        = string
   default     = null
-
-  validation {
-    condition     = var.dlq_name == null || can(regex("^[A-Za-z0-9_-]{1,75}$", trimsuffix(coalesce(var.dlq_name, "x"), ".fifo")))
-    error_message = "${local.n.dlq_name}: \"${coalesce(var.dlq_name, "-")}\" must be 1-75 characters of letters, digits, hyphens or underscores (the .fifo suffix is added by the module)."
-  }
 }
 
 variable "dlq_arn" {
@@ -24,26 +194,12 @@ variable "dlq_arn" {
   type        = string
   default     = ""
   nullable    = false
-
-  validation {
-    condition     = var.dlq_arn == "" || can(regex("^arn:[a-z-]+:sqs:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,80}(\\.fifo)?$", var.dlq_arn))
-    error_message = "${local.n.dlq_arn}: \"${var.dlq_arn}\" must be an SQS queue ARN (arn:aws:sqs:<region>:<account>:<name>), not a URL or a name."
-  }
 }
 
 variable "create_dlq" {
   description = "Whether the module creates the DLQ. Null (default): it does unless `dlq_arn` is given. Set false with `dlq_arn` when that ARN is known only after apply (a queue created elsewhere in the same stack): Terraform must know at plan whether the DLQ resource exists, and an unknown ARN cannot tell it (terraform-aws-modules/sqs asks the same with its `create_dlq`)."
   type        = bool
   default     = null
-
-  validation {
-    condition     = var.create_dlq != true || var.dlq_arn == ""
-    error_message = "${local.n.create_dlq}: true, but ${local.n.dlq_arn} names an existing DLQ too. Give one: create_dlq = true (or leave it out) for a DLQ of its own, or dlq_arn for an existing one."
-  }
-  validation {
-    condition     = var.create_dlq != false || var.dlq_arn != ""
-    error_message = "${local.n.create_dlq}: false needs ${local.n.dlq_arn}, the ARN of the existing queue to use as the DLQ (every queue has a DLQ here: without one, a message that keeps failing is retried until its retention ends and then lost)."
-  }
 }
 
 variable "fifo" {
@@ -57,11 +213,6 @@ variable "visibility_timeout_seconds" {
   description = "Visibility timeout of the source queue, 0-43200 s. Default: 6 x consumer timeout + batching window when `consumer` is set, else 30 s. An explicit value below that consumer bound is refused."
   type        = number
   default     = null
-
-  validation {
-    condition     = var.visibility_timeout_seconds == null || (try(var.visibility_timeout_seconds >= 0 && var.visibility_timeout_seconds <= 43200 && floor(var.visibility_timeout_seconds) == var.visibility_timeout_seconds, false))
-    error_message = "${local.n.visibility_timeout_seconds}: ${coalesce(var.visibility_timeout_seconds, -1)} must be a whole number of seconds from 0 to 43200 (12 hours), the range SQS accepts."
-  }
 }
 
 variable "consumer" {
@@ -71,16 +222,6 @@ variable "consumer" {
     maximum_batching_window_seconds = optional(number, 0)
   })
   default = null
-
-  validation {
-    condition     = var.consumer == null || try(var.consumer.timeout_seconds >= 1 && var.consumer.timeout_seconds <= 900, false)
-    error_message = "${local.n.consumer}.timeout_seconds: ${try(var.consumer.timeout_seconds, "-")} must be the consumer Lambda's timeout, 1-900 seconds (Lambda's own range)."
-  }
-
-  validation {
-    condition     = var.consumer == null || try(var.consumer.maximum_batching_window_seconds >= 0 && var.consumer.maximum_batching_window_seconds <= 300, false)
-    error_message = "${local.n.consumer}.maximum_batching_window_seconds: ${try(var.consumer.maximum_batching_window_seconds, "-")} must be 0-300 seconds (the event source mapping's range)."
-  }
 }
 
 variable "message_retention_seconds" {
@@ -88,11 +229,6 @@ variable "message_retention_seconds" {
   type        = number
   default     = 345600
   nullable    = false
-
-  validation {
-    condition     = var.message_retention_seconds >= 86400 && var.message_retention_seconds <= 1209600
-    error_message = "${local.n.message_retention_seconds}: ${var.message_retention_seconds} must be from 86400 (1 day) to 1209600 (14 days). Below 1 day messages expire before a typical incident is even noticed; 14 days is the SQS maximum."
-  }
 }
 
 variable "dlq_message_retention_seconds" {
@@ -100,11 +236,6 @@ variable "dlq_message_retention_seconds" {
   type        = number
   default     = 1209600
   nullable    = false
-
-  validation {
-    condition     = var.dlq_message_retention_seconds >= 60 && var.dlq_message_retention_seconds <= 1209600
-    error_message = "${local.n.dlq_message_retention_seconds}: ${var.dlq_message_retention_seconds} must be from 60 to 1209600 (14 days, the SQS maximum)."
-  }
 }
 
 variable "max_receive_count" {
@@ -112,11 +243,6 @@ variable "max_receive_count" {
   type        = number
   default     = 5
   nullable    = false
-
-  validation {
-    condition     = var.max_receive_count >= 2 && var.max_receive_count <= 1000 && floor(var.max_receive_count) == var.max_receive_count
-    error_message = "${local.n.max_receive_count}: ${var.max_receive_count} must be a whole number from 2 to 1000 (3-5 recommended). With 1, one slow consumer or a console peek (a \"ghost receive\") moves a healthy message to the DLQ."
-  }
 }
 
 variable "receive_wait_time_seconds" {
@@ -124,11 +250,6 @@ variable "receive_wait_time_seconds" {
   type        = number
   default     = 20
   nullable    = false
-
-  validation {
-    condition     = var.receive_wait_time_seconds >= 0 && var.receive_wait_time_seconds <= 20 && floor(var.receive_wait_time_seconds) == var.receive_wait_time_seconds
-    error_message = "${local.n.receive_wait_time_seconds}: ${var.receive_wait_time_seconds} must be a whole number from 0 to 20 seconds (20 recommended)."
-  }
 }
 
 variable "allow_short_polling" {
@@ -143,33 +264,18 @@ variable "delay_seconds" {
   type        = number
   default     = 0
   nullable    = false
-
-  validation {
-    condition     = var.delay_seconds >= 0 && var.delay_seconds <= 900 && floor(var.delay_seconds) == var.delay_seconds
-    error_message = "${local.n.delay_seconds}: ${var.delay_seconds} must be a whole number from 0 to 900 (15 minutes)."
-  }
 }
 
 variable "max_message_size" {
   description = "Maximum message size of both queues in bytes, 1024-262144. Default null: the AWS default (256 KiB, 262144). SQS itself has accepted up to 1 MiB since August 2025, but the AWS provider versions this module supports validate 1024-262144, so a larger value is refused at plan instead of failing in the provider. Larger payloads belong in the claim-check bucket."
   type        = number
   default     = null
-
-  validation {
-    condition     = var.max_message_size == null || try(var.max_message_size >= 1024 && var.max_message_size <= 262144 && floor(var.max_message_size) == var.max_message_size, false)
-    error_message = "${local.n.max_message_size}: ${coalesce(var.max_message_size, -1)} bytes is outside 1024-262144 (256 KiB). SQS has accepted up to 1048576 since August 2025, but the AWS provider's aws_sqs_queue (5.x and the 6.x releases this module allows) validates 1024-262144 and would fail the plan with its own error. Put larger payloads in the claim-check bucket (claim_check_bucket.enabled) and send a pointer."
-  }
 }
 
 variable "kms_master_key_id" {
   description = "KMS key (ID, ARN or alias) for SSE-KMS on both queues. Null means SSE-SQS (SQS-managed keys). Encryption is always on; there is no way to turn it off."
   type        = string
   default     = null
-
-  validation {
-    condition     = var.kms_master_key_id == null || try(length(trimspace(var.kms_master_key_id)) > 0, false)
-    error_message = "${local.n.kms_master_key_id}: must be a KMS key ID, ARN or alias, or null for SSE-SQS. An empty string would not turn encryption off; it is refused so the intent is clear."
-  }
 }
 
 variable "kms_data_key_reuse_period_seconds" {
@@ -177,11 +283,6 @@ variable "kms_data_key_reuse_period_seconds" {
   type        = number
   default     = 300
   nullable    = false
-
-  validation {
-    condition     = var.kms_data_key_reuse_period_seconds >= 60 && var.kms_data_key_reuse_period_seconds <= 86400
-    error_message = "${local.n.kms_data_key_reuse_period_seconds}: ${var.kms_data_key_reuse_period_seconds} must be from 60 to 86400 seconds."
-  }
 }
 
 variable "content_based_deduplication" {
@@ -195,22 +296,12 @@ variable "deduplication_scope" {
   description = "FIFO only: `queue` or `messageGroup`. Null leaves the AWS default (`queue`)."
   type        = string
   default     = null
-
-  validation {
-    condition     = var.deduplication_scope == null || contains(["queue", "messageGroup"], coalesce(var.deduplication_scope, "queue"))
-    error_message = "${local.n.deduplication_scope}: \"${coalesce(var.deduplication_scope, "-")}\" must be \"queue\" or \"messageGroup\" (case-sensitive)."
-  }
 }
 
 variable "fifo_throughput_limit" {
   description = "FIFO only: `perQueue` or `perMessageGroupId` (high-throughput FIFO; requires `deduplication_scope = \"messageGroup\"`). Null leaves the AWS default (`perQueue`)."
   type        = string
   default     = null
-
-  validation {
-    condition     = var.fifo_throughput_limit == null || contains(["perQueue", "perMessageGroupId"], coalesce(var.fifo_throughput_limit, "perQueue"))
-    error_message = "${local.n.fifo_throughput_limit}: \"${coalesce(var.fifo_throughput_limit, "-")}\" must be \"perQueue\" or \"perMessageGroupId\" (case-sensitive)."
-  }
 }
 
 # --- the dead-letter queue's own settings (terraform-aws-modules/sqs names) ------------
@@ -219,22 +310,12 @@ variable "dlq_visibility_timeout_seconds" {
   description = "Visibility timeout of the DLQ, 0-43200 s (how long a message taken for inspection or redrive stays hidden). Null: the AWS default (30 s)."
   type        = number
   default     = null
-
-  validation {
-    condition     = var.dlq_visibility_timeout_seconds == null || try(var.dlq_visibility_timeout_seconds >= 0 && var.dlq_visibility_timeout_seconds <= 43200 && floor(var.dlq_visibility_timeout_seconds) == var.dlq_visibility_timeout_seconds, false)
-    error_message = "${local.n.dlq_visibility_timeout_seconds}: ${coalesce(var.dlq_visibility_timeout_seconds, -1)} must be a whole number of seconds from 0 to 43200 (12 hours)."
-  }
 }
 
 variable "dlq_delay_seconds" {
   description = "Delivery delay of the DLQ, 0-900 s. Null: the AWS default (0)."
   type        = number
   default     = null
-
-  validation {
-    condition     = var.dlq_delay_seconds == null || try(var.dlq_delay_seconds >= 0 && var.dlq_delay_seconds <= 900 && floor(var.dlq_delay_seconds) == var.dlq_delay_seconds, false)
-    error_message = "${local.n.dlq_delay_seconds}: ${coalesce(var.dlq_delay_seconds, -1)} must be a whole number from 0 to 900 (15 minutes)."
-  }
 }
 
 variable "dlq_receive_wait_time_seconds" {
@@ -242,33 +323,18 @@ variable "dlq_receive_wait_time_seconds" {
   type        = number
   default     = 20
   nullable    = false
-
-  validation {
-    condition     = var.dlq_receive_wait_time_seconds >= 0 && var.dlq_receive_wait_time_seconds <= 20 && floor(var.dlq_receive_wait_time_seconds) == var.dlq_receive_wait_time_seconds
-    error_message = "${local.n.dlq_receive_wait_time_seconds}: ${var.dlq_receive_wait_time_seconds} must be a whole number from 0 to 20 seconds (20 recommended)."
-  }
 }
 
 variable "dlq_kms_master_key_id" {
   description = "KMS key (ID, ARN or alias) for SSE-KMS on the DLQ. Null: the same as `kms_master_key_id` (SSE-SQS when that is null too)."
   type        = string
   default     = null
-
-  validation {
-    condition     = var.dlq_kms_master_key_id == null || try(length(trimspace(var.dlq_kms_master_key_id)) > 0, false)
-    error_message = "${local.n.dlq_kms_master_key_id}: must be a KMS key ID, ARN or alias, or null for the source queue's encryption. An empty string would not turn encryption off."
-  }
 }
 
 variable "dlq_kms_data_key_reuse_period_seconds" {
   description = "Data key reuse period of the DLQ, 60-86400 s (SSE-KMS only). Null: the same as `kms_data_key_reuse_period_seconds`."
   type        = number
   default     = null
-
-  validation {
-    condition     = var.dlq_kms_data_key_reuse_period_seconds == null || try(var.dlq_kms_data_key_reuse_period_seconds >= 60 && var.dlq_kms_data_key_reuse_period_seconds <= 86400, false)
-    error_message = "${local.n.dlq_kms_data_key_reuse_period_seconds}: ${coalesce(var.dlq_kms_data_key_reuse_period_seconds, -1)} must be from 60 to 86400 seconds."
-  }
 }
 
 variable "dlq_content_based_deduplication" {
@@ -281,22 +347,12 @@ variable "dlq_deduplication_scope" {
   description = "FIFO only: `queue` or `messageGroup` on the DLQ. Null: the AWS default (`queue`)."
   type        = string
   default     = null
-
-  validation {
-    condition     = var.dlq_deduplication_scope == null || contains(["queue", "messageGroup"], coalesce(var.dlq_deduplication_scope, "queue"))
-    error_message = "${local.n.dlq_deduplication_scope}: \"${coalesce(var.dlq_deduplication_scope, "-")}\" must be \"queue\" or \"messageGroup\" (case-sensitive)."
-  }
 }
 
 variable "dlq_fifo_throughput_limit" {
   description = "FIFO only: `perQueue` or `perMessageGroupId` on the DLQ (the latter requires `dlq_deduplication_scope = \"messageGroup\"`). Null: the AWS default (`perQueue`)."
   type        = string
   default     = null
-
-  validation {
-    condition     = var.dlq_fifo_throughput_limit == null || contains(["perQueue", "perMessageGroupId"], coalesce(var.dlq_fifo_throughput_limit, "perQueue"))
-    error_message = "${local.n.dlq_fifo_throughput_limit}: \"${coalesce(var.dlq_fifo_throughput_limit, "-")}\" must be \"perQueue\" or \"perMessageGroupId\" (case-sensitive)."
-  }
 }
 
 variable "dlq_redrive_allow_policy" {
@@ -306,20 +362,6 @@ variable "dlq_redrive_allow_policy" {
     sourceQueueArns   = optional(list(string), [])
   })
   default = null
-
-  validation {
-    condition     = var.dlq_redrive_allow_policy == null || contains(["byQueue", "allowAll"], try(var.dlq_redrive_allow_policy.redrivePermission, "x"))
-    error_message = "${local.n.dlq_redrive_allow_policy}.redrivePermission: \"${try(var.dlq_redrive_allow_policy.redrivePermission, "-")}\" must be \"byQueue\" or \"allowAll\". \"denyAll\" would stop this queue from moving failed messages to its own DLQ."
-  }
-
-  validation {
-    condition = var.dlq_redrive_allow_policy == null || try(
-      alltrue([for a in var.dlq_redrive_allow_policy.sourceQueueArns : can(regex("^arn:[a-z-]+:sqs:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,80}(\\.fifo)?$", a))])
-      && length(var.dlq_redrive_allow_policy.sourceQueueArns) <= 9
-      && (var.dlq_redrive_allow_policy.redrivePermission == "byQueue" || length(var.dlq_redrive_allow_policy.sourceQueueArns) == 0),
-    false)
-    error_message = "${local.n.dlq_redrive_allow_policy}.sourceQueueArns: must be SQS queue ARNs, at most 9 besides this queue (SQS allows 10 source queues per DLQ), and only with redrivePermission = \"byQueue\" (allowAll admits every queue of the account)."
-  }
 }
 
 variable "dlq_tags" {
@@ -372,11 +414,6 @@ variable "source_queue_policy_documents" {
   type        = list(string)
   default     = []
   nullable    = false
-
-  validation {
-    condition     = alltrue([for d in var.source_queue_policy_documents : can(jsondecode(d).Statement)])
-    error_message = "${local.n.source_queue_policy_documents}: every entry must be a JSON policy document with a Statement (for example data.aws_iam_policy_document.x.json)."
-  }
 }
 
 variable "override_queue_policy_documents" {
@@ -384,11 +421,6 @@ variable "override_queue_policy_documents" {
   type        = list(string)
   default     = []
   nullable    = false
-
-  validation {
-    condition     = alltrue([for d in var.override_queue_policy_documents : can(jsondecode(d).Statement)])
-    error_message = "${local.n.override_queue_policy_documents}: every entry must be a JSON policy document with a Statement (for example data.aws_iam_policy_document.x.json)."
-  }
 }
 
 variable "source_dlq_queue_policy_documents" {
@@ -396,11 +428,6 @@ variable "source_dlq_queue_policy_documents" {
   type        = list(string)
   default     = []
   nullable    = false
-
-  validation {
-    condition     = alltrue([for d in var.source_dlq_queue_policy_documents : can(jsondecode(d).Statement)])
-    error_message = "${local.n.source_dlq_queue_policy_documents}: every entry must be a JSON policy document with a Statement (for example data.aws_iam_policy_document.x.json)."
-  }
 }
 
 variable "override_dlq_queue_policy_documents" {
@@ -408,11 +435,6 @@ variable "override_dlq_queue_policy_documents" {
   type        = list(string)
   default     = []
   nullable    = false
-
-  validation {
-    condition     = alltrue([for d in var.override_dlq_queue_policy_documents : can(jsondecode(d).Statement)])
-    error_message = "${local.n.override_dlq_queue_policy_documents}: every entry must be a JSON policy document with a Statement (for example data.aws_iam_policy_document.x.json)."
-  }
 }
 
 variable "prevent_destroy" {
@@ -426,33 +448,18 @@ variable "account_id" {
   description = "AWS account ID the queues live in, used to build their ARNs at plan time (the DLQ's redrive-allow policy and the queue policies need the ARN before the queue exists). Null: looked up with sts:GetCallerIdentity, which needs AWS access: set it for plans made without credentials."
   type        = string
   default     = null
-
-  validation {
-    condition     = var.account_id == null || can(regex("^[0-9]{12}$", coalesce(var.account_id, "x")))
-    error_message = "account_id: \"${coalesce(var.account_id, "-")}\" must be a 12-digit AWS account ID, or null to look it up."
-  }
 }
 
 variable "partition" {
   description = "AWS partition the queues live in (`aws`, `aws-cn`, `aws-us-gov`, ...), used to build their ARNs at plan time. Null: the provider's, looked up. The root module passes the value it looked up once for all queues."
   type        = string
   default     = null
-
-  validation {
-    condition     = var.partition == null || can(regex("^aws(-[a-z]+)*$", coalesce(var.partition, "x")))
-    error_message = "partition: must be an AWS partition such as \"aws\", \"aws-cn\" or \"aws-us-gov\", or null to look it up."
-  }
 }
 
 variable "region" {
   description = "Region the queues live in (the provider's region), used to build their ARNs at plan time. Null: the provider's, looked up. The root module passes the value it looked up once for all queues."
   type        = string
   default     = null
-
-  validation {
-    condition     = var.region == null || can(regex("^[a-z]{2}(-[a-z]+)+-[0-9]+$", coalesce(var.region, "x")))
-    error_message = "region: must be an AWS region name such as \"eu-west-1\", or null to use the provider's."
-  }
 }
 
 variable "input_names" {
