@@ -1,8 +1,8 @@
 # The benchmark's template (tooling/bench_policy.py): N queue pairs from the root
-# module with its defaults and an alarm topic (per pair: queue + DLQ with their policies, six
-# alarms, three IAM policy documents; one alarm topic and its key), each pair
-# consumed by its own Lambda function through an event source mapping. Every
-# rule passes.
+# module with its defaults and an alarm topic (per pair: queue + DLQ with their policies,
+# the module's alarms; one alarm topic and its key), each pair consumed by its own
+# Lambda function through an event source mapping, whose role gets the module's
+# consumer policy document. Every rule passes.
 variable "pairs" {
   description = "Number of queue pairs."
   type        = number
@@ -40,4 +40,12 @@ resource "aws_lambda_event_source_mapping" "consumer" {
   scaling_config {
     maximum_concurrency = 10
   }
+}
+
+# the consumer document the module writes for the queue, on the function's role
+resource "aws_iam_role_policy" "consumer" {
+  for_each = toset(local.keys)
+  name     = "consume-${each.key}"
+  role     = each.key
+  policy   = module.messaging.iam_policies[each.key].consumer_policy_json
 }
