@@ -127,9 +127,9 @@ def test_same_stack_consumer(offline_planner):
     consumer_policy = json.loads(rcs["aws_iam_role_policy.consumer"]["change"]["after"]["policy"])
     arn = f"arn:aws:sqs:us-east-1:{OFFLINE_ACCOUNT}:{queue}"
     assert {"sqs:ReceiveMessage", "sqs:DeleteMessage"} <= set(consumer_policy["Statement"][0]["Action"])
-    assert consumer_policy["Statement"][0]["Resource"] == arn
+    assert consumer_policy["Statement"][0]["Resource"] == [arn]
     producer_policy = json.loads(rcs["aws_iam_role_policy.producer"]["change"]["after"]["policy"])
-    assert producer_policy["Statement"] == [{"Sid": "SendToQueues", "Effect": "Allow", "Action": "sqs:SendMessage", "Resource": arn}]
+    assert producer_policy["Statement"] == [{"Sid": "SendToQueues", "Effect": "Allow", "Action": ["sqs:SendMessage"], "Resource": [arn]}]
     # the mapping is created after the function: its function comes from consumer_functions,
     # which refers to the function; the queues input does not
     call = plan["configuration"]["root_module"]["module_calls"]["messaging"]["expressions"]

@@ -53,8 +53,8 @@ def test_roles_carry_the_modules_documents(applied, aws):
     consumer = json.loads(consumer) if isinstance(consumer, str) else consumer
     producer = json.loads(producer) if isinstance(producer, str) else producer
     receive = next(s for s in consumer["Statement"] if "sqs:ReceiveMessage" in s["Action"])
-    assert receive["Resource"] == queue["arn"]
-    assert producer["Statement"] == [{"Sid": "SendToQueues", "Effect": "Allow", "Action": "sqs:SendMessage", "Resource": queue["arn"]}]
+    assert receive["Resource"] == [queue["arn"]]
+    assert producer["Statement"] == [{"Sid": "SendToQueues", "Effect": "Allow", "Action": ["sqs:SendMessage"], "Resource": [queue["arn"]]}]
     # no function here (LocalStack cannot run one): no mapping either
     assert ex.outputs.get("consumer_function_name") is None and ex.outputs["consumers"] == {}
 

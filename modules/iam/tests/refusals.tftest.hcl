@@ -19,7 +19,7 @@ run "producer_queue_wildcard" {
   variables {
     producer_queue_arns = ["arn:aws:sqs:us-east-1:123456789012:orders-*"]
   }
-  expect_failures = [var.producer_queue_arns]
+  expect_failures = [var.name]
 }
 
 run "consumer_queue_url_not_arn" {
@@ -27,7 +27,7 @@ run "consumer_queue_url_not_arn" {
   variables {
     consumer_queue_arns = ["https://sqs.us-east-1.amazonaws.com/123456789012/orders"]
   }
-  expect_failures = [var.consumer_queue_arns]
+  expect_failures = [var.name]
 }
 
 run "consumer_dlq_wildcard" {
@@ -35,7 +35,7 @@ run "consumer_dlq_wildcard" {
   variables {
     consumer_dlq_arns = ["arn:aws:sqs:us-east-1:123456789012:*"]
   }
-  expect_failures = [var.consumer_dlq_arns]
+  expect_failures = [var.name]
 }
 
 run "redrive_dlq_wildcard" {
@@ -43,7 +43,7 @@ run "redrive_dlq_wildcard" {
   variables {
     redrive = [{ dlq_arn = "*", source_queue_arn = "arn:aws:sqs:us-east-1:123456789012:orders" }]
   }
-  expect_failures = [var.redrive]
+  expect_failures = [var.name]
 }
 
 run "bucket_arn_with_object_wildcard" {
@@ -51,7 +51,7 @@ run "bucket_arn_with_object_wildcard" {
   variables {
     payload_bucket_arn = "arn:aws:s3:::orders-claim-check/*"
   }
-  expect_failures = [var.payload_bucket_arn]
+  expect_failures = [var.name]
 }
 
 run "payload_prefix_wildcard" {
@@ -59,7 +59,7 @@ run "payload_prefix_wildcard" {
   variables {
     payload_prefix = "*"
   }
-  expect_failures = [var.payload_prefix]
+  expect_failures = [var.name]
 }
 
 run "table_arn_wildcard" {
@@ -67,7 +67,7 @@ run "table_arn_wildcard" {
   variables {
     idempotency_table_arn = "arn:aws:dynamodb:us-east-1:123456789012:table/*"
   }
-  expect_failures = [var.idempotency_table_arn]
+  expect_failures = [var.name]
 }
 
 run "kms_alias_instead_of_key_arn" {
@@ -75,7 +75,7 @@ run "kms_alias_instead_of_key_arn" {
   variables {
     kms_key_arns = ["arn:aws:kms:us-east-1:123456789012:alias/messaging"]
   }
-  expect_failures = [var.kms_key_arns]
+  expect_failures = [var.name]
 }
 
 run "policy_name_with_space" {
@@ -91,7 +91,7 @@ run "path_without_slashes" {
   variables {
     path = "messaging"
   }
-  expect_failures = [var.path]
+  expect_failures = [var.name]
 }
 
 run "managed_policies_without_name" {

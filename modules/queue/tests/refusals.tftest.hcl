@@ -54,7 +54,7 @@ run "dlq_name_with_invalid_characters" {
     dlq_name = "orders dlq"
   }
 
-  expect_failures = [var.dlq_name]
+  expect_failures = [var.name]
 }
 
 run "visibility_above_12_hours" {
@@ -64,7 +64,7 @@ run "visibility_above_12_hours" {
     visibility_timeout_seconds = 43201
   }
 
-  expect_failures = [var.visibility_timeout_seconds]
+  expect_failures = [var.name]
 }
 
 run "visibility_below_consumer_bound" {
@@ -85,7 +85,7 @@ run "consumer_timeout_above_lambda_max" {
     consumer = { timeout_seconds = 901 }
   }
 
-  expect_failures = [var.consumer]
+  expect_failures = [var.name]
 }
 
 run "consumer_window_above_300" {
@@ -95,7 +95,7 @@ run "consumer_window_above_300" {
     consumer = { timeout_seconds = 30, maximum_batching_window_seconds = 301 }
   }
 
-  expect_failures = [var.consumer]
+  expect_failures = [var.name]
 }
 
 run "retention_below_one_day" {
@@ -105,7 +105,7 @@ run "retention_below_one_day" {
     message_retention_seconds = 86399
   }
 
-  expect_failures = [var.message_retention_seconds]
+  expect_failures = [var.name]
 }
 
 run "retention_above_14_days" {
@@ -115,7 +115,7 @@ run "retention_above_14_days" {
     message_retention_seconds = 1209601
   }
 
-  expect_failures = [var.message_retention_seconds]
+  expect_failures = [var.name]
 }
 
 run "dlq_retention_equal_to_source" {
@@ -147,7 +147,7 @@ run "dlq_retention_above_14_days" {
     dlq_message_retention_seconds = 1209601
   }
 
-  expect_failures = [var.dlq_message_retention_seconds]
+  expect_failures = [var.name]
 }
 
 run "max_receive_count_one" {
@@ -157,7 +157,7 @@ run "max_receive_count_one" {
     max_receive_count = 1
   }
 
-  expect_failures = [var.max_receive_count]
+  expect_failures = [var.name]
 }
 
 run "max_receive_count_fractional" {
@@ -167,7 +167,7 @@ run "max_receive_count_fractional" {
     max_receive_count = 2.5
   }
 
-  expect_failures = [var.max_receive_count]
+  expect_failures = [var.name]
 }
 
 run "short_polling_without_opt_out" {
@@ -187,7 +187,7 @@ run "receive_wait_above_20" {
     receive_wait_time_seconds = 21
   }
 
-  expect_failures = [var.receive_wait_time_seconds]
+  expect_failures = [var.name]
 }
 
 run "delay_above_15_minutes" {
@@ -197,7 +197,7 @@ run "delay_above_15_minutes" {
     delay_seconds = 901
   }
 
-  expect_failures = [var.delay_seconds]
+  expect_failures = [var.name]
 }
 
 run "max_message_size_below_1024" {
@@ -207,7 +207,7 @@ run "max_message_size_below_1024" {
     max_message_size = 512
   }
 
-  expect_failures = [var.max_message_size]
+  expect_failures = [var.name]
 }
 
 run "empty_kms_key" {
@@ -217,7 +217,7 @@ run "empty_kms_key" {
     kms_master_key_id = ""
   }
 
-  expect_failures = [var.kms_master_key_id]
+  expect_failures = [var.name]
 }
 
 run "kms_reuse_below_60" {
@@ -227,7 +227,7 @@ run "kms_reuse_below_60" {
     kms_data_key_reuse_period_seconds = 59
   }
 
-  expect_failures = [var.kms_data_key_reuse_period_seconds]
+  expect_failures = [var.name]
 }
 
 run "unknown_deduplication_scope" {
@@ -238,7 +238,7 @@ run "unknown_deduplication_scope" {
     deduplication_scope = "group"
   }
 
-  expect_failures = [var.deduplication_scope]
+  expect_failures = [var.name]
 }
 
 run "unknown_throughput_limit" {
@@ -249,7 +249,7 @@ run "unknown_throughput_limit" {
     fifo_throughput_limit = "perGroup"
   }
 
-  expect_failures = [var.fifo_throughput_limit]
+  expect_failures = [var.name]
 }
 
 run "per_group_throughput_needs_group_scope" {
@@ -341,7 +341,7 @@ run "account_id_not_12_digits" {
     account_id = "12345"
   }
 
-  expect_failures = [var.account_id]
+  expect_failures = [var.name]
 }
 
 run "max_message_size_above_provider_range" {
@@ -351,7 +351,7 @@ run "max_message_size_above_provider_range" {
     max_message_size = 300000
   }
 
-  expect_failures = [var.max_message_size]
+  expect_failures = [var.name]
 }
 
 run "dlq_name_equal_to_queue_name" {
@@ -372,7 +372,7 @@ run "create_dlq_with_dlq_arn" {
     dlq_arn    = "arn:aws:sqs:us-east-1:123456789012:shared-dlq"
   }
 
-  expect_failures = [var.create_dlq]
+  expect_failures = [var.name]
 }
 
 run "create_dlq_false_without_dlq_arn" {
@@ -382,7 +382,7 @@ run "create_dlq_false_without_dlq_arn" {
     create_dlq = false
   }
 
-  expect_failures = [var.create_dlq]
+  expect_failures = [var.name]
 }
 
 run "dlq_arn_is_the_queue_itself" {
@@ -434,7 +434,7 @@ run "dlq_arn_not_an_arn" {
     dlq_arn = "https://sqs.us-east-1.amazonaws.com/123456789012/shared-dlq"
   }
 
-  expect_failures = [var.dlq_arn]
+  expect_failures = [var.name]
 }
 
 run "dlq_short_polling" {
@@ -454,7 +454,7 @@ run "dlq_receive_wait_above_20" {
     dlq_receive_wait_time_seconds = 25
   }
 
-  expect_failures = [var.dlq_receive_wait_time_seconds]
+  expect_failures = [var.name]
 }
 
 run "dlq_per_group_throughput_needs_group_scope" {
@@ -485,7 +485,7 @@ run "dlq_visibility_above_12_hours" {
     dlq_visibility_timeout_seconds = 50000
   }
 
-  expect_failures = [var.dlq_visibility_timeout_seconds]
+  expect_failures = [var.name]
 }
 
 run "dlq_delay_above_15_minutes" {
@@ -495,7 +495,7 @@ run "dlq_delay_above_15_minutes" {
     dlq_delay_seconds = 1000
   }
 
-  expect_failures = [var.dlq_delay_seconds]
+  expect_failures = [var.name]
 }
 
 run "dlq_empty_kms_key" {
@@ -505,7 +505,7 @@ run "dlq_empty_kms_key" {
     dlq_kms_master_key_id = " "
   }
 
-  expect_failures = [var.dlq_kms_master_key_id]
+  expect_failures = [var.name]
 }
 
 run "dlq_kms_reuse_below_60" {
@@ -515,7 +515,7 @@ run "dlq_kms_reuse_below_60" {
     dlq_kms_data_key_reuse_period_seconds = 10
   }
 
-  expect_failures = [var.dlq_kms_data_key_reuse_period_seconds]
+  expect_failures = [var.name]
 }
 
 run "dlq_unknown_deduplication_scope" {
@@ -526,7 +526,7 @@ run "dlq_unknown_deduplication_scope" {
     dlq_deduplication_scope = "group"
   }
 
-  expect_failures = [var.dlq_deduplication_scope]
+  expect_failures = [var.name]
 }
 
 run "dlq_unknown_throughput_limit" {
@@ -537,7 +537,7 @@ run "dlq_unknown_throughput_limit" {
     dlq_fifo_throughput_limit = "perGroup"
   }
 
-  expect_failures = [var.dlq_fifo_throughput_limit]
+  expect_failures = [var.name]
 }
 
 run "dlq_redrive_allow_deny_all" {
@@ -547,7 +547,7 @@ run "dlq_redrive_allow_deny_all" {
     dlq_redrive_allow_policy = { redrivePermission = "denyAll" }
   }
 
-  expect_failures = [var.dlq_redrive_allow_policy]
+  expect_failures = [var.name]
 }
 
 run "dlq_redrive_allow_sources_with_allow_all" {
@@ -557,7 +557,7 @@ run "dlq_redrive_allow_sources_with_allow_all" {
     dlq_redrive_allow_policy = { redrivePermission = "allowAll", sourceQueueArns = ["arn:aws:sqs:us-east-1:123456789012:other"] }
   }
 
-  expect_failures = [var.dlq_redrive_allow_policy]
+  expect_failures = [var.name]
 }
 
 run "policy_not_actions_in_allow" {
@@ -666,7 +666,7 @@ run "source_document_not_json" {
     source_queue_policy_documents = ["allow sns"]
   }
 
-  expect_failures = [var.source_queue_policy_documents]
+  expect_failures = [var.name]
 }
 
 run "override_document_without_statement" {
@@ -676,7 +676,7 @@ run "override_document_without_statement" {
     override_queue_policy_documents = [jsonencode({ Version = "2012-10-17" })]
   }
 
-  expect_failures = [var.override_queue_policy_documents]
+  expect_failures = [var.name]
 }
 
 run "dlq_source_document_not_json" {
@@ -686,7 +686,7 @@ run "dlq_source_document_not_json" {
     source_dlq_queue_policy_documents = ["{"]
   }
 
-  expect_failures = [var.source_dlq_queue_policy_documents]
+  expect_failures = [var.name]
 }
 
 run "dlq_override_document_not_json" {
@@ -696,7 +696,7 @@ run "dlq_override_document_not_json" {
     override_dlq_queue_policy_documents = ["[]"]
   }
 
-  expect_failures = [var.override_dlq_queue_policy_documents]
+  expect_failures = [var.name]
 }
 
 run "partition_not_a_partition" {
@@ -706,7 +706,7 @@ run "partition_not_a_partition" {
     partition = "amazon"
   }
 
-  expect_failures = [var.partition]
+  expect_failures = [var.name]
 }
 
 run "region_not_a_region" {
@@ -716,5 +716,5 @@ run "region_not_a_region" {
     region = "EU West 1"
   }
 
-  expect_failures = [var.region]
+  expect_failures = [var.name]
 }
