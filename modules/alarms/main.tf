@@ -271,13 +271,6 @@ resource "aws_cloudwatch_metric_alarm" "age_critical" {
   alarm_actions = local.alarm_actions
   ok_actions    = local.ok_actions
   tags          = var.tags
-
-  lifecycle {
-    precondition {
-      condition     = !contains(var.kinds, "age_warning") || local.t[each.key].age_critical_seconds > local.t[each.key].age_warning_seconds
-      error_message = "${coalesce(var.queues[each.key].input_name, "queues[\"${each.key}\"].thresholds")}: age_critical_seconds (${local.t[each.key].age_critical_seconds}) must be greater than age_warning_seconds (${local.t[each.key].age_warning_seconds}), or the warning never comes first."
-    }
-  }
 }
 
 resource "aws_cloudwatch_metric_alarm" "backlog" {

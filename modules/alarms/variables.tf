@@ -44,6 +44,17 @@ variable "kinds" {
     condition     = length(setsubtract(var.kinds, ["dlq_depth", "dlq_influx", "dlq_stale", "age_warning", "age_critical", "backlog"])) == 0
     error_message = "kinds: ${join(", ", [for k in setsubtract(var.kinds, ["dlq_depth", "dlq_influx", "dlq_stale", "age_warning", "age_critical", "backlog"]) : "\"${k}\""])} is not a kind of alarm; valid kinds: dlq_depth, dlq_influx, dlq_stale, age_warning, age_critical, backlog."
   }
+
+  # With both age alarms, the warning must come first. A validation (here, as
+  # `local.t` depends on var.queues), not a precondition of each alarm:
+  # Terraform records a precondition's result per alarm in the plan, and a
+  # validation's once for this (single) module call.
+  validation {
+    condition = !(contains(var.kinds, "age_warning") && contains(var.kinds, "age_critical")) || alltrue([
+      for k, t in local.t : t.age_critical_seconds > t.age_warning_seconds
+    ])
+    error_message = "${join("; ", [for k, t in local.t : "${coalesce(var.queues[k].input_name, "queues[\"${k}\"].thresholds")}: age_critical_seconds (${t.age_critical_seconds}) must be greater than age_warning_seconds (${t.age_warning_seconds})" if t.age_critical_seconds <= t.age_warning_seconds])}, or the warning never comes first."
+  }
 }
 
 variable "thresholds" {

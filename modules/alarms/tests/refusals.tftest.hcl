@@ -63,7 +63,7 @@ run "critical_age_not_above_warning" {
     kinds      = ["age_warning", "age_critical"]
     thresholds = { age_warning_seconds = 1800, age_critical_seconds = 900 }
   }
-  expect_failures = [aws_cloudwatch_metric_alarm.age_critical]
+  expect_failures = [var.kinds]
 }
 
 run "unknown_alarm_kind" {
