@@ -4,8 +4,9 @@
 
 Each pair is what the root module creates by default for one queue key (queue
 + DLQ with queue policies, redrive and redrive-allow policies, the default
-CloudWatch alarms (DLQ depth and critical age), three IAM policy documents) plus a Lambda function and its event source
-mapping; the plan also holds one alarm topic and its KMS key
+CloudWatch alarms (DLQ depth and critical age)) plus a Lambda function, its event source
+mapping and a role policy holding the module's consumer document; the plan also holds
+one alarm topic and its KMS key
 (tests/policies/configs/bench). The plan for N pairs is
 generated from a real `terraform plan` of that configuration at N = 2 by
 replicating the second pair's elements under new keys, in exactly the shape
