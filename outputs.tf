@@ -84,12 +84,17 @@ output "idempotency_table" {
 output "iam_policies" {
   description = "Per queue key: producer_policy_json, consumer_policy_json and redrive_operator_policy_json (least-privilege documents naming that queue, its DLQ, the bucket's payload prefix, the table and KMS keys), and policy_arns of the managed policies when created."
   value = {
-    for k, m in module.iam : k => {
-      producer_policy_json         = m.producer_policy_json
-      consumer_policy_json         = m.consumer_policy_json
-      redrive_operator_policy_json = m.redrive_operator_policy_json
-      policy_arns                  = m.policy_arns
+    for k, d in module.iam_documents.documents : k => {
+      producer_policy_json         = d.producer
+      consumer_policy_json         = d.consumer
+      redrive_operator_policy_json = d["redrive-operator"]
+      policy_arns                  = try(module.iam[k].policy_arns, {})
     }
+  }
+
+  precondition {
+    condition     = alltrue([for a in local.iam_in.kms_key_arns : can(regex(local.kms_key_arn_pattern, a))])
+    error_message = "iam.kms_key_arns: every entry must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>); ${join(", ", [for a in local.iam_in.kms_key_arns : "\"${a}\"" if !can(regex(local.kms_key_arn_pattern, a))])} is not. Aliases, alias ARNs and bare key IDs are refused: an IAM grant on an alias does not authorize use of the key behind it."
   }
 
   precondition {

@@ -88,8 +88,8 @@ run "everything_composed" {
     error_message = "the redrive operator of emails should move from emails-dlq to emails only"
   }
   assert {
-    condition     = length(module.iam["orders"].policy_arns) == 0
-    error_message = "managed policies should not be created by default"
+    condition     = length(output.iam_policies["orders"].policy_arns) == 0 && length(module.iam) == 0
+    error_message = "managed policies (and the per-queue modules/iam that makes them) should not be created by default"
   }
   # alarms on by default, for every queue
   assert {
@@ -167,23 +167,23 @@ run "kms_keys_resolved_for_iam" {
   }
 
   assert {
-    condition     = module.iam["a"].producer_policy_json != null && contains(flatten([for s in jsondecode(module.iam["a"].producer_policy_json).Statement : flatten([s.Resource]) if s.Sid == "EncryptWithKmsKeys"]), "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab")
+    condition     = output.iam_policies["a"].producer_policy_json != null && contains(flatten([for s in jsondecode(output.iam_policies["a"].producer_policy_json).Statement : flatten([s.Resource]) if s.Sid == "EncryptWithKmsKeys"]), "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab")
     error_message = "a queue key ARN should be granted as is"
   }
   assert {
-    condition     = contains(flatten([for s in jsondecode(module.iam["b"].consumer_policy_json).Statement : flatten([s.Resource]) if s.Sid == "DecryptWithKmsKeys"]), "arn:aws:kms:us-east-1:123456789012:key/0987dcba-09fe-87dc-65ba-ab0987654321")
+    condition     = contains(flatten([for s in jsondecode(output.iam_policies["b"].consumer_policy_json).Statement : flatten([s.Resource]) if s.Sid == "DecryptWithKmsKeys"]), "arn:aws:kms:us-east-1:123456789012:key/0987dcba-09fe-87dc-65ba-ab0987654321")
     error_message = "a bare key ID should be turned into the key's ARN"
   }
   assert {
-    condition     = length([for s in jsondecode(module.iam["c"].consumer_policy_json).Statement : s if s.Sid == "DecryptWithKmsKeys"]) == 0
+    condition     = length([for s in jsondecode(output.iam_policies["c"].consumer_policy_json).Statement : s if s.Sid == "DecryptWithKmsKeys"]) == 0
     error_message = "the AWS-managed alias/aws/sqs needs no KMS grant"
   }
   assert {
-    condition     = contains(flatten([for s in jsondecode(module.iam["d"].producer_policy_json).Statement : flatten([s.Resource]) if s.Sid == "EncryptWithKmsKeys"]), "arn:aws:kms:us-east-1:123456789012:key/bbbbbbbb-2222-3333-4444-555555555555")
+    condition     = contains(flatten([for s in jsondecode(output.iam_policies["d"].producer_policy_json).Statement : flatten([s.Resource]) if s.Sid == "EncryptWithKmsKeys"]), "arn:aws:kms:us-east-1:123456789012:key/bbbbbbbb-2222-3333-4444-555555555555")
     error_message = "producers of a served queue should be able to encrypt with the bucket's key"
   }
   assert {
-    condition     = output.idempotency_table == null && module.iam["a"].consumer_policy_json != null && !strcontains(module.iam["a"].consumer_policy_json, "dynamodb:")
+    condition     = output.idempotency_table == null && output.iam_policies["a"].consumer_policy_json != null && !strcontains(output.iam_policies["a"].consumer_policy_json, "dynamodb:")
     error_message = "without a table no DynamoDB access is granted"
   }
 }
@@ -210,6 +210,10 @@ run "custom_alias_with_explicit_key_arns_and_managed_policies" {
   assert {
     condition     = strcontains(module.iam["orders"].producer_policy_json, "arn:aws:kms:us-east-1:123456789012:key/cccccccc-2222-3333-4444-555555555555")
     error_message = "iam.kms_key_arns should be granted"
+  }
+  assert {
+    condition     = module.iam["orders"].consumer_policy_json == output.iam_policies["orders"].consumer_policy_json && module.iam["orders"].producer_policy_json == output.iam_policies["orders"].producer_policy_json
+    error_message = "the managed policies should hold the documents the iam_policies output gives"
   }
 }
 

@@ -42,6 +42,14 @@ run "table_enabled_without_name" {
   expect_failures = [var.idempotency_table]
 }
 
+run "root_iam_kms_alias_arn_refused" {
+  command = plan
+  variables {
+    iam = { kms_key_arns = ["arn:aws:kms:us-east-1:123456789012:alias/messaging"] }
+  }
+  expect_failures = [output.iam_policies]
+}
+
 run "custom_kms_alias_without_key_arns" {
   command = plan
   variables {

@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     env = terraform_env()
     work = Path(tempfile.mkdtemp(prefix="profile-plan-"))
     try:
-        write_config(args.variant, work, args.ours_dir.resolve(), None)
+        write_config(args.variant, work, args.ours_dir.resolve())
         init(work, env)
         (work / "n.tfvars.json").write_text(f'{{"n": {args.n}}}')
         data = work / "perf.data"
