@@ -14,10 +14,13 @@ Three configurations, each planned for N queue pairs in the same run:
   ``../shared/anchors/terraform-aws-sqs-v4.3.1`` (or ``--anchor DIR``); never
   copied into this repository. Its ``aws_caller_identity`` (one per instance) is
   answered by a tiny STS stub on 127.0.0.1 that this script starts, given to the
-  anchor's plans as ``AWS_ENDPOINT_URL_STS``, not as a provider ``endpoints`` block
-  (which costs the AWS provider CPU for every resource, about 12 ms each: it doubled
-  the anchor's plan at N = 100). When the anchor is absent the script says so and
-  measures ours alone.
+  anchor's plans as ``AWS_ENDPOINT_URL_STS`` (``--sts-via env``, the default), or
+  as an ``endpoints { sts = ... }`` block in every variant's provider
+  (``--sts-via provider``, how issue #10 measured). The block changes what the AWS
+  provider spends on every resource, in both directions: at N = 100 it doubled the
+  anchor's plan (10.0 s against 5.3 s) and added 4.6 s to ours; at N = 1000 the
+  anchor took 66 s with it and 90 s without. A user's stack has no such block.
+  When the anchor is absent the script says so and measures ours alone.
 
 Each variant is first planned once at N = 2, not counted (the first plan after init
 reads the provider binary from disk). Every plan is ``terraform plan -refresh=false -out``
@@ -95,11 +98,9 @@ def start_sts_stub() -> tuple[http.server.ThreadingHTTPServer, str]:
 
 
 # -- configurations -----------------------------------------------------------------
-def provider_block() -> str:
-    # No `endpoints` block: the AWS provider charges every resource for one (measured
-    # at N = 100: terraform-aws-modules/sqs 10.0 s of CPU with `endpoints { sts = ... }`,
-    # 5.3 s with the same stub given as AWS_ENDPOINT_URL_STS; ours 13.0 s and 8.4 s), and
-    # a user's stack has none. The anchor's STS stub is given by environment instead.
+def provider_block(sts_endpoint: str | None = None) -> str:
+    """The offline provider; with ``sts_endpoint``, an ``endpoints { sts = ... }`` block."""
+    endpoints = f'  endpoints {{\n    sts = "{sts_endpoint}"\n  }}\n' if sts_endpoint else ""
     return (
         'provider "aws" {\n'
         '  region                      = "us-east-1"\n'
@@ -109,11 +110,12 @@ def provider_block() -> str:
         "  skip_requesting_account_id  = true\n"
         "  skip_metadata_api_check     = true\n"
         "  skip_region_validation      = true\n"
+        f"{endpoints}"
         "}\n"
     )
 
 
-def write_config(variant: str, work: Path, module_dir: Path) -> None:
+def write_config(variant: str, work: Path, module_dir: Path, sts_endpoint: str | None = None) -> None:
     """A root configuration in ``work`` planning N pairs of ``variant`` (N is ``var.n``)."""
     work.mkdir(parents=True, exist_ok=True)
     source = os.path.relpath(module_dir, work)
@@ -144,7 +146,7 @@ def write_config(variant: str, work: Path, module_dir: Path) -> None:
         'variable "n" {\n  type = number\n}\n\n'
         + call
         + "\n"
-        + provider_block()
+        + provider_block(sts_endpoint)
     )
 
 
@@ -304,6 +306,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="the module to measure as ours (default: this checkout; e.g. another worktree to compare)")
     ap.add_argument("--breakdown", action="store_true", help="also print the plan JSON size per top-level key")
     ap.add_argument("--json", type=Path, help="also write all figures to this JSON file")
+    ap.add_argument("--sts-via", choices=("env", "provider"), default="env",
+                    help="how the anchor reaches the STS stub: env (AWS_ENDPOINT_URL_STS for the anchor's plans; "
+                         "default) or provider (an endpoints block in every variant's provider, as issue #10 "
+                         "measured; the block changes the AWS provider's cost for every resource)")
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
@@ -328,10 +334,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for variant in variants:
             work = root / variant
-            write_config(variant, work, anchor if variant == "anchor" else args.ours_dir.resolve())
+            write_config(variant, work, anchor if variant == "anchor" else args.ours_dir.resolve(),
+                         endpoint if args.sts_via == "provider" else None)
             init(work, env)
         # the anchor reads aws_caller_identity: its STS calls go to the stub
-        envs = {v: dict(env, AWS_ENDPOINT_URL_STS=endpoint) if v == "anchor" else env for v in variants}
+        envs = {v: dict(env, AWS_ENDPOINT_URL_STS=endpoint) if v == "anchor" and args.sts_via == "env" else env
+                for v in variants}
         # One plan per variant that is not counted: the first plan after init reads the
         # provider's ~700 MB binary from disk and warms caches.
         for variant in variants:
@@ -341,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
                       file=sys.stderr)
                 return 1
         cpus = os.cpu_count()
-        print(f"terraform plan -refresh=false, offline provider; {cpus} CPUs; "
+        print(f"terraform plan -refresh=false, offline provider, STS stub via {args.sts_via}; {cpus} CPUs; "
               f"load average at start {os.getloadavg()[0]:.1f}")
         print("| N | variant | CPU s (user+sys) | wall s | peak RSS MiB (largest process / tree) "
               "| plan JSON MB | KB per pair | resources | load |")
