@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tooling.profile_plan import GoSymbols, _text_load_bias, fold
+from tooling.profile_plan import GoSymbols, fold
 
 pytestmark = pytest.mark.static
 
@@ -31,7 +31,7 @@ def test_function_names_are_read_from_the_stripped_binary(terraform):
 
 def test_perf_stacks_are_folded_into_own_and_inclusive_counts(terraform):
     symbols = GoSymbols(terraform)
-    bias = _text_load_bias(terraform)
+    bias = symbols.load_bias
     plan = symbols.starts[symbols.names.index("github.com/hashicorp/terraform/internal/terraform.(*Context).Plan")]
     walk = symbols.starts[symbols.names.index("github.com/hashicorp/terraform/internal/dag.(*Walker).walkVertex")]
     script = (

@@ -59,6 +59,7 @@ class GoSymbols:
         entries.sort()
         self.starts = [a for a, _ in entries]
         self.names = [n for _, n in entries]
+        self.load_bias = _load_bias(data)
 
     def name(self, address: int) -> str:
         i = bisect.bisect_right(self.starts, address) - 1
@@ -82,9 +83,8 @@ def _elf_section(data: bytes, wanted: str) -> tuple[int, int] | None:
     return None
 
 
-def _text_load_bias(binary: Path) -> int:
+def _load_bias(data: bytes) -> int:
     """perf reports addresses of a non-PIE executable relative to its first mapping."""
-    data = binary.read_bytes()[:4096]
     phoff = struct.unpack_from("<Q", data, 0x20)[0]
     phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
     for i in range(phnum):
@@ -96,7 +96,7 @@ def _text_load_bias(binary: Path) -> int:
 
 def fold(perf_script: str, symbols: GoSymbols, binary: Path) -> tuple[int, collections.Counter, collections.Counter]:
     """Samples, own-time and inclusive counts per function from ``perf script -F comm,ip,dso``."""
-    bias = _text_load_bias(binary)
+    bias = symbols.load_bias
     own: collections.Counter = collections.Counter()
     incl: collections.Counter = collections.Counter()
     total = 0
