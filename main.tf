@@ -215,10 +215,9 @@ locals {
 # tenth of the plan's CPU at 100 to 300 pairs). modules/iam, called per queue
 # only when it creates managed policies, writes the same documents from the
 # same internal module.
-module "iam_documents" {
-  source = "./internal/iam-documents"
-
-  sets = {
+locals {
+  # what each queue's documents grant: the inputs of modules/iam, per queue
+  iam_sets = {
     for k, x in local.q : k => {
       producer_queue_arns   = [local.pairs[k].queue.arn_static]
       consumer_queue_arns   = [local.pairs[k].queue.arn_static]
@@ -232,21 +231,24 @@ module "iam_documents" {
   }
 }
 
+module "iam_documents" {
+  source = "./internal/iam-documents"
+
+  sets = local.iam_sets
+}
+
 module "iam" {
   source   = "./modules/iam"
   for_each = { for k, x in local.q : k => x if local.iam_in.create_managed_policies }
 
-  producer_queue_arns = [local.pairs[each.key].queue.arn_static]
-  consumer_queue_arns = [local.pairs[each.key].queue.arn_static]
-  consumer_dlq_arns   = [local.pairs[each.key].dlq.arn_static]
-  redrive = [{
-    dlq_arn          = local.pairs[each.key].dlq.arn_static
-    source_queue_arn = local.pairs[each.key].queue.arn_static
-  }]
-  payload_bucket_arn    = local.cc.enabled && contains(local.cc_served, each.key) ? module.claim_check_bucket[0].arn_static : null
-  payload_prefix        = local.cc.payload_prefix
-  idempotency_table_arn = module.inputs.idempotency_table.enabled ? module.idempotency_table[0].arn_static : null
-  kms_key_arns          = local.iam_kms[each.key]
+  producer_queue_arns   = local.iam_sets[each.key].producer_queue_arns
+  consumer_queue_arns   = local.iam_sets[each.key].consumer_queue_arns
+  consumer_dlq_arns     = local.iam_sets[each.key].consumer_dlq_arns
+  redrive               = local.iam_sets[each.key].redrive
+  payload_bucket_arn    = local.iam_sets[each.key].payload_bucket_arn
+  payload_prefix        = local.iam_sets[each.key].payload_prefix
+  idempotency_table_arn = local.iam_sets[each.key].idempotency_table_arn
+  kms_key_arns          = local.iam_sets[each.key].kms_key_arns
 
   create_managed_policies = true
   name                    = "${local.iam_in.name_prefix}${replace(local.pairs[each.key].queue.name, ".fifo", "-fifo")}"
