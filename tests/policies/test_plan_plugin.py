@@ -248,6 +248,21 @@ def test_unknown_is_skipped_with_its_reason_and_strict_makes_it_fail(pytester):
     assert rep.longreprtext.count("pass: visibility 60 s") == 2
 
 
+def test_an_item_points_at_the_tf_block_of_its_resource(pytester):
+    """With the source directory, the skip summary (and a failure's last line) names the
+    .tf file and line the finding was decided from, as SARIF does."""
+    src = plans.CONFIGS / "dlq-placement"
+    reprec = pytester.inline_run("--sqs-plan", str(PLANS / "dlq-placement.json"), "--sqs-source-dir", str(src), *QUIET)
+    outcome, _, rep = _item(_outcomes(reprec), "SQS002", "aws_sqs_queue.maybe")
+    assert outcome == "skipped"
+    path, line, _ = rep.longrepr
+    assert Path(path) == src / "main.tf"
+    # the line the finding was decided from (its redrive_policy), inside the resource's block
+    lines = (src / "main.tf").read_text().splitlines()[:line]
+    assert "maybe_dlq.arn" in lines[-1], lines[-1]
+    assert next(x for x in reversed(lines) if x.startswith("resource ")).startswith('resource "aws_sqs_queue" "maybe" ')
+
+
 def test_waivers_thresholds_and_selection_from_the_config_file(pytester, tmp_path):
     cfg = tmp_path / "policy.toml"
     cfg.write_text(textwrap.dedent("""\
