@@ -256,7 +256,7 @@ def test_an_item_points_at_the_tf_block_of_its_resource(pytester):
     outcome, _, rep = _item(_outcomes(reprec), "SQS002", "aws_sqs_queue.maybe")
     assert outcome == "skipped"
     path, line, _ = rep.longrepr
-    assert Path(path) == src / "main.tf"
+    assert Path(path).resolve() == (src / "main.tf").resolve()  # relative to the working directory
     # the line the finding was decided from (its redrive_policy), inside the resource's block
     lines = (src / "main.tf").read_text().splitlines()[:line]
     assert "maybe_dlq.arn" in lines[-1], lines[-1]
