@@ -99,9 +99,8 @@ def pytest_configure(config: pytest.Config) -> None:
     opt = config.option
     plans = list(getattr(opt, "sqs_plan", None) or [])
     if not plans:
-        given = [name for name, value in (("--sqs-source-dir", opt.sqs_source_dir), ("--sqs-no-source", opt.sqs_no_source),
-                                          ("--sqs-config", opt.sqs_config), ("--sqs-strict", opt.sqs_strict),
-                                          ("--sqs-fail-on", opt.sqs_fail_on)) if value]
+        given = [name for name in ("--sqs-source-dir", "--sqs-no-source", "--sqs-config", "--sqs-strict", "--sqs-fail-on")
+                 if getattr(opt, name[2:].replace("-", "_"), None)]
         if given:
             raise _usage(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} only to a plan: add --sqs-plan PLAN.json "
                          "(the output of `terraform show -json tfplan`)")
