@@ -16,12 +16,19 @@ from pathlib import Path
 
 import pytest
 
-# imported once here: pytester's in-process runs drop (and would re-import) every module
-# first imported during a run
+# Imported once here: pytester's in-process runs drop every module first imported during a
+# run. Re-imported later, hcl2 and lark would be second copies beside the objects the
+# checker's modules still hold (other tests' source reading then fails), and the checker's
+# modules would be re-imported (and re-rewritten) per run.
+import hcl2.api  # noqa: F401
+import jsonschema  # noqa: F401
+import lark  # noqa: F401
+import yaml  # noqa: F401
 import resilient_sqs.policy.cli  # noqa: F401
 import resilient_sqs.policy.config  # noqa: F401
 import resilient_sqs.policy.engine  # noqa: F401
 import resilient_sqs.policy.loader  # noqa: F401
+import resilient_sqs.policy.schema  # noqa: F401
 import resilient_sqs.policy.report  # noqa: F401
 import resilient_sqs.policy.source  # noqa: F401
 from tests.helpers import REPO_ROOT
