@@ -379,3 +379,29 @@ def test_items_are_selected_like_any_test(pytester):
     assert got and {r for _, r, _ in got} == {"SQS002"}
     reprec = pytester.inline_run("--sqs-plan", plan, "--sqs-no-source", "-m", "not sqs_plan", "-p", "no:cacheprovider")
     assert not _outcomes(reprec)
+
+
+@pytest.mark.install
+def test_a_plain_install_plus_pytest_runs_the_plan_rules(tmp_path):
+    """`pip install <checkout> pytest` (no extra) in a fresh venv: pytest finds the plugin
+    through the installed entry point, and leaves a suite without --sqs-plan alone."""
+    from tests.test_packaging import _run, _source_copy
+
+    src = _source_copy(tmp_path / "src")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    proc = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "--quiet",
+                           str(src), "pytest"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"pip install failed:\n{proc.stdout}\n{proc.stderr}"
+    work = tmp_path / "team"
+    work.mkdir()
+    (work / "test_behaviour.py").write_text("def test_poison_to_dlq():\n    pass\n")
+    plain = _run(venv, "pytest", "-q", cwd=work)
+    assert plain.returncode == 0 and "1 passed" in plain.stdout, plain.stdout + plain.stderr
+    proc = _run(venv, "pytest", "-q", "--sqs-plan", str(PLANS / "warnings.json"), "--junitxml=report.xml", cwd=work)
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # warnings only: xfailed, as sqs-policy check exits 0
+    assert "17 passed, 5 xfailed" in proc.stdout, proc.stdout
+    names = {c.get("name") for c in ET.parse(work / "report.xml").iter("testcase")}
+    assert {"test_poison_to_dlq", "CW002[aws_sqs_queue.jobs]"} <= names and len(names) == 1 + 21
+    bad = _run(venv, "pytest", "--sqs-plan", "missing.json", cwd=work)
+    assert bad.returncode == 4 and "ERROR: sqs-policy: missing.json: no such file" in bad.stderr, bad.stderr
