@@ -66,7 +66,7 @@ class _PlanRun:
     source_dir: str | None
     config: str | None
     fail_on: str
-    doc: dict
+    doc: dict  # the plan's "configuration" only
     report: Any
     groups: list = field(default_factory=list)  # [(rule_id, address, [Finding, ...])]
     _locator: Any = None
@@ -131,7 +131,9 @@ def _check_all(config: pytest.Config, plans: list[str]) -> list[_PlanRun]:
         source = None if opt.sqs_no_source else (sources[i] if len(sources) > 1 else
                                                   (sources[0] if sources else _DEFAULT_SOURCE))
         doc, report = _check(plan, opt.sqs_config, source, opt.sqs_strict)
-        run = _PlanRun(plan, path, source, opt.sqs_config, fail_on, doc, report)
+        # kept for locating items: only the configuration (module sources), not the whole plan
+        run = _PlanRun(plan, path, source, opt.sqs_config, fail_on, {"configuration": doc.get("configuration")}, report)
+        del doc
         run.groups = _group(report)
         runs.append(run)
     return runs
