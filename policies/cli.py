@@ -198,7 +198,7 @@ def _baseline(args) -> int:
     old = read_baseline(args.output) if args.update else None
     doc, report, _ = _evaluate(args, False)
     msg = write_baseline(report, args.output, old)
-    _error_line(msg)  # a one-line summary on standard error; the file is the output
+    _error_line(f"sqs-policy: {msg}")  # a one-line summary on standard error; the file is the output
     return 0
 
 
