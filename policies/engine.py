@@ -128,6 +128,9 @@ def evaluate(doc: dict, config: Config | None = None, *, strict: bool = False,
             (report.passed if status == PASS else report.findings).append(f)
     _apply_waivers(report, config, today)
     if source is not None:
+        from .inline_waivers import apply as apply_inline_waivers
+
+        apply_inline_waivers(report, model, config, today)
         report.notes.extend(source.notes)
     return report
 
