@@ -26,7 +26,7 @@ from .engine import Finding, Report
 from .keys import finding_key, fingerprint, related_addresses
 from .rules import CONFIG_RULES, RULES, UNDECIDED
 
-FORMATS = ("text", "json", "sarif", "junit", "github", "gitlab")
+FORMATS = ("text", "json", "sarif", "junit", "github", "gitlab", "markdown")
 FORMAT_HELP = {
     "text": "for people (default)",
     "json": "findings and summary, for tools",
@@ -34,6 +34,7 @@ FORMAT_HELP = {
     "junit": "JUnit XML, for the test tabs of Jenkins, GitLab and Azure DevOps",
     "github": "GitHub Actions workflow commands: annotations on the .tf lines",
     "gitlab": "GitLab Code Quality JSON, for artifacts:reports:codequality",
+    "markdown": "a findings table and a Mermaid diagram of the checked topology (job summary, PR comment)",
 }
 # formats that list passing checks, so the evaluation keeps them
 NEEDS_PASSES = {"junit", "markdown"}

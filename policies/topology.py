@@ -15,8 +15,9 @@ from dataclasses import dataclass
 class Edge:
     src: str
     dst: str
-    kind: str  # dlq, consumes, invokes, watches, notifies, claim-check, configures, table
+    kind: str  # dlq, consumes, consumer, invokes, watches, notifies, claim-check, configures
     label: str = ""
+    via: str = ""  # the resource that makes the link (the event source mapping of a consumer link)
 
 
 def _items(link) -> list:
@@ -45,7 +46,7 @@ def edges(model) -> list[Edge]:
                 except Exception:  # an invalid value is a finding of its own, not a diagram problem
                     pass
                 out.append(Edge(q.address, f.address, "consumer",
-                                f"timeout {timeout} s" if isinstance(timeout, (int, float)) else ""))
+                                f"timeout {timeout} s" if isinstance(timeout, (int, float)) else "", e.address))
         for f in fns:
             out.append(Edge(e.address, f.address, "invokes"))
     plan = model.plan
