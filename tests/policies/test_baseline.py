@@ -78,6 +78,9 @@ def test_fixed_findings_are_reported_and_update_shrinks(tmp_path):
     assert 'FIXED   SQS001 queue-encryption  aws_sqs_queue.dlq["plaindlq"]' in text
     assert "1 error(s)" in text and "14 baselined, 2 fixed" in text
     sarif = json.loads(cli("check", str(p), "--baseline", str(base), "--format", "sarif").stdout)
+    from tests.policies.test_formats import SARIF
+
+    SARIF.validate(sarif)  # the absent (fixed) results too
     states = [r["baselineState"] for r in sarif["runs"][0]["results"]]
     assert states.count("new") == 1 and states.count("unchanged") == 14 and states.count("absent") == 2
     # --update drops the fixed one and does not add the new one

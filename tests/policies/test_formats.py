@@ -25,6 +25,7 @@ from tests.policies.test_cli import cli
 SCHEMAS = Path(__file__).parent / "schemas"
 JUNIT = xmlschema.XMLSchema(str(SCHEMAS / "junit-10.xsd"))
 GITLAB = json.loads((SCHEMAS / "gitlab-codequality.schema.json").read_text())
+SARIF = jsonschema.Draft4Validator(json.loads((SCHEMAS / "sarif-2.1.0-rtm.5.json").read_text()))
 # ::level file=F,line=N,title=T::message, with the property and data escapes GitHub documents
 GH_LINE = re.compile(r"^::(error|warning|notice)(?: (?:file=[^,:\n]+,line=[1-9][0-9]*,)?title=[^,:\n]+)?::[^\r\n]+$")
 
@@ -72,6 +73,8 @@ def test_reports_are_valid_on_every_fixture_plan(subject, path, source):
     jsonschema.validate(cq, GITLAB)
     assert len(cq) == len(counted)
     assert len({i["fingerprint"] for i in cq}) == len(cq)
+    # SARIF: valid against the SARIF 2.1.0 schema (results carry suppressions from waivers)
+    SARIF.validate(json.loads(render("sarif", ctx)))
     # GitHub workflow commands: every line a well-formed command
     gh = render("github", ctx).splitlines()
     for line in gh:
@@ -147,6 +150,20 @@ def test_gitlab_fields():
     ctx2 = Context(ctx.report, ctx.doc, ctx.plan_path, ctx.source_dir)
     after = json.loads(render("gitlab", ctx2))
     assert [i["fingerprint"] for i in after] == [i["fingerprint"] for i in cq] and before
+
+
+def test_sarif_schema_catches_a_wrong_field():
+    ctx = _queue_bad()
+    sarif = json.loads(render("sarif", ctx))
+    SARIF.validate(sarif)
+    res = sarif["runs"][0]["results"][0]
+    res["baselineState"] = "unchanged"
+    res["kind"], res["level"] = "notApplicable", "none"
+    SARIF.validate(sarif)
+    for field, bad in (("baselineState", "same"), ("kind", "skipped"), ("level", "critical")):
+        broken = json.loads(json.dumps(sarif))
+        broken["runs"][0]["results"][0][field] = bad
+        assert not SARIF.is_valid(broken), field
 
 
 def test_github_annotations_point_at_the_tf_lines():

@@ -74,6 +74,9 @@ def test_inline_waivers():
 
 def test_inline_waivers_in_sarif_and_github():
     sarif = json.loads(cli("check", PLAN, "--source-dir", str(SRC), "--format", "sarif").stdout)
+    from tests.policies.test_formats import SARIF
+
+    SARIF.validate(sarif)
     sup = [r for r in sarif["runs"][0]["results"] if r.get("suppressions")]
     assert len(sup) == 5 and all(r["suppressions"][0]["kind"] == "inSource" for r in sup)
     gh = cli("check", PLAN, "--source-dir", str(SRC), "--format", "github").stdout.decode().splitlines()
