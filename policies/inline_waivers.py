@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import difflib
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -245,8 +246,6 @@ def collect(model) -> tuple[list[InlineWaiver], list[tuple[Path, int, str, str, 
                 continue
             if MARK not in text:
                 continue
-            import os
-
             try:
                 rel = Path(os.path.relpath(f, root)).as_posix()
             except ValueError:
