@@ -55,8 +55,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--format", choices=FORMATS, default="text", metavar="FORMAT",
                    help=f"report format, one of: {fmt_help}")
     c.add_argument("--report", action="append", default=[], metavar="FORMAT=PATH",
-                   help="also write a report in FORMAT to PATH (repeatable; - is standard output), from the same "
-                   "check: e.g. --report sarif=out.sarif --report junit=junit.xml")
+                   help="also write a report in FORMAT to PATH (repeatable; - is standard output; its directory is "
+                   "made), from the same check: e.g. --report sarif=out.sarif --report junit=reports/junit.xml")
     c.add_argument("--fail-on", choices=("error", "warning"), default="error",
                    help="lowest severity that makes the exit code 1 (default: error)")
     c.add_argument("--show-pass", action="store_true", help="also list passing checks")
@@ -139,6 +139,15 @@ def _reports(args) -> list[tuple[str, str | None]]:
     dup = next((p for p in paths if paths.count(p) > 1), None)
     if dup is not None:
         raise InputError(f"two reports would be written to {dup}; give each its own path")
+    import os
+
+    for _, path in out[1:]:  # a --report's directory is made (CI writes reports/junit.xml and the like)
+        parent = os.path.dirname(path) if path else ""
+        if parent and not os.path.isdir(parent):
+            try:
+                os.makedirs(parent, exist_ok=True)
+            except OSError as e:
+                raise InputError(f"--report {path}: cannot make its directory {parent} ({e.strerror or e})") from None
     return out
 
 

@@ -209,6 +209,14 @@ def test_bad_report_option(spec, needle):
     assert proc.returncode == 2 and needle in proc.stderr.decode() and proc.stdout == b""
 
 
+def test_report_directory_is_made(tmp_path):
+    proc = cli("check", "tests/policies/plans/queue-bad.json", "--report", f"junit={tmp_path}/reports/ci/junit.xml")
+    assert proc.returncode == 1 and (tmp_path / "reports/ci/junit.xml").read_text().startswith("<?xml")
+    (tmp_path / "file").write_text("")
+    proc = cli("check", "tests/policies/plans/queue-bad.json", "--report", f"junit={tmp_path}/file/junit.xml")
+    assert proc.returncode == 2 and "cannot make its directory" in proc.stderr.decode() and proc.stdout == b""
+
+
 def test_two_reports_to_one_file(tmp_path):
     proc = cli("check", "tests/policies/plans/queue-bad.json", "-o", f"{tmp_path}/x", "--report", f"junit={tmp_path}/x")
     assert proc.returncode == 2 and "two reports would be written to" in proc.stderr.decode()
