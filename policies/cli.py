@@ -14,34 +14,65 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
+EXIT_CODES = ("exit codes: 0 no violations (new ones, with --baseline), 1 violations, "
+              "2 input or usage error (one line on standard error)")
+
+
 def _parser() -> argparse.ArgumentParser:
+    from .formats import FORMAT_HELP, FORMATS
+
     p = _Parser(prog="sqs-policy", description="Check a Terraform plan (terraform show -json) against the "
-                "resilient-SQS rule catalog.")
+                "resilient-SQS rule catalog.", epilog=EXIT_CODES)
     from .. import __version__
 
     p.add_argument("--version", action="version", version=f"sqs-policy {__version__}")
-    sub = p.add_subparsers(dest="cmd", metavar="{check,list-rules,explain,checkov-dir}")
+    sub = p.add_subparsers(dest="cmd", metavar="{check,baseline,list-rules,explain,checkov-dir}")
     sub.required = True
+    fmt_help = "; ".join(f"{k}: {v}" for k, v in FORMAT_HELP.items())
     c = sub.add_parser("check", help="check a plan JSON file", description="Check PLAN (the output of "
-                       "`terraform show -json PLANFILE`, or - for standard input).")
-    c.add_argument("plan", metavar="PLAN.json")
-    c.add_argument("--format", choices=("text", "json", "sarif"), default="text")
-    c.add_argument("--config", metavar="FILE", help="YAML or TOML file: rule selection, thresholds, waivers")
-    c.add_argument("--strict", action="store_true", help="treat findings that cannot be decided before apply as failures")
+                       "`terraform show -json PLANFILE`, or - for standard input).", epilog=EXIT_CODES)
+    b = sub.add_parser("baseline", help="record a plan's findings as the baseline `check --baseline` accepts",
+                       description="Record the findings of PLAN (fail and unknown, not waived) in a baseline "
+                       "file, so that `check --baseline FILE` fails only on new ones. --update instead removes "
+                       "the findings that are gone from an existing baseline (it never adds new ones).",
+                       epilog="exit codes: 0 written, 2 input or usage error (one line on standard error)")
+    for sp in (c, b):
+        sp.add_argument("plan", metavar="PLAN.json")
+        sp.add_argument("--config", metavar="FILE", help="YAML or TOML file: rule selection, thresholds, waivers")
+        sp.add_argument("--strict", action="store_true",
+                        help="treat findings that cannot be decided before apply as failures")
+        sp.add_argument("--source-dir", metavar="DIR", default=".",
+                        help="the root configuration the plan was made from (default: .): values the plan leaves "
+                        "unknown are read from its .tf files (and the modules `terraform init` installed) when they "
+                        "match the plan, waivers are read from its comments (# sqs-policy:ignore), and reports "
+                        "point at .tf lines")
+        sp.add_argument("--no-source", action="store_true",
+                        help="do not read the configuration source (what the plan leaves unknown stays unknown, "
+                        "no waivers from comments)")
+        sp.add_argument("--max-input-mib", metavar="N", type=_positive, default=None,
+                        help="refuse a plan larger than N MiB (default: 512; a plan of 1,000 queue pairs is about "
+                        "25 MiB)")
+    c.add_argument("--format", choices=FORMATS, default="text", metavar="FORMAT",
+                   help=f"report format, one of: {fmt_help}")
+    c.add_argument("--report", action="append", default=[], metavar="FORMAT=PATH",
+                   help="also write a report in FORMAT to PATH (repeatable; - is standard output; its directory is "
+                   "made), from the same check: e.g. --report sarif=out.sarif --report junit=reports/junit.xml")
     c.add_argument("--fail-on", choices=("error", "warning"), default="error",
                    help="lowest severity that makes the exit code 1 (default: error)")
     c.add_argument("--show-pass", action="store_true", help="also list passing checks")
     c.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
-    c.add_argument("--source-dir", metavar="DIR", default=".",
-                   help="the root configuration the plan was made from (default: .): values the plan leaves unknown "
-                   "are read from its .tf files (and the modules `terraform init` installed) when they match the "
-                   "plan, and SARIF results point at .tf lines")
-    c.add_argument("--no-source", action="store_true",
-                   help="do not read values from the configuration source (what the plan leaves unknown stays unknown)")
-    c.add_argument("--max-input-mib", metavar="N", type=_positive, default=None,
-                   help="refuse a plan larger than N MiB (default: 512; a plan of 1,000 queue pairs is about 25 MiB)")
+    c.add_argument("--baseline", metavar="FILE",
+                   help="a file from `sqs-policy baseline`: the findings it records are reported as baselined and "
+                   "do not count toward the exit code; only new ones do; the ones that are gone are reported fixed")
+    c.add_argument("--changed-only", action="store_true",
+                   help="judge only the resources this plan creates, updates, replaces or deletes, and those linked "
+                   "to them (a queue whose DLQ changes); report the rest as not judged. Change-safety rules (CHG*) "
+                   "always apply")
+    b.add_argument("--output", "-o", metavar="FILE", required=True, help="the baseline file to write")
+    b.add_argument("--update", action="store_true",
+                   help="shrink the existing baseline FILE: drop the findings that are gone, keep the rest, add none")
     lr = sub.add_parser("list-rules", help="list the rule catalog")
-    lr.add_argument("--format", choices=("text", "json"), default="text")
+    lr.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or json")
     e = sub.add_parser("explain", help="explain one rule")
     e.add_argument("rule", metavar="RULE", help="rule ID or slug, e.g. SQS004 or dlq-retention-longer")
     sub.add_parser("checkov-dir", help="print the directory of the checkov custom checks",
@@ -90,7 +121,37 @@ def _write(text: str, output: str | None = None):
         raise InputError(f"cannot write the report to standard output ({why}); pass --output FILE") from None
 
 
-def _check(args) -> int:
+def _reports(args) -> list[tuple[str, str | None]]:
+    """(format, path or None for standard output) of every report the check writes."""
+    from .errors import InputError
+    from .formats import FORMATS
+
+    out = [(args.format, args.output)]
+    for spec in args.report:
+        fmt, sep, path = spec.partition("=")
+        fmt = fmt.strip().lower()
+        if not sep or not path:
+            raise InputError(f"--report {spec!r}: write it as FORMAT=PATH, e.g. --report sarif=out.sarif")
+        if fmt not in FORMATS:
+            raise InputError(f"--report {spec!r}: unknown format {fmt!r} (known: {', '.join(FORMATS)})")
+        out.append((fmt, None if path == "-" else path))
+    paths = [p for _, p in out if p is not None]
+    dup = next((p for p in paths if paths.count(p) > 1), None)
+    if dup is not None:
+        raise InputError(f"two reports would be written to {dup}; give each its own path")
+    import os
+
+    for _, path in out[1:]:  # a --report's directory is made (CI writes reports/junit.xml and the like)
+        parent = os.path.dirname(path) if path else ""
+        if parent and not os.path.isdir(parent):
+            try:
+                os.makedirs(parent, exist_ok=True)
+            except OSError as e:
+                raise InputError(f"--report {path}: cannot make its directory {parent} ({e.strerror or e})") from None
+    return out
+
+
+def _evaluate(args, keep_passes: bool):
     import time
 
     from . import loader
@@ -101,18 +162,35 @@ def _check(args) -> int:
     t0 = time.perf_counter()
     doc = loader.load(args.plan, args.max_input_mib or loader.DEFAULT_MAX_MIB)
     t1 = time.perf_counter()
-    report = evaluate(doc, cfg, strict=args.strict, keep_passes=args.show_pass,
+    report = evaluate(doc, cfg, strict=args.strict, keep_passes=keep_passes,
                       source_dir=None if args.no_source else args.source_dir)
-    t2 = time.perf_counter()
-    from . import report as rep
+    return doc, report, (t0, t1, time.perf_counter())
 
-    if args.format == "json":
-        out = rep.render_json(report, args.show_pass)
-    elif args.format == "sarif":
-        out = rep.render_sarif(report, doc, args.plan, args.source_dir)
-    else:
-        out = rep.render_text(report, args.show_pass)
-    _write(out, args.output)
+
+def _check(args) -> int:
+    import time
+
+    from . import loader
+    from .formats import NEEDS_PASSES, Context, render
+
+    reports = _reports(args)
+    baseline = None
+    if args.baseline:
+        from .baseline import read_baseline
+
+        baseline = read_baseline(args.baseline)
+    doc, report, (t0, t1, t2) = _evaluate(args, args.show_pass or any(f in NEEDS_PASSES for f, _ in reports))
+    if args.changed_only:
+        from .changes_only import apply as changed_only
+
+        changed_only(report, doc)
+    if baseline is not None:
+        from .baseline import apply as apply_baseline
+
+        apply_baseline(report, baseline, args.baseline)
+    ctx = Context(report, doc, args.plan, args.source_dir, args.show_pass)
+    for fmt, path in reports:
+        _write(render(fmt, ctx), path)
     t3 = time.perf_counter()
     import os
 
@@ -121,6 +199,16 @@ def _check(args) -> int:
         sys.stderr.write(f"timings: read+parse={t1 - t0 - tm.get('validate', 0):.4f} validate={tm.get('validate', 0):.4f} "
                          f"evaluate={t2 - t1:.4f} render={t3 - t2:.4f}\n")
     return 1 if report.failed(args.fail_on) else 0
+
+
+def _baseline(args) -> int:
+    from .baseline import read_baseline, write_baseline
+
+    old = read_baseline(args.output) if args.update else None
+    doc, report, _ = _evaluate(args, False)
+    msg = write_baseline(report, args.output, old)
+    _error_line(f"sqs-policy: {msg}")  # a one-line summary on standard error; the file is the output
+    return 0
 
 
 def _list_rules(args) -> int:
@@ -213,6 +301,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.cmd == "check":
             return _check(args)
+        if args.cmd == "baseline":
+            return _baseline(args)
         if args.cmd == "list-rules":
             return _list_rules(args)
         if args.cmd == "checkov-dir":

@@ -75,7 +75,16 @@ def _rule_id(key: str, where: str) -> str:
     for r in list(RULES.values()) + list(CONFIG_RULES.values()):
         if r.slug == key:
             return r.id
-    raise InputError(f"{where}: unknown rule {key!r}; `list-rules` shows the IDs and slugs")
+    raise InputError(f"{where}: unknown rule {key!r}{_did_you_mean(key)}; `list-rules` shows the IDs and slugs")
+
+
+def _did_you_mean(key: str) -> str:
+    import difflib
+
+    names = [n for r in list(RULES.values()) + list(CONFIG_RULES.values()) for n in (r.id, r.slug)]
+    close = difflib.get_close_matches(key, names, n=1, cutoff=0.75) or difflib.get_close_matches(
+        key.upper(), names, n=1, cutoff=0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _select(patterns: Any, where: str) -> set[str]:
@@ -87,7 +96,8 @@ def _select(patterns: Any, where: str) -> set[str]:
     for p in patterns:
         hits = {r.id for r in RULES.values() if glob_match(p, r.id) or glob_match(p, r.slug)}
         if not hits:
-            raise InputError(f"{where}: {p!r} matches no rule; `list-rules` shows the IDs and slugs")
+            raise InputError(f"{where}: {p!r} matches no rule{_did_you_mean(p)}; `list-rules` shows the IDs and "
+                             "slugs")
         out |= hits
     return out
 

@@ -23,6 +23,9 @@ class Finding:
     remediation: str
     waiver: dict | None = None
     source: Any = None  # source.SourceRef of the expression the finding was decided from
+    undecided: bool = False  # the rule could not decide it (also when --strict made it a failure)
+    baseline: str | None = None  # with --baseline: "new" or "unchanged" (recorded in the baseline)
+    judged: bool = True  # False: --changed-only left it out (the resource and its links are unchanged)
 
     def as_dict(self) -> dict[str, Any]:
         d = {"rule_id": self.rule_id, "slug": self.slug, "severity": self.severity, "status": self.status,
@@ -31,7 +34,14 @@ class Finding:
             d["waiver"] = self.waiver
         if self.source is not None:
             d["source"] = {"file": self.source.label.rsplit(":", 1)[0], "line": self.source.line}
+        if self.baseline is not None:
+            d["baseline"] = self.baseline
+        if not self.judged:
+            d["judged"] = False
         return d
+
+    def counts_toward_exit(self) -> bool:
+        return self.waiver is None and self.baseline != "unchanged" and self.judged
 
 
 @dataclass
@@ -43,12 +53,25 @@ class Report:
     resources: int = 0
     strict: bool = False
     notes: list[str] = field(default_factory=list)  # about the run: source not read, not matching the plan
+    model: Any = field(default=None, repr=False)  # the linked model the rules judged (topology, --changed-only)
+    baseline_file: str | None = None  # set by baseline.apply
+    fixed: list[dict] = field(default_factory=list)  # baseline entries no finding matches any more
+    changed_only: dict | None = None  # set by changes_only.apply: what was judged
 
     def counts(self) -> dict[str, int]:
         c = {"errors": 0, "warnings": 0, "unknown": 0, "waived": 0, "passed": self.pass_count}
+        if self.baseline_file is not None:
+            c["baselined"] = 0
+            c["fixed"] = len(self.fixed)
+        if self.changed_only is not None:
+            c["not_judged"] = 0
         for f in self.findings:
             if f.waiver is not None:
                 c["waived"] += 1
+            elif not f.judged:
+                c["not_judged"] += 1
+            elif f.baseline == "unchanged":
+                c["baselined"] += 1
             elif f.status == UNDECIDED:
                 c["unknown"] += 1
             elif f.severity == "error":
@@ -76,7 +99,7 @@ def evaluate(doc: dict, config: Config | None = None, *, strict: bool = False,
         source = Source(plan, source_dir)
     model = Model(plan, source)
     inputs = ModuleInputs(plan)
-    report = Report(resources=len(plan.resources), strict=strict)
+    report = Report(resources=len(plan.resources), strict=strict, model=model)
     for rid, rule in RULES.items():
         if not config.rule_enabled(rid):
             continue
@@ -100,10 +123,14 @@ def evaluate(doc: dict, config: Config | None = None, *, strict: bool = False,
             fix = res.remediation or rule.remediation
             if status != PASS:
                 fix = inputs.rewrite(res.address, fix)
-            f = Finding(rid, rule.slug, sev, status, res.address, msg, fix, source=res.ref)
+            f = Finding(rid, rule.slug, sev, status, res.address, msg, fix, source=res.ref,
+                        undecided=res.status == UNDECIDED)
             (report.passed if status == PASS else report.findings).append(f)
     _apply_waivers(report, config, today)
     if source is not None:
+        from .inline_waivers import apply as apply_inline_waivers
+
+        apply_inline_waivers(report, model, config, today)
         report.notes.extend(source.notes)
     return report
 

@@ -7,6 +7,9 @@ there is one: `.sqs-policy.yaml`, `.sqs-policy.yml` or `.sqs-policy.toml` in the
 directory (pre-commit runs hooks at the repository root). Without one the default rules
 apply; `--config FILE` in the hook's args names another file. Exit codes as for
 `sqs-policy check`: 0 clean, 1 violations, 2 input or usage error (one line on stderr).
+
+Every `sqs-policy check` option works in the hook's args, e.g.
+`args: [plan.json, --baseline, .sqs-policy-baseline.json, --changed-only, --report, junit=sqs-policy.xml]`.
 """
 from __future__ import annotations
 
@@ -24,7 +27,8 @@ def _error(message: str) -> int:
 
 def _plan_argument(argv: list[str]) -> str | None:
     """The positional PLAN among ``check``'s options (those that take a value skip it)."""
-    takes_value = {"--format", "--config", "--fail-on", "--output", "-o", "--source-dir"}
+    takes_value = {"--format", "--config", "--fail-on", "--output", "-o", "--source-dir", "--report", "--baseline",
+                   "--max-input-mib"}
     skip = False
     for a in argv:
         if skip:

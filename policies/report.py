@@ -15,7 +15,7 @@ from .rules import CONFIG_RULES, RULES, UNDECIDED
 
 
 def _order(f: Finding):
-    rank = 3 if f.waiver else (2 if f.status == UNDECIDED else (0 if f.severity == "error" else 1))
+    rank = 3 if not f.counts_toward_exit() else (2 if f.status == UNDECIDED else (0 if f.severity == "error" else 1))
     return (rank, f.rule_id, f.address)
 
 
@@ -29,6 +29,10 @@ def render_text(report: Report, show_pass: bool = False) -> str:
     for f in sorted(report.findings, key=_order):
         if f.waiver:
             label = "WAIVED"
+        elif not f.judged:
+            label = "SKIPPED"
+        elif f.baseline == "unchanged":
+            label = "BASELINE"
         elif f.status == UNDECIDED:
             label = "UNKNOWN"
         else:
@@ -38,16 +42,26 @@ def render_text(report: Report, show_pass: bool = False) -> str:
         if f.waiver:
             exp = f" until {f.waiver['expires']}" if f.waiver.get("expires") else ""
             lines.append(f"        waived{exp}: {f.waiver['reason']}")
+        elif not f.judged:
+            lines.append("        not judged (--changed-only): neither it nor what it links to changes")
+        elif f.baseline == "unchanged":
+            lines.append("        in the baseline: a known finding, not counted")
         else:
             lines.append(f"        fix: {f.remediation}")
     if show_pass:
         for f in sorted(report.passed, key=lambda x: (x.rule_id, x.address)):
             lines.append(f"PASS    {f.rule_id} {f.slug}  {f.address}: {f.message}")
+    for e in report.fixed:
+        lines.append(f"FIXED   {e['rule']} {e['slug']}  {e['address']}")
+        lines.append(f"        in the baseline, no longer found: `sqs-policy baseline PLAN --update -o "
+                     f"{report.baseline_file}` removes it")
     for n in report.notes:
         lines.append(f"note: {n}")
     c = report.counts()
+    extra = "".join(f"{c[k]} {label}, " for k, label in (("baselined", "baselined"), ("fixed", "fixed"),
+                                                         ("not_judged", "not judged")) if k in c)
     lines.append(
-        f"{c['errors']} error(s), {c['warnings']} warning(s), {c['unknown']} unknown, {c['waived']} waived, "
+        f"{c['errors']} error(s), {c['warnings']} warning(s), {c['unknown']} unknown, {c['waived']} waived, {extra}"
         f"{c['passed']} passed ({len(report.rules_run)} rules, {report.resources} resources"
         f"{', --strict' if report.strict else ''})")
     return "\n".join(lines) + "\n"
@@ -57,7 +71,12 @@ def render_json(report: Report, show_pass: bool = False) -> str:
     findings = [f.as_dict() for f in sorted(report.findings, key=_order)]
     if show_pass:
         findings += [f.as_dict() for f in report.passed]
-    return json.dumps({"findings": findings, "summary": summary(report), "notes": report.notes}, indent=2) + "\n"
+    out = {"findings": findings, "summary": summary(report), "notes": report.notes}
+    if report.baseline_file is not None:
+        out["baseline"] = {"file": report.baseline_file, "fixed": report.fixed}
+    if report.changed_only is not None:
+        out["changed_only"] = report.changed_only
+    return json.dumps(out, indent=2) + "\n"
 
 
 # -- SARIF -------------------------------------------------------------------------------
@@ -185,8 +204,21 @@ def render_sarif(report: Report, doc: dict, plan_path: str, root: str) -> str:
             "properties": {"status": f.status, "slug": f.slug},
         }
         if f.waiver:
-            res["suppressions"] = [{"kind": "external", "justification": f.waiver["reason"]}]
+            res["suppressions"] = [{"kind": f.waiver.get("kind", "external"), "justification": f.waiver["reason"]}]
+        if f.baseline is not None:
+            res["baselineState"] = f.baseline
+        if not f.judged:  # --changed-only: the rule was not applied to it
+            res["kind"], res["level"] = "notApplicable", "none"
         results.append(res)
+    for e in report.fixed:  # in the baseline, gone from this plan
+        path, line = loc.locate(e["address"])
+        results.append({
+            "ruleId": e["rule"], "ruleIndex": index[e["rule"]], "level": "none", "baselineState": "absent",
+            "message": {"text": f"{e['address']}: fixed (in the baseline {report.baseline_file}, no longer found)"},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": quote(path, safe="/")},
+                                                "region": {"startLine": line}},
+                           "logicalLocations": [{"fullyQualifiedName": e["address"], "kind": "resource"}]}],
+        })
     sarif = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",

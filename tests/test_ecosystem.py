@@ -89,6 +89,18 @@ def test_hook_passes_check_options_through(tmp_path, monkeypatch, capsys):
     assert json.loads(Path("r.json").read_text())["summary"]
 
 
+def test_hook_takes_the_ci_options(tmp_path, monkeypatch, capsys):
+    """--baseline FILE and --report FORMAT=PATH before the plan: the plan is still found."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(plans.plan_path(VIOLATIONS), "p.json")
+    from resilient_sqs.policy.cli import main as cli_main
+
+    assert cli_main(["baseline", "p.json", "-o", "b.json"]) == 0
+    assert hook.main(["--baseline", "b.json", "--report", "junit=j.xml", "p.json", "--changed-only"]) == 0
+    assert Path("j.xml").read_text().startswith("<?xml")
+    assert hook.main(["--report", "gitlab=cq.json", "p.json"]) == 1
+
+
 # ------------------------------------------------------------------------------------------
 # the hook through pre-commit, from a local clone
 # ------------------------------------------------------------------------------------------
@@ -188,6 +200,11 @@ def test_action_structure():
     ids = {s["id"]: s for s in steps if "id" in s}
     used = set()
     for step in steps:
+        if "uses" in step:  # only the cache of the checker's environment, pinned to a major version
+            assert step["uses"] == "actions/cache@v4" and set(step["with"]) == {"path", "key"}, step
+            for e in _expressions(step):
+                assert re.fullmatch(r"steps\.([\w-]+)\.outputs\.([\w-]+)", e), e
+            continue
         assert "run" in step and step.get("shell") == "bash", f"step {step.get('name')}: a bash run step"
         for e in _expressions(step):
             m = re.fullmatch(r"inputs\.([\w-]+)|steps\.([\w-]+)\.outputs\.([\w-]+)", e)
@@ -230,12 +247,15 @@ def run_action(action_path: Path, workspace: Path, runner_temp: Path, given: dic
     summary = runner_temp / "summary.md"
     log, failed, rc = [], None, 0
     for i, step in enumerate(steps):
+        if "uses" in step:  # actions/cache: nothing is cached between these runs
+            continue
         out_file = runner_temp / f"output-{i}"
         out_file.write_text("")
         env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
         env.update({k: _resolve(str(v), inputs, outputs) for k, v in step.get("env", {}).items()})
         env.update(GITHUB_OUTPUT=str(out_file), GITHUB_STEP_SUMMARY=str(summary), RUNNER_TEMP=str(runner_temp),
-                   GITHUB_ACTION_PATH=str(action_path), GITHUB_WORKSPACE=str(workspace))
+                   GITHUB_ACTION_PATH=str(action_path), GITHUB_WORKSPACE=str(workspace),
+                   HOME=str(runner_temp / "home"))
         cwd = workspace / _resolve(step.get("working-directory", "."), inputs, outputs)
         script = runner_temp / f"step-{i}.sh"
         script.write_text(step["run"])
@@ -259,9 +279,9 @@ def installed_action(tmp_path_factory):
     action_path = checkout_copy(base / "action")
     runner_temp = base / "runner-temp"
     runner_temp.mkdir()
-    install = ACTION["runs"]["steps"][0]
-    assert install["id"] == "install"
-    result = run_action(action_path, base, runner_temp, {"plan": "unused", "python": sys.executable}, [install])
+    steps = ACTION["runs"]["steps"]
+    upto = [s.get("id") for s in steps].index("install") + 1
+    result = run_action(action_path, base, runner_temp, {"plan": "unused", "python": sys.executable}, steps[:upto])
     assert result["failed"] is None, result["log"]
     assert re.search(r"^sqs-policy \d", result["log"], flags=re.M), result["log"]
     return action_path, runner_temp, result["outputs"]
@@ -281,7 +301,9 @@ def _workspace(tmp_path: Path, plan: str | None, config: str | None = None, wher
 
 def _run_checks(installed_action, ws: Path, given: dict) -> dict:
     action_path, runner_temp, install_outputs = installed_action
-    return run_action(action_path, ws, runner_temp, {"plan": "plan.json", **given}, ACTION["runs"]["steps"][1:],
+    steps = ACTION["runs"]["steps"]
+    after = [s.get("id") for s in steps].index("install") + 1
+    return run_action(action_path, ws, runner_temp, {"plan": "plan.json", **given}, steps[after:],
                       outputs=install_outputs)
 
 
@@ -290,7 +312,9 @@ def _run_checks(installed_action, ws: Path, given: dict) -> dict:
 def test_action_clean_plan_passes_and_writes_sarif(installed_action, tmp_path):
     r = _run_checks(installed_action, _workspace(tmp_path, CLEAN), {})
     assert r["failed"] is None, r["log"]
-    assert r["action_outputs"] == {"exit-code": "0", "sarif-file": str(tmp_path / "ws" / "sqs-policy.sarif"), "config": ""}
+    md = installed_action[1] / "sqs-policy-summary.md"
+    assert r["action_outputs"] == {"exit-code": "0", "sarif-file": str(tmp_path / "ws" / "sqs-policy.sarif"),
+                                   "config": "", "markdown-file": str(md)}
     sarif = json.loads(Path(r["action_outputs"]["sarif-file"]).read_text())
     assert sarif["version"] == "2.1.0" and sarif["runs"][0]["tool"]["driver"]["name"] == "sqs-policy"
     assert "No violations." in r["summary"]
@@ -322,7 +346,8 @@ def test_action_finds_the_config_file_in_the_working_directory(installed_action,
     ws = _workspace(tmp_path, VIOLATIONS, config="select: [DDB003]\n", where="infra")
     r = _run_checks(installed_action, ws, {"working-directory": "infra", "sarif-file": ""})
     assert r["failed"] is None, r["log"]
-    assert r["action_outputs"] == {"exit-code": "0", "sarif-file": "", "config": ".sqs-policy.yaml"}
+    assert r["action_outputs"] == {"exit-code": "0", "sarif-file": "", "config": ".sqs-policy.yaml",
+                                   "markdown-file": str(installed_action[1] / "sqs-policy-summary.md")}
     assert not list(ws.rglob("*.sarif"))
 
 
@@ -355,6 +380,61 @@ def test_action_input_errors_always_fail(installed_action, tmp_path, given, need
 def test_action_bad_fail_on_violations_value_is_refused(installed_action, tmp_path):
     r = _run_checks(installed_action, _workspace(tmp_path, "not-json"), {"fail-on-violations": "maybe"})
     assert r["failed"] == "Outcome" and "input fail-on-violations is 'maybe'" in r["log"]
+
+
+@pytest.mark.install
+@pytest.mark.xdist_group("action")  # one install of the checker
+def test_action_checks_once_annotates_and_summarises(installed_action, tmp_path):
+    ws = _workspace(tmp_path, VIOLATIONS)
+    r = _run_checks(installed_action, ws, {"reports": "junit=junit.xml\n  gitlab=cq.json  \n"})
+    assert r["failed"] == "Outcome", r["log"]
+    # one sqs-policy run: the text report, then the annotations, on the log
+    assert r["log"].count("error(s), ") == 1
+    ann = [x for x in r["log"].splitlines() if x.startswith("::error file=")]
+    assert len(ann) == 12 and any("title=SQS002 queue-has-dlq" in x for x in ann)
+    # the job summary is the Markdown report with the topology diagram
+    assert "**Violations found.**" in r["summary"] and "```mermaid" in r["summary"]
+    assert (ws / "junit.xml").read_text().startswith("<?xml")
+    assert len(json.loads((ws / "cq.json").read_text())) == 16
+    assert json.loads((ws / "sqs-policy.sarif").read_text())["runs"][0]["results"]
+
+
+@pytest.mark.install
+@pytest.mark.xdist_group("action")  # one install of the checker
+def test_action_baseline_annotates_only_new_findings(installed_action, tmp_path):
+    ws = _workspace(tmp_path, VIOLATIONS)
+    proc = subprocess.run([str(Path(installed_action[2]["install"]["bin"]) / "sqs-policy"), "baseline", "plan.json",
+                           "-o", ".sqs-policy-baseline.json"], cwd=ws, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    r = _run_checks(installed_action, ws, {"baseline": ".sqs-policy-baseline.json"})
+    assert r["failed"] is None and r["action_outputs"]["exit-code"] == "0", r["log"]
+    assert "::error file=" not in r["log"] and "16 baselined" in r["summary"]
+    # a new finding: the plan without the one queue's encryption
+    doc = json.loads((ws / "plan.json").read_text())
+    for rc in doc["resource_changes"]:
+        if rc["address"] == 'aws_sqs_queue.src["ok"]':
+            rc["change"]["after"]["sqs_managed_sse_enabled"] = False
+    for res in doc["planned_values"]["root_module"]["resources"]:
+        if res["address"] == 'aws_sqs_queue.src["ok"]':
+            res["values"]["sqs_managed_sse_enabled"] = False
+    (ws / "plan.json").write_text(json.dumps(doc))
+    r = _run_checks(installed_action, ws, {"baseline": ".sqs-policy-baseline.json", "changed-only": "false"})
+    ann = [x for x in r["log"].splitlines() if x.startswith("::error file=")]
+    assert r["action_outputs"]["exit-code"] == "1" and len(ann) == 1 and 'aws_sqs_queue.src["ok"]' in ann[0]
+
+
+@pytest.mark.install
+@pytest.mark.xdist_group("action")  # one install of the checker
+@pytest.mark.parametrize("given,needle", [
+    ({"changed-only": "yes"}, "input changed-only is 'yes'"),
+    ({"annotate": "no"}, "inputs annotate and job-summary take true or false"),
+    ({"reports": "yaml=x.yaml"}, "unknown format 'yaml'"),
+    ({"baseline": "missing.json"}, "baseline missing.json: no such file"),
+])
+def test_action_new_input_errors(installed_action, tmp_path, given, needle):
+    r = _run_checks(installed_action, _workspace(tmp_path, VIOLATIONS), {"fail-on-violations": "false", **given})
+    assert r["failed"] == "Outcome" and r["action_outputs"]["exit-code"] == "2", r["log"]
+    assert needle in r["log"]
 
 
 # ------------------------------------------------------------------------------------------

@@ -36,3 +36,22 @@ def test_the_ref_check_sees_a_missing_tag(tmp_path):
     """The check is not vacuous: a made-up version is not among the tags."""
     assert REF.findall('source = "git::https://x/resilient-sqs.git?ref=v99.0.0"') == ["v99.0.0"]
     assert "v99.0.0" not in _tags()
+
+
+USES = re.compile(r"resilient-sqs@([^\"'\s)`]+)")
+REV = re.compile(r"^\s*rev:\s*([^\s#]+)")
+
+
+def test_documented_action_and_hook_pins_exist_or_are_placeholders():
+    """`uses: <owner>/resilient-sqs@REF` and a pre-commit `rev: REF` name a tag or a placeholder
+    (a documented @v0.1.0 that was never tagged failed for whoever copied it)."""
+    tags = _tags()
+    bad = []
+    for md in docs.doc_files():
+        for n, line in enumerate(md.read_text().splitlines(), 1):
+            for ref in USES.findall(line) + REV.findall(line):
+                if ref.startswith("<") or ref in tags:
+                    continue
+                bad.append(f"{md.relative_to(REPO_ROOT)}:{n}: {ref} is not a tag of this repository")
+    assert bad == [], "documented pins that do not exist (write <full commit SHA> until a release):\n" + "\n".join(bad)
+    assert USES.findall("uses: example/resilient-sqs@v0.1.0") == ["v0.1.0"] and "v0.1.0" not in tags

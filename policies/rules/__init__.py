@@ -117,4 +117,11 @@ CONFIG_RULES = {
                    "A waiver that matches no failing or unknown finding is stale (the resource was fixed or "
                    "renamed). Stale waivers hide future regressions on the same address.",
                    "Remove the waiver from the configuration file.", ("sarif-suppressions",)),
+    "CFG003": Rule("CFG003", "waiver-malformed", "error", "config", "A waiver comment cannot be read",
+                   "A `# sqs-policy:ignore` comment in the .tf source that names no rule or an unknown one, "
+                   "gives no reason, has a date that is not YYYY-MM-DD or an unknown key, or is not inside the "
+                   "resource, data or module block it should waive, waives nothing. It fails the check so that "
+                   "nobody believes a finding is waived when it is not.",
+                   "Write it as `# sqs-policy:ignore RULE[,RULE] reason=\"why\" [expires=YYYY-MM-DD]` inside the "
+                   "resource or module block.", ("sarif-suppressions",)),
 }

@@ -286,6 +286,14 @@ EXPECTED = {
         ("SQS011", UNK, W, 'aws_sqs_queue.work_dlq["billing"]'),
         ("SQS011", UNK, W, 'aws_sqs_queue.work_dlq["shipping"]'),
     },
+    "config:inline-waivers": {
+        # evaluated without its source, the # sqs-policy:ignore comments are not read: nothing is
+        # waived (tests/policies/test_inline_waivers.py checks them with the source)
+        (rule, FAIL, sev, addr) for rule, sev in (("SQS002", E), ("SQS009", E), ("CW002", W))
+        for addr in ("aws_sqs_queue.waived", "aws_sqs_queue.expired", "aws_sqs_queue.unused",
+                     "aws_sqs_queue.malformed", 'module.legacy.aws_sqs_queue.old["a"]',
+                     'module.legacy.aws_sqs_queue.old["b"]')
+    },
     "config:warnings": {
         ("SQS003", FAIL, W, "aws_sqs_queue.jobs"),
         ("SQS007", FAIL, W, "aws_sqs_queue.dlq"),

@@ -1,0 +1,143 @@
+"""Baselines: record today's findings, fail only on new ones, report the fixed ones."""
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.policies import plans
+from tests.policies.test_cli import _one_line_error, cli
+
+PLAN = "tests/policies/plans/queue-bad.json"
+
+
+def _edit(doc: dict, address: str, **values) -> dict:
+    """The plan with one resource's planned values changed (in planned_values and resource_changes)."""
+    doc = copy.deepcopy(doc)
+    hits = 0
+    for rc in doc["resource_changes"]:
+        if rc["address"] == address:
+            rc["change"]["after"].update(values)
+            hits += 1
+    for r in doc["planned_values"]["root_module"]["resources"]:
+        if r["address"] == address:
+            r["values"].update(values)
+            hits += 1
+    assert hits == 2, address
+    return doc
+
+
+def _check(plan: Path, *args: str) -> tuple[int, dict]:
+    proc = cli("check", str(plan), "--format", "json", *args)
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def test_only_the_new_finding_counts(tmp_path):
+    base = tmp_path / "baseline.json"
+    proc = cli("baseline", PLAN, "-o", str(base))
+    assert proc.returncode == 0 and proc.stdout == b"", proc.stderr
+    assert "16 finding(s) recorded" in proc.stderr.decode()
+    data = json.loads(base.read_text())
+    assert data["sqs-policy-baseline"] == "1.0" and sum(e["count"] for e in data["findings"]) == 16
+    # the same plan: everything baselined, exit 0
+    rc, out = _check(Path(PLAN), "--baseline", str(base))
+    assert rc == 0 and out["summary"]["errors"] == 0 and out["summary"]["baselined"] == 16
+    assert {f["baseline"] for f in out["findings"]} == {"unchanged"}
+    # one resource changes: encryption switched off on a queue that passed -> exactly one new finding
+    doc = plans.load("config:queue-bad")
+    changed = tmp_path / "changed.json"
+    changed.write_text(json.dumps(_edit(doc, 'aws_sqs_queue.src["ok"]', sqs_managed_sse_enabled=False)))
+    rc, out = _check(changed, "--baseline", str(base))
+    new = [f for f in out["findings"] if f["baseline"] == "new"]
+    assert rc == 1 and out["summary"]["errors"] == 1 and out["summary"]["baselined"] == 16
+    assert [(f["rule_id"], f["address"]) for f in new] == [("SQS001", 'aws_sqs_queue.src["ok"]')]
+    assert out["baseline"]["fixed"] == []
+    # without the baseline all 17 count
+    rc, out = _check(changed)
+    assert out["summary"]["errors"] + out["summary"]["warnings"] + out["summary"]["unknown"] == 17
+
+
+def test_fixed_findings_are_reported_and_update_shrinks(tmp_path):
+    base = tmp_path / "b.json"
+    assert cli("baseline", PLAN, "-o", str(base)).returncode == 0
+    doc = plans.load("config:queue-bad")
+    # fix one finding (encryption on the plain DLQ) and break another resource
+    doc = _edit(doc, 'aws_sqs_queue.dlq["plaindlq"]', sqs_managed_sse_enabled=True)
+    doc = _edit(doc, 'aws_sqs_queue.src["ok"]', sqs_managed_sse_enabled=False)
+    p = tmp_path / "p.json"
+    p.write_text(json.dumps(doc))
+    rc, out = _check(p, "--baseline", str(base))
+    assert rc == 1
+    # encrypting the DLQ fixes its own SQS001 and its source's SQS006 (source encrypted, DLQ not)
+    assert [(e["rule"], e["address"]) for e in out["baseline"]["fixed"]] == [
+        ("SQS001", 'aws_sqs_queue.dlq["plaindlq"]'), ("SQS006", 'aws_sqs_queue.src["plaindlq"]')]
+    text = cli("check", str(p), "--baseline", str(base)).stdout.decode()
+    assert 'FIXED   SQS001 queue-encryption  aws_sqs_queue.dlq["plaindlq"]' in text
+    assert "1 error(s)" in text and "14 baselined, 2 fixed" in text
+    sarif = json.loads(cli("check", str(p), "--baseline", str(base), "--format", "sarif").stdout)
+    from tests.policies.test_formats import SARIF
+
+    SARIF.validate(sarif)  # the absent (fixed) results too
+    states = [r["baselineState"] for r in sarif["runs"][0]["results"]]
+    assert states.count("new") == 1 and states.count("unchanged") == 14 and states.count("absent") == 2
+    # --update drops the fixed one and does not add the new one
+    proc = cli("baseline", str(p), "-o", str(base), "--update")
+    assert proc.returncode == 0, proc.stderr
+    assert "14 finding(s) kept, 2 fixed one(s) removed, 1 new one(s) not added" in proc.stderr.decode()
+    rc, out = _check(p, "--baseline", str(base))
+    assert rc == 1 and out["baseline"]["fixed"] == [] and out["summary"]["baselined"] == 14
+
+
+def test_the_key_is_not_the_message(tmp_path):
+    """Rewording (here: a recorded message that no longer matches) or a different wrong value keeps the key."""
+    base = tmp_path / "b.json"
+    assert cli("baseline", PLAN, "-o", str(base)).returncode == 0
+    data = json.loads(base.read_text())
+    for e in data["findings"]:
+        e["message"] = "reworded"
+    base.write_text(json.dumps(data))
+    doc = plans.load("config:queue-bad")
+    # maxReceiveCount 1 -> 0 on the mrc1 pair: still the same problem on the same queue
+    doc = _edit(doc, 'aws_sqs_queue.src["mrc1"]', redrive_policy=json.dumps(
+        {"deadLetterTargetArn": "arn:aws:sqs:us-east-1:123456789012:bad-mrc1-dlq", "maxReceiveCount": 0}))
+    p = tmp_path / "p.json"
+    p.write_text(json.dumps(doc))
+    rc, out = _check(p, "--baseline", str(base))
+    assert rc == 0 and out["summary"]["baselined"] == 16, [f for f in out["findings"] if f.get("baseline") == "new"]
+
+
+def test_related_resource_is_part_of_the_key(tmp_path, plan_files):
+    """Two findings of one rule on one queue (two consumers) are told apart by the consumer."""
+    base = tmp_path / "b.json"
+    plan = str(plan_files["config:consumers"])
+    assert cli("baseline", plan, "-o", str(base)).returncode == 0
+    entries = json.loads(base.read_text())["findings"]
+    esm = [e for e in entries if e["rule"] == "ESM001"]
+    assert len(esm) == len({(e["address"], tuple(e["related"])) for e in esm}) >= 2
+    assert all(e["count"] == 1 for e in esm)
+    rc, out = _check(Path(plan), "--baseline", str(base))
+    assert out["summary"]["errors"] == 0 and rc == 0
+
+
+@pytest.mark.parametrize("content,needles", [
+    ("not json", ["not valid JSON", "sqs-policy baseline PLAN.json -o FILE"]),
+    ('{"findings": []}', ["not a sqs-policy baseline"]),
+    ('{"sqs-policy-baseline": "2.0", "findings": []}', ["format 2.0 is from another major version", "reads 1.x"]),
+    ('{"sqs-policy-baseline": "1.0", "findings": [{"rule": "SQS099", "address": "a.b"}]}',
+     ["findings[0]: unknown rule 'SQS099' (did you mean SQS009?)"]),
+    ('{"sqs-policy-baseline": "1.0", "findings": [{"rule": "SQS001", "address": "a.b", "count": 0}]}',
+     ["findings[0]: count 0 must be a whole number >= 1"]),
+    ('{"sqs-policy-baseline": "1.0", "findings": {}}', ["findings must be a list"]),
+])
+def test_bad_baseline_is_exit_2(tmp_path, content, needles):
+    b = tmp_path / "b.json"
+    b.write_text(content)
+    _one_line_error(cli("check", PLAN, "--baseline", str(b)), str(b), *needles)
+
+
+def test_missing_baseline(tmp_path):
+    _one_line_error(cli("check", PLAN, "--baseline", str(tmp_path / "nope.json")), "no such file")
+    _one_line_error(cli("baseline", PLAN, "-o", str(tmp_path / "nope.json"), "--update"), "no such file")

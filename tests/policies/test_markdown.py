@@ -1,0 +1,175 @@
+"""--format markdown: the findings table and the Mermaid diagram of the checked topology."""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from resilient_sqs.policy.engine import evaluate
+from resilient_sqs.policy.formats import Context, render
+from tests.helpers import REPO_ROOT
+from tests.policies import plans
+from tests.policies.test_formats import FIXTURES, _ctx
+
+NODE = re.compile(r'^    (n\d+|p\d+)(\[\(|\[|\(|\{\{|>)"([^"]*)"(\)\]|\]|\)|\}\})$')
+EDGE = re.compile(r'^  (n\d+) (-->|-\.->)\|"([^"]*)"\| (n\d+)$')
+
+
+def _diagram(md: str) -> list[str]:
+    assert md.count("```mermaid") <= 1
+    if "```mermaid" not in md:
+        return []
+    return md.split("```mermaid\n", 1)[1].split("```", 1)[0].splitlines()
+
+
+def _structure(lines: list[str]) -> dict:
+    """Nodes, edges and red link indices of a diagram; fails on a line it does not expect."""
+    assert lines[0] == "flowchart LR"
+    nodes, edges, red, fail_class = {}, [], [], []
+    depth = 0
+    for line in lines[1:]:
+        if m := NODE.match(line):
+            assert m.group(1) not in nodes, line
+            nodes[m.group(1)] = m.group(3)
+        elif m := EDGE.match(line):
+            edges.append((m.group(1), m.group(3), m.group(4)))
+        elif re.match(r'^  subgraph g\d+\["[^"]+"\]$', line):
+            depth += 1
+        elif line == "  end":
+            depth -= 1
+        elif line.startswith("  linkStyle "):
+            red = [int(x) for x in line.split()[1].split(",")]
+        elif line.startswith("  class "):
+            fail_class = line.split()[1].split(",")
+        else:
+            assert line.startswith("  classDef fail "), line
+    assert depth == 0
+    for a, _, b in edges:
+        assert a in nodes and b in nodes
+    assert all(0 <= i < len(edges) for i in red) and all(n in nodes for n in fail_class)
+    return {"nodes": nodes, "edges": edges, "red": red, "fail": fail_class}
+
+
+@pytest.mark.parametrize("subject,path,source", FIXTURES, ids=[f[0] for f in FIXTURES])
+def test_markdown_on_every_fixture_plan(subject, path, source):
+    ctx = _ctx(path, source)
+    md = render("markdown", ctx)
+    counted = [f for f in ctx.report.findings if f.counts_toward_exit()]
+    rows = [x for x in md.split("<details>")[0].splitlines() if x.startswith("| ") and not x.startswith("| |")]
+    assert len(rows) == len(counted)
+    lines = _diagram(md)
+    if ctx.report.model.queues:
+        s = _structure(lines)
+        # every resource with a failing finding that the diagram draws is marked
+        for nid, text in s["nodes"].items():
+            assert ("❌" in text) == (nid in s["fail"]), text
+
+
+def test_failing_links_are_marked():
+    path = REPO_ROOT / "tests/policies/plans/claim-check-bad.json"
+    md = render("markdown", _ctx(path, None))
+    s = _structure(_diagram(md))
+    by_text = {t: n for n, t in s["nodes"].items()}
+    age = by_text["aws_cloudwatch_metric_alarm.age"]
+    queue = by_text["aws_sqs_queue.this ❌ CW002"]
+    i = next(i for i, (a, label, b) in enumerate(s["edges"]) if (a, b) == (age, queue))
+    assert i in s["red"] and "❌ CW002" in s["edges"][i][1]
+    assert by_text["aws_s3_bucket.payloads ❌ S3004"] in s["fail"]
+    # the table lists the counted findings with their fix
+    assert "| error | S3004 claim-check-expiry | `aws_s3_bucket.payloads`" in md
+
+
+def _bench(pairs: int) -> dict:
+    from tooling.bench_policy import synthetic_plan
+
+    return synthetic_plan(plans.load("config:bench"), pairs)
+
+
+def _set(doc: dict, address: str, **values):
+    for rc in doc["resource_changes"]:
+        if rc["address"] == address:
+            rc["change"]["after"].update(values)
+    stack = [doc["planned_values"]["root_module"]]
+    while stack:
+        m = stack.pop()
+        for r in m.get("resources") or ():
+            if r["address"] == address:
+                r["values"].update(values)
+        stack.extend(m.get("child_modules") or ())
+
+
+def _drop(doc: dict, address: str):
+    doc["resource_changes"] = [rc for rc in doc["resource_changes"] if rc["address"] != address]
+    stack = [doc["planned_values"]["root_module"]]
+    while stack:
+        m = stack.pop()
+        m["resources"] = [r for r in m.get("resources") or () if r["address"] != address]
+        stack.extend(m.get("child_modules") or ())
+
+
+def test_fifty_queues_stay_readable():
+    doc = _bench(50)
+    q = 'module.messaging.module.queue["bench-0007"].aws_sqs_queue.this'
+    _set(doc, q, visibility_timeout_seconds=5)  # below 6 x the consumer's timeout
+    _drop(doc, 'module.messaging.module.alarms[0].aws_cloudwatch_metric_alarm.dlq_depth["bench-0031"]')
+    report = evaluate(doc, keep_passes=True, source_dir=None)
+    md = render("markdown", Context(report, doc, "bench-50.json", "."))
+    lines = _diagram(md)
+    s = _structure(lines)
+    assert len(lines) < 45, "\n".join(lines)
+    # the 48 untouched pairs collapse into one node of their module
+    assert any(t.startswith("✅ 48 linked group(s) pass") for t in s["nodes"].values())
+    texts = [t.replace("#quot;", '"') for t in s["nodes"].values()]
+    assert '["bench-0007"] aws_sqs_queue.this ❌ ESM001' in texts
+    assert '["bench-0031"] aws_sqs_queue.dlq[0] ❌ CW001' in texts
+    # the consumer link of the broken pair is red, with the rule
+    red = [s["edges"][i] for i in s["red"]]
+    assert any("consumer" in label and "ESM001" in label for _, label, _ in red)
+    assert len(re.findall(r"^  subgraph ", "\n".join(lines), re.M)) <= 3
+
+
+MERMAID = REPO_ROOT / "tooling" / "mermaid_check"
+
+
+@pytest.fixture(scope="session")
+def mermaid_parser():
+    """node + the pinned mermaid parser (npm ci once into .cache, keyed by the lock file)."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if not node or not npm:
+        pytest.skip("node and npm are needed to run mermaid's parser")
+    lock = (MERMAID / "package-lock.json").read_bytes()
+    work = REPO_ROOT / ".cache" / f"mermaid-check-{hashlib.sha256(lock).hexdigest()[:12]}"
+    if not (work / "node_modules" / "mermaid").is_dir():
+        tmp = work.with_name(work.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        for f in ("package.json", "package-lock.json", "parse.mjs"):
+            shutil.copy(MERMAID / f, tmp / f)
+        proc = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=tmp,
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        shutil.rmtree(work, ignore_errors=True)
+        tmp.rename(work)
+    shutil.copy(MERMAID / "parse.mjs", work / "parse.mjs")
+
+    def parse(md: str) -> str:
+        proc = subprocess.run([node, str(work / "parse.mjs")], input=md, capture_output=True, text=True, timeout=120)
+        return proc.stdout + proc.stderr
+
+    return parse
+
+
+@pytest.mark.install
+def test_mermaid_parses_the_diagrams(mermaid_parser):
+    bad = render("markdown", _ctx(REPO_ROOT / "tests/policies/plans/claim-check-bad.json", None))
+    assert mermaid_parser(bad.replace('|"payloads"|', '|"pay"loads"|')).startswith("ERR ")  # it does parse
+    docs = [render("markdown", _ctx(path, source)) for _, path, source in FIXTURES]
+    doc = _bench(50)
+    _set(doc, 'module.messaging.module.queue["bench-0007"].aws_sqs_queue.this', visibility_timeout_seconds=5)
+    docs.append(render("markdown", Context(evaluate(doc, keep_passes=True), doc, "b.json", ".")))
+    out = mermaid_parser("\n".join(docs))
+    assert "ERR" not in out and out.count("ok") == sum("```mermaid" in d for d in docs), out[:2000]
