@@ -10,8 +10,10 @@ import sys
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, exit 2
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+    def error(self, message):  # one line, exit 2 (the message may quote an argument)
+        from .terminal import escape
+
+        self.exit(2, escape(f"{self.prog}: error: {message} (see --help)") + "\n")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -188,8 +190,11 @@ def run() -> None:
 
 
 def _error_line(text: str) -> None:
-    """One line on standard error, at most 1000 characters (a message may quote the input)."""
-    line = " ".join(text.split())
+    """One line on standard error, at most 1000 characters (a message may quote the input:
+    its control and bidirectional characters are escaped, see terminal.py)."""
+    from .terminal import escape
+
+    line = escape(" ".join(text.split()))
     if len(line) > 1000:
         line = line[:999] + "…"
     try:

@@ -12,6 +12,7 @@ from . import __version__
 from .engine import Finding, Report
 from .references import REFERENCES
 from .rules import CONFIG_RULES, RULES, UNDECIDED
+from .terminal import escape
 
 
 def _order(f: Finding):
@@ -50,7 +51,8 @@ def render_text(report: Report, show_pass: bool = False) -> str:
         f"{c['errors']} error(s), {c['warnings']} warning(s), {c['unknown']} unknown, {c['waived']} waived, "
         f"{c['passed']} passed ({len(report.rules_run)} rules, {report.resources} resources"
         f"{', --strict' if report.strict else ''})")
-    return "\n".join(lines) + "\n"
+    # addresses, messages, reasons and notes quote the input: one input line stays one output line
+    return "\n".join(escape(line) for line in lines) + "\n"
 
 
 def render_json(report: Report, show_pass: bool = False) -> str:
