@@ -64,32 +64,99 @@ def _positive(v: str) -> float:
 
 def _write(text: str, output: str | None = None):
     """Write the report as UTF-8 (an unpaired surrogate from the plan is escaped, never
-    fatal); a report that cannot be written is an error (exit 2), not a traceback."""
+    fatal), all of it: short writes are resumed, a non-blocking pipe is waited on, and
+    whatever the buffering (PYTHONUNBUFFERED=1 included). A report that cannot be
+    written whole is an error (exit 2, one line), never a silent truncation."""
     from .errors import InputError
 
     data = text.encode("utf-8", "backslashreplace")
     if output:
+        import os
+
         try:
-            with open(output, "wb") as fh:
-                fh.write(data)
+            fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o666)
         except OSError as e:
             raise InputError(f"--output {output}: cannot write ({e.strerror or e})") from None
+        try:
+            _write_fd(fd, data, f"--output {output}")
+        finally:
+            os.close(fd)
         return
     out = sys.stdout
     if out is None:
         raise InputError("standard output is closed, so the report cannot be written; pass --output FILE")
     try:
+        out.flush()  # anything already written through the text layer goes first
         buf = getattr(out, "buffer", None)
         if buf is not None:
-            out.flush()
-            buf.write(data)
+            buf.flush()
+        fd = out.fileno()
+    except (OSError, ValueError, AttributeError) as e:
+        import io
+
+        if not isinstance(e, io.UnsupportedOperation):  # a closed or failing stream
+            why = getattr(e, "strerror", None) or str(e)
+            raise InputError(f"cannot write the report to standard output ({why}); pass --output FILE") from None
+        fd = None
+    if fd is not None:
+        _write_fd(fd, data, "standard output")
+        return
+    try:  # a stream without a file descriptor (an embedding program's): its own write, checked
+        if buf is not None:
+            n = buf.write(data)
             buf.flush()
         else:
-            out.write(data.decode("utf-8"))
+            n = out.write(data.decode("utf-8"))
             out.flush()
-    except (OSError, ValueError) as e:  # a full device, a closed pipe, a closed stream
+            data = data.decode("utf-8")
+        if n is not None and n != len(data):
+            raise InputError(f"standard output took {n} of {len(data)} bytes of the report; pass --output FILE")
+    except (OSError, ValueError) as e:
         why = getattr(e, "strerror", None) or str(e)
         raise InputError(f"cannot write the report to standard output ({why}); pass --output FILE") from None
+
+
+def _write_fd(fd: int, data: bytes, what: str) -> None:
+    """All of ``data`` to file descriptor ``fd`` (os.write in a loop; a full non-blocking
+    pipe is polled until the reader takes more), else InputError naming how far it got."""
+    import errno
+    import os
+    import select
+
+    from .errors import InputError
+
+    view = memoryview(data)
+    done = 0
+    poller = None
+    stalls = 0
+    while done < len(data):
+        try:
+            n = os.write(fd, view[done:done + (1 << 20)])
+        except BlockingIOError:
+            n = None
+        except InterruptedError:
+            continue
+        except OSError as e:
+            if e.errno == errno.EPIPE:
+                why = "the reader closed the pipe"
+            else:
+                why = e.strerror or str(e)
+            raise InputError(f"{what}: the report was cut short after {done} of {len(data)} bytes ({why}); "
+                             "the output is incomplete" + ("" if what.startswith("--output") else
+                                                          ": pass --output FILE, or read the whole output")) from None
+        if n == 0:  # never for a pipe or a file with room; do not spin on a device that takes nothing
+            stalls += 1
+            if stalls > 100:
+                raise InputError(f"{what}: the report was cut short after {done} of {len(data)} bytes (the output "
+                                 "takes no more); the output is incomplete")
+        if n is None or n == 0:
+            if poller is None:
+                poller = select.poll()
+                poller.register(fd, select.POLLOUT)
+            poller.poll(1000)  # non-blocking and full: wait until the reader takes some
+            continue
+        done += n
+        stalls = 0
 
 
 def _check(args) -> int:

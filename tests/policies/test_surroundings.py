@@ -98,3 +98,48 @@ def test_escape_leaves_printable_text_alone():
                "\u202e", "\u2066", "\u2069", "\u2028", "\u2029", "\ufeff", "\ud800"]:
         got = escape(f"a{ch}b")
         assert got.startswith("a\\") and got.endswith("b") and ch not in got, (ch, got)
+
+
+# -- 4. the report reaches its reader, or exit 2 ------------------------------------------------------------
+BIG_PLAN = Path(__file__).parent / "plans" / "queue-bad.json"  # its SARIF report is over 100 KB: more than a pipe holds
+
+
+def _run_into_pipe(args: list[str], env: dict, nonblocking: bool, read_limit: int | None, delay: float = 0.3):
+    """Run the CLI with stdout the write end of a pipe; read all of it (or read_limit bytes, then close)."""
+    import time
+
+    r, w = os.pipe()
+    if nonblocking:
+        os.set_blocking(w, False)
+    proc = subprocess.Popen([sys.executable, "-m", "resilient_sqs.policy", *args], stdout=w, stderr=subprocess.PIPE,
+                            cwd=REPO_ROOT, env={**os.environ, **env})
+    os.close(w)
+    time.sleep(delay)  # the pipe fills while nobody reads
+    got = b""
+    with os.fdopen(r, "rb", buffering=0) as fh:
+        while read_limit is None or len(got) < read_limit:
+            chunk = fh.read(65536 if read_limit is None else read_limit - len(got))
+            if not chunk:
+                break
+            got += chunk
+    err = proc.stderr.read().decode()
+    return proc.wait(timeout=60), got, err
+
+
+@pytest.mark.parametrize("unbuffered", [True, False])
+def test_reader_that_stops_early_gives_exit_2(unbuffered):
+    env = {"PYTHONUNBUFFERED": "1"} if unbuffered else {"PYTHONUNBUFFERED": ""}
+    rc, got, err = _run_into_pipe(["check", str(BIG_PLAN), "--format", "sarif"], env, False, read_limit=10)
+    assert rc == 2 and len(got) == 10, (rc, err)
+    assert len(err.splitlines()) == 1 and "cut short" in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("unbuffered", [True, False])
+def test_non_blocking_pipe_gets_the_whole_report(tmp_path, unbuffered):
+    whole = tmp_path / "report.sarif"
+    args = ["check", str(BIG_PLAN), "--format", "sarif"]
+    assert cli(*args, "--output", str(whole)).returncode == 1
+    env = {"PYTHONUNBUFFERED": "1"} if unbuffered else {"PYTHONUNBUFFERED": ""}
+    rc, got, err = _run_into_pipe(args, env, True, read_limit=None)
+    assert (rc, err) == (1, "") and len(whole.read_bytes()) > 65536
+    assert got == whole.read_bytes()
