@@ -38,6 +38,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="the root configuration the plan was made from (default: .): values the plan leaves unknown "
                    "are read from its .tf files (and the modules `terraform init` installed) when they match the "
                    "plan, and SARIF results point at .tf lines")
+    c.add_argument("--source-root", metavar="DIR", action="append", default=[],
+                   help="also read module sources from DIR (repeatable): by default only --source-dir and the modules "
+                   "`terraform init` installed under it (.terraform/modules) are read, so a local module call such as "
+                   "source = \"../../\" needs e.g. --source-root with the repository root")
     c.add_argument("--no-source", action="store_true",
                    help="do not read values from the configuration source (what the plan leaves unknown stays unknown)")
     c.add_argument("--max-input-mib", metavar="N", type=_positive, default=None,
@@ -171,14 +175,14 @@ def _check(args) -> int:
     doc = loader.load(args.plan, args.max_input_mib or loader.DEFAULT_MAX_MIB)
     t1 = time.perf_counter()
     report = evaluate(doc, cfg, strict=args.strict, keep_passes=args.show_pass,
-                      source_dir=None if args.no_source else args.source_dir)
+                      source_dir=None if args.no_source else args.source_dir, source_roots=tuple(args.source_root))
     t2 = time.perf_counter()
     from . import report as rep
 
     if args.format == "json":
         out = rep.render_json(report, args.show_pass)
     elif args.format == "sarif":
-        out = rep.render_sarif(report, doc, args.plan, args.source_dir)
+        out = rep.render_sarif(report, doc, args.plan, args.source_dir, tuple(args.source_root))
     else:
         out = rep.render_text(report, args.show_pass)
     _write(out, args.output)

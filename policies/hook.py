@@ -26,7 +26,7 @@ def _error(message: str) -> int:
 
 def _plan_argument(argv: list[str]) -> str | None:
     """The positional PLAN among ``check``'s options (those that take a value skip it)."""
-    takes_value = {"--format", "--config", "--fail-on", "--output", "-o", "--source-dir", "--max-input-mib"}
+    takes_value = {"--format", "--config", "--fail-on", "--output", "-o", "--source-dir", "--max-input-mib", "--source-root"}
     skip = False
     for a in argv:
         if skip:

@@ -143,3 +143,166 @@ def test_non_blocking_pipe_gets_the_whole_report(tmp_path, unbuffered):
     rc, got, err = _run_into_pipe(args, env, True, read_limit=None)
     assert (rc, err) == (1, "") and len(whole.read_bytes()) > 65536
     assert got == whole.read_bytes()
+
+
+# -- 3. files other than the plan: regular files only, bounded, inside the tree ------------------------------
+SOURCE_GOOD = Path(__file__).parent / "configs" / "source-good"
+SOURCE_GOOD_PLAN = Path(__file__).parent / "plans" / "source-good.json"
+
+
+def _limited():
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))  # an endless read fails here, not on the machine
+
+
+def check_source(src: Path, *args: str, plan: Path = SOURCE_GOOD_PLAN, timeout: float = 60):
+    """`check --format json` of source-good's plan against the source in ``src`` (a fresh process,
+    3 GiB of address space, 60 s: a blocking open or an endless read fails the test instead of hanging it)."""
+    proc = subprocess.run([sys.executable, "-m", "resilient_sqs.policy", "check", str(plan), "--format", "json",
+                           "--source-dir", str(src), *args], capture_output=True, cwd=REPO_ROOT, timeout=timeout,
+                          preexec_fn=_limited)
+    assert proc.returncode in (0, 1), proc.stderr.decode()[-500:]
+    return json.loads(proc.stdout)
+
+
+def _unknown(out) -> int:
+    return out["summary"]["unknown"]
+
+
+def copy_source(tmp_path: Path) -> Path:
+    import shutil
+
+    dst = tmp_path / "root"
+    shutil.copytree(SOURCE_GOOD, dst, ignore=shutil.ignore_patterns(".terraform*"))
+    return dst
+
+
+def test_source_is_read_from_a_clean_copy(tmp_path):
+    out = check_source(copy_source(tmp_path))
+    assert _unknown(out) == 0 and out["notes"] == []
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "too-big"])
+def test_a_tf_file_that_is_not_a_small_regular_file_is_not_read(tmp_path, kind):
+    src = copy_source(tmp_path)
+    bad = src / "zz.tf"
+    if kind == "fifo":
+        os.mkfifo(bad)
+        why = "named pipe"
+    elif kind == "dev-zero":
+        bad.symlink_to("/dev/zero")
+        why = "character device"
+    else:
+        bad.write_bytes(b"# padding\n" * (450 * 1024))  # 4.4 MiB of valid HCL (comments)
+        why = "larger than the 4 MiB cap for one file"
+    out = check_source(src)
+    notes = [n for n in out["notes"] if "zz.tf" in n]
+    assert len(notes) == 1 and why in notes[0], out["notes"]
+    assert _unknown(out) > 0  # the root module is not read: what the plan leaves unknown stays unknown
+
+
+def test_sarif_locator_never_blocks_on_a_fifo_even_with_no_source(tmp_path):
+    src = copy_source(tmp_path)
+    os.mkfifo(src / "aaa.tf")
+    proc = subprocess.run([sys.executable, "-m", "resilient_sqs.policy", "check", str(SOURCE_GOOD_PLAN), "--format",
+                           "sarif", "--no-source", "--source-dir", str(src)], capture_output=True, cwd=REPO_ROOT,
+                          timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            for r in json.loads(proc.stdout)["runs"][0]["results"]}
+    assert any(u.endswith("root/main.tf") for u in uris), uris  # the regular files are still read
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_modules_json_that_is_not_a_regular_file(tmp_path, kind):
+    src = copy_source(tmp_path)
+    (src / ".terraform" / "modules").mkdir(parents=True)
+    manifest = src / ".terraform" / "modules" / "modules.json"
+    if kind == "fifo":
+        os.mkfifo(manifest)
+    else:
+        manifest.symlink_to("/dev/zero")
+    out = check_source(src)
+    assert any("modules.json" in n and "not a regular file" in n for n in out["notes"]), out["notes"]
+    assert _unknown(out) == 0  # the local module source is still found
+
+
+def _outside_module(tmp_path: Path) -> tuple[Path, Path]:
+    import shutil
+
+    src = copy_source(tmp_path)
+    outside = tmp_path / "elsewhere" / "queue"
+    shutil.copytree(src / "modules" / "queue", outside)
+    shutil.rmtree(src / "modules")
+    return src, outside
+
+
+def test_modules_json_pointing_outside_the_tree_is_not_followed(tmp_path):
+    src, outside = _outside_module(tmp_path)
+    (src / ".terraform" / "modules").mkdir(parents=True)
+    (src / ".terraform" / "modules" / "modules.json").write_text(json.dumps({"Modules": [
+        {"Key": "", "Source": "", "Dir": "."}, {"Key": "audit", "Source": "./modules/queue", "Dir": str(outside)}]}))
+    out = check_source(src)
+    notes = [n for n in out["notes"] if "module.audit" in n]
+    assert len(notes) == 1 and "outside --source-dir" in notes[0] and "--source-root" in notes[0], out["notes"]
+    assert _unknown(out) > 0
+    # the documented option widens it
+    widened = check_source(src, "--source-root", str(outside.parent))
+    assert _unknown(widened) == 0 and widened["notes"] == []
+
+
+def test_local_module_source_outside_the_tree_is_not_followed(tmp_path):
+    from resilient_sqs.policy.engine import evaluate
+
+    src, outside = _outside_module(tmp_path)
+    doc = json.loads(SOURCE_GOOD_PLAN.read_text())
+    doc["configuration"]["root_module"]["module_calls"]["audit"]["source"] = "../elsewhere/queue"
+    report = evaluate(doc, source_dir=str(src))
+    assert any("module.audit" in n and "outside --source-dir" in n for n in report.notes), report.notes
+    assert report.counts()["unknown"] > 0
+    report = evaluate(doc, source_dir=str(src), source_roots=(str(tmp_path),))
+    assert report.counts()["unknown"] == 0 and report.notes == []
+
+
+def test_tf_symlink_out_of_the_tree_is_not_read(tmp_path):
+    src = copy_source(tmp_path)
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "x.tf").write_text((src / "providers.tf").read_text())
+    (src / "providers.tf").unlink()
+    (src / "providers.tf").symlink_to(secret / "x.tf")
+    out = check_source(src)
+    assert any("providers.tf" in n and "outside --source-dir" in n for n in out["notes"]), out["notes"]
+
+
+def test_total_cap_on_configuration_files(tmp_path):
+    from resilient_sqs.policy.files import Budget, Refused, read_regular
+
+    a, b = tmp_path / "a.tf", tmp_path / "b.tf"
+    a.write_bytes(b"#" * 600)
+    b.write_bytes(b"#" * 600)
+    budget = Budget(1000)
+    assert len(read_regular(a, 800, budget)) == 600
+    with pytest.raises(Refused, match=r"b.tf: reading it would pass the .* cap on all the configuration files"):
+        read_regular(b, 800, budget)
+    with pytest.raises(Refused, match=r"a.tf: is larger than the 0.000476837 MiB cap for one file"):
+        read_regular(a, 500)
+
+
+def test_evaluation_step_budget(tmp_path):
+    """A for expression over 300^3 items (27 million steps): stopped, noted, the plan's values stand."""
+    import time
+
+    src = copy_source(tmp_path)
+    main = src / "main.tf"
+    nums = ", ".join(str(i) for i in range(300))
+    main.write_text(main.read_text().replace("  max_receive_count = 4\n", (
+        f"  l = [{nums}]\n  max_receive_count = length(flatten([for a in local.l : [for b in local.l : "
+        "[for c in local.l : c]]])) > 0 ? 4 : 4\n"), 1))
+    t0 = time.monotonic()
+    out = check_source(src)
+    assert time.monotonic() - t0 < 60
+    notes = [n for n in out["notes"] if "stopped after 1,000,000 steps" in n]
+    assert len(notes) == 1, out["notes"]
+    assert 0 < _unknown(out) <= 38  # at most what the plan alone leaves unknown
