@@ -171,12 +171,15 @@ def _check(args) -> int:
     from .engine import evaluate
 
     cfg = load_config(args.config)
+    idle = _checks_nothing(cfg, args.strict)
     t0 = time.perf_counter()
     doc = loader.load(args.plan, args.max_input_mib or loader.DEFAULT_MAX_MIB)
     t1 = time.perf_counter()
     report = evaluate(doc, cfg, strict=args.strict, keep_passes=args.show_pass,
                       source_dir=None if args.no_source else args.source_dir, source_roots=tuple(args.source_root))
     t2 = time.perf_counter()
+    if idle:
+        report.notes.insert(0, idle)
     from . import report as rep
 
     if args.format == "json":
@@ -194,6 +197,22 @@ def _check(args) -> int:
         sys.stderr.write(f"timings: read+parse={t1 - t0 - tm.get('validate', 0):.4f} validate={tm.get('validate', 0):.4f} "
                          f"evaluate={t2 - t1:.4f} render={t3 - t2:.4f}\n")
     return 1 if report.failed(args.fail_on) else 0
+
+
+def _checks_nothing(cfg, strict: bool) -> str | None:
+    """A config that enables no rule checks nothing: said on stderr and in the report's notes
+    (and refused under --strict), never only hinted at by "(0 rules, ...)"."""
+    from .errors import InputError
+    from .rules import RULES
+
+    if any(cfg.rule_enabled(rid) for rid in RULES):
+        return None
+    msg = (f"config {cfg.path}: enables no rule (its select, ignore and enabled: false leave none), so nothing in "
+           "the plan is checked")
+    if strict:
+        raise InputError(f"{msg}; --strict refuses a check that checks nothing")
+    _error_line(f"sqs-policy: warning: {msg}")
+    return msg
 
 
 def _list_rules(args) -> int:

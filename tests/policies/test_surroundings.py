@@ -306,3 +306,63 @@ def test_evaluation_step_budget(tmp_path):
     notes = [n for n in out["notes"] if "stopped after 1,000,000 steps" in n]
     assert len(notes) == 1, out["notes"]
     assert 0 < _unknown(out) <= 38  # at most what the plan alone leaves unknown
+
+
+# -- 5. the config file, as strictly as the plan -------------------------------------------------------------
+def _one_line_error(proc, *needles):
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and proc.stdout == b"", (proc.returncode, err)
+    assert len(err.splitlines()) == 1 and "Traceback" not in err and "internal error" not in err, err
+    for n in needles:
+        assert n in err, (n, err)
+    return err
+
+
+@pytest.mark.parametrize("name,text,needles", [
+    ("big.toml", "[rules.SQS003]\nmin = 1" + "0" * 5000 + "\n", ["number too long"]),
+    ("big.yaml", "rules: {SQS003: {min: 1" + "0" * 5000 + "}}\n", ["number too long"]),
+    ("deep.yaml", "select: " + "[" * 10000 + "]" * 10000 + "\n", ["deep.yaml: nests too deeply"]),
+    ("deep.toml", "select = " + "[" * 10000 + "]" * 10000 + "\n", ["deep.toml: nests too deeply"]),
+    ("inf.toml", "[rules.ESM001]\nmultiplier = nan\n", ["must be a finite number"]),
+    ("keys.yaml", "1: x\nselect: [SQS001]\n", ["unknown key '1'"]),
+])
+def test_config_values_no_setting_takes(tmp_path, name, text, needles):
+    cfg = tmp_path / name
+    cfg.write_text(text)
+    err = _one_line_error(cli("check", str(BIG_PLAN), "--config", str(cfg)), str(cfg), *needles)
+    assert "the plan" not in err  # the config file is named, not the plan
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "too-big"])
+def test_config_file_that_is_not_a_small_regular_file(tmp_path, kind):
+    cfg = tmp_path / "policy.yaml"
+    if kind == "fifo":
+        os.mkfifo(cfg)
+        why = "is a named pipe, not a regular file"
+    elif kind == "dev-zero":
+        cfg.symlink_to("/dev/zero")
+        why = "is a character device, not a regular file"
+    else:
+        cfg.write_text("# padding\n" * 200_000)
+        why = "larger than the 1 MiB cap"
+    proc = subprocess.run([sys.executable, "-m", "resilient_sqs.policy", "check", str(BIG_PLAN), "--config", str(cfg)],
+                          capture_output=True, cwd=REPO_ROOT, timeout=60, preexec_fn=_limited)
+    _one_line_error(proc, str(cfg), why)
+
+
+@pytest.mark.parametrize("text", ["select: []\n", "ignore: ['*']\n", "select: [SQS001]\nrules: {SQS001: {enabled: false}}\n"])
+def test_config_that_checks_nothing_says_so(tmp_path, text):
+    cfg = tmp_path / "policy.yaml"
+    cfg.write_text(text)
+    plan = write_plan(tmp_path, queue_plan())  # a plan with errors
+    proc = cli("check", plan, "--config", str(cfg), "--format", "json")
+    err = proc.stderr.decode()
+    assert proc.returncode == 0 and err.startswith("sqs-policy: warning: ") and len(err.splitlines()) == 1, err
+    assert "enables no rule" in err and "nothing in the plan is checked" in err
+    out = json.loads(proc.stdout)
+    assert out["summary"]["rules"] == 0 and any("enables no rule" in n for n in out["notes"])
+    _one_line_error(cli("check", plan, "--config", str(cfg), "--strict"), "enables no rule", "--strict")
+    # one rule left is a check
+    cfg.write_text("select: [SQS001]\n")
+    proc = cli("check", plan, "--config", str(cfg))
+    assert proc.returncode == 1 and proc.stderr == b""
