@@ -57,10 +57,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _positive(v: str) -> float:
-    try:
-        n = float(v)
-    except ValueError:
-        n = 0
+    import re
+
+    # a plain decimal: float() would also take "1_0" (as 10), "1e3", " 5 ", "nan"
+    n = float(v) if re.fullmatch(r"[0-9]+(\.[0-9]+)?|\.[0-9]+", v) else 0
     if not n > 0 or n == float("inf"):
         raise argparse.ArgumentTypeError(f"{v!r} is not a positive number of MiB")
     return n

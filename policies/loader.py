@@ -142,7 +142,7 @@ def _read_all(fd: int, first: bytes, path: str, name: str, limit: int) -> bytes:
 
 
 def _too_large(name: str, limit: int) -> str:
-    return (f"{name}: is larger than the input limit of {limit / (1 << 20):g} MiB (an endless or runaway input?); "
+    return (f"{name}: is larger than the input limit of {round(limit / (1 << 20), 3):g} MiB (an endless or runaway input?); "
             "pass --max-input-mib N to read a larger plan")
 
 

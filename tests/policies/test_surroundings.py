@@ -366,3 +366,21 @@ def test_config_that_checks_nothing_says_so(tmp_path, text):
     cfg.write_text("select: [SQS001]\n")
     proc = cli("check", plan, "--config", str(cfg))
     assert proc.returncode == 1 and proc.stderr == b""
+
+
+# -- also seen ---------------------------------------------------------------------------------------------
+def test_python_m_policies_in_the_checkout_runs_the_checker():
+    proc = subprocess.run([sys.executable, "-m", "policies", "check", str(BIG_PLAN), "--format", "json"],
+                          capture_output=True, cwd=REPO_ROOT, timeout=120)
+    assert proc.returncode == 1 and proc.stderr == b"", proc.stderr.decode()[-500:]
+    assert json.loads(proc.stdout)["summary"]["errors"] > 0
+
+
+@pytest.mark.parametrize("value", ["1_0", "1e3", "nan", "inf", " 5", "0", "-1", "0x10"])
+def test_max_input_mib_takes_plain_decimals_only(value):
+    _one_line_error(cli("check", str(BIG_PLAN), "--max-input-mib", value), f"{value!r} is not a positive number")
+
+
+def test_max_input_mib_plain_decimal():
+    assert cli("check", str(BIG_PLAN), "--max-input-mib", "0.5").returncode == 1
+    _one_line_error(cli("check", str(BIG_PLAN), "--max-input-mib", "0.1"), "larger than the input limit of 0.1 MiB")
