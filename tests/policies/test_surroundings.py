@@ -384,3 +384,70 @@ def test_max_input_mib_takes_plain_decimals_only(value):
 def test_max_input_mib_plain_decimal():
     assert cli("check", str(BIG_PLAN), "--max-input-mib", "0.5").returncode == 1
     _one_line_error(cli("check", str(BIG_PLAN), "--max-input-mib", "0.1"), "larger than the input limit of 0.1 MiB")
+
+
+# -- 6. two views of one plan ------------------------------------------------------------------------------
+def test_consistent_views_are_judged(tmp_path):
+    proc = cli("check", write_plan(tmp_path, queue_plan()), "--format", "json")
+    assert proc.returncode == 1 and any(f["rule_id"] == "SQS001" for f in json.loads(proc.stdout)["findings"])
+
+
+def test_sse_off_only_in_resource_changes_is_refused(tmp_path):
+    doc = queue_plan(values={"sqs_managed_sse_enabled": True})
+    doc["resource_changes"][0]["change"]["after"]["sqs_managed_sse_enabled"] = False
+    _one_line_error(cli("check", write_plan(tmp_path, doc)), "two views of the plan disagree",
+                    "aws_sqs_queue.q.sqs_managed_sse_enabled differs between planned_values and "
+                    "resource_changes[0].change.after")
+
+
+def test_resource_only_in_resource_changes_is_refused(tmp_path):
+    doc = queue_plan(values={"sqs_managed_sse_enabled": True})
+    bad = json.loads(json.dumps(doc["resource_changes"][0]))
+    bad["address"], bad["name"] = "aws_sqs_queue.hidden", "hidden"
+    bad["change"]["after"]["sqs_managed_sse_enabled"] = False
+    doc["resource_changes"].append(bad)
+    _one_line_error(cli("check", write_plan(tmp_path, doc)), "resource_changes[1] (aws_sqs_queue.hidden) will be "
+                    "create, but planned_values does not have it")
+
+
+def test_resource_only_in_planned_values_is_refused(tmp_path):
+    doc = queue_plan()
+    doc["resource_changes"][0]["address"] = "aws_sqs_queue.other"
+    _one_line_error(cli("check", write_plan(tmp_path, doc)), "two views of the plan disagree")
+
+
+def test_deleted_resource_still_in_planned_values_is_refused(tmp_path):
+    doc = queue_plan()
+    ch = doc["resource_changes"][0]["change"]
+    ch["actions"], ch["before"], ch["after"] = ["delete"], ch["after"], None
+    _one_line_error(cli("check", write_plan(tmp_path, doc)), "will be delete with nothing after it, but "
+                    "planned_values still has it")
+
+
+@pytest.mark.parametrize("edit,where", [
+    (lambda t: t.replace('{"format_version": "1.2"', '{"format_version": "1.2", "errored": true, "errored": false', 1),
+     "the top-level object repeats the key 'errored'"),
+    (lambda t: t.replace('"planned_values":', '"planned_values": {"root_module": {}}, "planned_values":', 1),
+     "the top-level object repeats the key 'planned_values'"),
+    (lambda t: t.replace('"sqs_managed_sse_enabled": false', '"sqs_managed_sse_enabled": false, '
+                         '"sqs_managed_sse_enabled": true'),
+     "planned_values.root_module.resources[0].values repeats the key 'sqs_managed_sse_enabled'"),
+])
+def test_repeated_keys_are_refused_naming_where(tmp_path, edit, where):
+    text = json.dumps(queue_plan())
+    assert edit(text) != text
+    p = tmp_path / "plan.json"
+    p.write_text(edit(text))
+    _one_line_error(cli("check", str(p)), where, "Terraform never writes that")
+
+
+def test_committed_fixture_plans_have_agreeing_views():
+    from resilient_sqs.policy import loader
+
+    files = sorted(p for d in (Path(__file__).parent / "plans", Path(__file__).parent / "plans" / "update")
+                   for p in d.glob("*.json") if p.name != "MANIFEST.json")
+    assert len(files) > 50
+    for p in files:
+        doc = json.loads(p.read_text())
+        assert loader.views_disagree(doc) is None, p
+        assert loader.load(str(p))["format_version"]
