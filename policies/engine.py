@@ -71,6 +71,9 @@ def evaluate(doc: dict, config: Config | None = None, *, strict: bool = False,
     config = config or Config()
     today = today or _dt.date.today()
     plan = Plan(doc)
+    from .sensitive import from_plan
+
+    plan.secrets = from_plan(doc)  # the source adds what it evaluates for sensitive attributes
     source = None
     if source_dir is not None:
         from .source import Source
@@ -107,6 +110,9 @@ def evaluate(doc: dict, config: Config | None = None, *, strict: bool = False,
     _apply_waivers(report, config, today)
     if source is not None:
         report.notes.extend(source.notes)
+    from .sensitive import redact_report
+
+    redact_report(report, plan.secrets)  # judged on the real values, shown as (sensitive)
     return report
 
 

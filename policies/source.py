@@ -332,6 +332,7 @@ class ModuleSource:
         self.locals: dict[str, tuple] = {}  # name -> (expression, file, line)
         self.outputs: dict[str, tuple] = {}
         self.variables: dict[str, _Block] = {}
+        self.sensitive_outputs: set[str] = set()
         self.error: str | None = None
         files = sorted(directory.glob("*.tf")) if directory.is_dir() else []
         if not files:
@@ -375,6 +376,8 @@ class ModuleSource:
                             self.locals[_name(kids[0])] = (kids[-1], f, c.meta.line)
                 elif b.kind == "output" and b.labels:
                     attrs = b.attrs()
+                    if _declared_sensitive(b):
+                        self.sensitive_outputs.add(b.labels[0])
                     if "value" in attrs:
                         self.outputs[b.labels[0]] = (attrs["value"], f, _attr_line(b.body, "value") or b.line)
                 elif b.kind == "variable" and b.labels:
@@ -909,7 +912,21 @@ class Evaluator:
             cfg = self.plan.module_config(module)
             var = (cfg.variables.get(name) if cfg else None) or {}
             return var.get("default")
-        return self._memoized(("var", f"var.{name}", module), compute)
+
+        def checked():
+            v = compute()
+            if self._var_sensitive(module, name):
+                self.src.sensitive(v)
+            return v
+        return self._memoized(("var", f"var.{name}", module), checked)
+
+    def _var_sensitive(self, module: str, name: str) -> bool:
+        cfg = self.plan.module_config(module)
+        var = (cfg.variables.get(name) if cfg else None) or {}
+        if isinstance(var, dict) and var.get("sensitive") is True:
+            return True
+        ms = self.src._modules.get(tuple(n for n, _ in parse_module_address(module)))
+        return ms is not None and _declared_sensitive(ms.variables.get(name))
 
     def local(self, module: str, name: str):
         def compute():
@@ -928,7 +945,10 @@ class Evaluator:
                 return Unknown(f"the source of {module} is not available")
             if name not in ms.outputs:
                 raise _Error(f"{module} has no output {name}")
-            return self.eval(ms.outputs[name][0], Scope(module))
+            v = self.eval(ms.outputs[name][0], Scope(module))
+            if name in ms.sensitive_outputs:
+                self.src.sensitive(v)
+            return v
         return self._memoized(("output", f"{module}.{name}", module), compute)
 
     def resource_ref(self, module: str, local: str):
@@ -1794,6 +1814,45 @@ FUNCTIONS = {
 }
 
 
+# -- sensitive values from the source ----------------------------------------------------------------
+def _secret_parts(v, out: list, whole: bool = True, depth: int = 0):
+    """(text, whole) of every known string and scalar in a partial value, for sensitive.Secrets."""
+    if depth > 64:
+        return
+    if isinstance(v, Template):
+        for p in v.parts:
+            if isinstance(p, str):
+                out.append((p, False))
+            else:
+                _secret_parts(p, out, False, depth + 1)
+    elif isinstance(v, JsonText):
+        _secret_parts(v.value, out, False, depth + 1)
+    elif isinstance(v, dict):
+        for x in v.values():
+            _secret_parts(x, out, whole, depth + 1)
+    elif isinstance(v, (list, tuple)):
+        for x in v:
+            _secret_parts(x, out, whole, depth + 1)
+    elif isinstance(v, (str, int, float, bool)) and not isinstance(v, PendingText):
+        out.append((v, whole))
+
+
+def _marks_sensitive(marks) -> bool:
+    if marks is True:
+        return True
+    if isinstance(marks, dict):
+        return any(_marks_sensitive(m) for m in marks.values())
+    if isinstance(marks, list):
+        return any(_marks_sensitive(m) for m in marks)
+    return False
+
+
+def _declared_sensitive(block) -> bool:
+    """``sensitive = true`` in a variable or output block (a literal, as Terraform requires)."""
+    node = block.attrs().get("sensitive") if block is not None else None
+    return node is not None and any(str(t) == "true" for t in node.scan_values(lambda t: True))
+
+
 # -- the source of a plan ----------------------------------------------------------------------------
 def call_source(plan: Plan):
     """module path -> the ``source`` of that module call in the plan's configuration."""
@@ -1831,6 +1890,32 @@ class Source:
         self.used = 0  # values decided from source
         self.steps = 0  # evaluation steps spent (both evaluators), up to max_steps
         self.max_steps = MAX_STEPS
+        self._marks: dict | None = None
+
+    def sensitive(self, value, address: str | None = None):
+        """Values evaluated for something sensitive: never printed (sensitive.Secrets)."""
+        secrets = getattr(self.plan, "secrets", None)
+        if secrets is None:
+            return
+        parts: list = []
+        _secret_parts(value, parts)
+        for v, whole in parts:
+            secrets.add(v, address, whole=whole)
+
+    def _attr_sensitive(self, res: Resource, attr: str | None) -> bool:
+        """Whether the plan marks ``res.attr`` (any attribute when None) sensitive."""
+        if self._marks is None:
+            self._marks = {}
+            for rc in self.plan.doc.get("resource_changes") or ():
+                m = (rc.get("change") or {}).get("after_sensitive")
+                if m:
+                    self._marks[rc.get("address")] = m
+        marks = self._marks.get(res.address)
+        if not marks:
+            return False
+        if attr is None or marks is True:
+            return _marks_sensitive(marks)
+        return isinstance(marks, dict) and _marks_sensitive(marks.get(attr))
 
     def _out_of_steps(self, what: str) -> None:
         self._note("steps", f"evaluating the configuration source stopped after {self.max_steps:,} steps (a `for` "
@@ -1989,6 +2074,8 @@ class Source:
             self._note(("known", res.address, attr), f"{ref}: the source gives {res.address}.{attr} a value the plan "
                        "does not know yet: source and plan do not match; it stays unknown")
             return None
+        if self._attr_sensitive(res, attr):
+            self.sensitive(v, res.address)
         self.used += 1
         return Evaluated(v, ref)
 
@@ -2035,6 +2122,10 @@ class Source:
         except _OutOfSteps:
             self._out_of_steps(f"the block of {res.address}")
             return None
+        if isinstance(v, dict):
+            for name, val in v.items():
+                if self._attr_sensitive(res, name):
+                    self.sensitive(val, res.address)
         self.used += 1
         return v, ref
 

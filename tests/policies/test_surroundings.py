@@ -451,3 +451,72 @@ def test_committed_fixture_plans_have_agreeing_views():
         doc = json.loads(p.read_text())
         assert loader.views_disagree(doc) is None, p
         assert loader.load(str(p))["format_version"]
+
+
+# -- 1. sensitive values: judged, never printed ---------------------------------------------------------------
+SECRET_POLICY = json.dumps({"Version": "2012-10-17", "Statement": [{
+    "Sid": "AllowS3cr3tT0ken", "Effect": "Allow", "Principal": "*", "Action": "sqs:S3cr3tAction*", "Resource": "*"}]})
+SECRET_REDRIVE = json.dumps({"deadLetterTargetArn": "arn:aws:sqs:us-east-1:123456789012:dlq-S3cr3tName",
+                             "maxReceiveCount": 987})
+
+
+def _sensitive_plan() -> dict:
+    doc = queue_plan(values={"policy": SECRET_POLICY, "redrive_policy": SECRET_REDRIVE, "sqs_managed_sse_enabled": True},
+                     after_sensitive={"policy": True, "redrive_policy": True})
+    doc["planned_values"]["root_module"]["resources"][0]["sensitive_values"] = {"policy": True, "redrive_policy": True}
+    return doc
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
+def test_sensitive_plan_values_are_judged_but_not_printed(tmp_path, fmt):
+    plan = write_plan(tmp_path, _sensitive_plan())
+    proc = cli("check", plan, "--format", fmt, "--show-pass")
+    out = proc.stdout.decode()
+    assert proc.returncode == 1, proc.stderr
+    for secret in ("S3cr3t", "987", "dlq-S3cr3tName"):
+        assert secret not in out, (secret, [line for line in out.splitlines() if secret in line][:3])
+    # judged as usual: the receive count and the open policy still fail, saying (sensitive) where the value was
+    assert "maxReceiveCount (sensitive) is outside" in out
+    assert "actions not scoped to named resources: (sensitive) on" in out
+
+
+def test_sensitive_values_stay_visible_when_not_marked(tmp_path):
+    doc = _sensitive_plan()
+    doc["resource_changes"][0]["change"]["after_sensitive"] = {}
+    doc["planned_values"]["root_module"]["resources"][0]["sensitive_values"] = {}
+    out = cli("check", write_plan(tmp_path, doc)).stdout.decode()
+    assert "maxReceiveCount 987 is outside" in out and "sqs:S3cr3tAction*" in out and "(sensitive)" not in out
+
+
+def _sensitive_source(tmp_path: Path, literal: bool) -> tuple[str, Path]:
+    """source-good with the orders topic statement's Action from a sensitive variable (or a literal in a
+    sensitive attribute) and Resource "*": the policy is unknown in the plan, decided from the source."""
+    src = copy_source(tmp_path)
+    main = src / "main.tf"
+    action = "sqs:S3cr3tL1teral" if literal else "sqs:${var.token}"
+    text = main.read_text().replace(
+        '        Action    = "sqs:SendMessage"\n        Resource  = aws_sqs_queue.orders.arn',
+        f'        Action    = "{action}"\n        Resource  = "*"', 1)
+    assert action in text
+    main.write_text('variable "token" {\n  type      = string\n  sensitive = true\n}\n\n' + text)
+    doc = json.loads(SOURCE_GOOD_PLAN.read_text())
+    for r in doc["configuration"]["root_module"]["resources"]:
+        if r["address"] == "aws_sqs_queue_policy.orders" and not literal:
+            r["expressions"]["policy"]["references"].append("var.token")
+    for rc in doc["resource_changes"]:
+        if rc["address"] == "aws_sqs_queue_policy.orders":
+            rc["change"]["after_sensitive"] = {"policy": True}
+    doc["variables"]["token"] = {"value": "S3cr3tT0ken"}
+    doc["configuration"]["root_module"]["variables"]["token"] = {"sensitive": True}
+    return write_plan(tmp_path, doc, "sensitive-source.json"), src
+
+
+@pytest.mark.parametrize("literal", [False, True])
+@pytest.mark.parametrize("fmt", ["text", "sarif"])
+def test_sensitive_values_read_from_the_source_are_not_printed(tmp_path, literal, fmt):
+    plan, src = _sensitive_source(tmp_path, literal)
+    proc = cli("check", plan, "--source-dir", str(src), "--format", fmt, "--show-pass")
+    out = proc.stdout.decode()
+    assert proc.returncode == 1, proc.stderr
+    assert "S3cr3t" not in out, [line for line in out.splitlines() if "S3cr3t" in line][:3]
+    assert ("actions not scoped to named resources: " + ("" if literal else "sqs:") + "(sensitive) on") in out
