@@ -129,7 +129,10 @@ def _read(path: str) -> dict:
             import yaml
 
             try:
-                data = yaml.safe_load(text)
+                data = yaml.load(text, Loader=_unique_keys_loader())  # noqa: S506 - a SafeLoader subclass
+            except _RepeatedKey as e:
+                raise InputError(f"config {path}: {e}: YAML readers keep only one of the values, so a setting may "
+                                 "hide behind another; keep one") from None
             except yaml.YAMLError as e:
                 msg = " ".join(str(e).split())
                 raise InputError(f"config {path}: not valid YAML ({msg})") from None
@@ -143,6 +146,39 @@ def _read(path: str) -> dict:
     if not isinstance(data, dict):
         raise InputError(f"config {path}: the top level must be a mapping with keys {sorted(TOP_KEYS)}")
     return data
+
+
+class _RepeatedKey(Exception):
+    pass
+
+
+_LOADER = None
+
+
+def _unique_keys_loader():
+    """yaml.SafeLoader that refuses a mapping repeating a key (safe_load keeps the last silently)."""
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+
+        class Loader(yaml.SafeLoader):
+            def construct_mapping(self, node, deep=False):
+                seen = set()
+                for key_node, _ in node.value:
+                    if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *anchor`: overriding it is the point
+                        continue
+                    key = self.construct_object(key_node, deep=deep)
+                    try:
+                        repeated = key in seen
+                        seen.add(key)
+                    except TypeError:  # an unhashable key: construct_mapping says so
+                        break
+                    if repeated:
+                        raise _RepeatedKey(f"line {key_node.start_mark.line + 1} repeats the key {key!r}")
+                return super().construct_mapping(node, deep=deep)
+
+        _LOADER = Loader
+    return _LOADER
 
 
 def _key_list(keys) -> list[str]:

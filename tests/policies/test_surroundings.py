@@ -520,3 +520,22 @@ def test_sensitive_values_read_from_the_source_are_not_printed(tmp_path, literal
     assert proc.returncode == 1, proc.stderr
     assert "S3cr3t" not in out, [line for line in out.splitlines() if "S3cr3t" in line][:3]
     assert ("actions not scoped to named resources: " + ("" if literal else "sqs:") + "(sensitive) on") in out
+
+
+@pytest.mark.parametrize("text,where", [
+    ("select: [SQS001]\nselect: ['*']\n", "line 2 repeats the key 'select'"),
+    ("waivers:\n  - address: a\n    reason: r\n    reason: s\n", "line 4 repeats the key 'reason'"),
+    ("rules: {SQS003: {min: 3}, SQS003: {min: 2}}\n", "repeats the key 'SQS003'"),
+])
+def test_config_repeating_a_key_is_refused(tmp_path, text, where):
+    cfg = tmp_path / "policy.yaml"
+    cfg.write_text(text)
+    _one_line_error(cli("check", str(BIG_PLAN), "--config", str(cfg)), str(cfg), where)
+
+
+def test_config_yaml_merge_keys_still_work(tmp_path):
+    cfg = tmp_path / "policy.yaml"
+    cfg.write_text("rules:\n  SQS003: &base {min: 1, max: 2}\n  visibility-timeout-covers-consumer: {multiplier: 6}\n"
+                   "  SQS004: {<<: {severity: warning}, severity: error}\n")
+    proc = cli("check", str(BIG_PLAN), "--config", str(cfg))
+    assert proc.returncode == 1 and proc.stderr == b"", proc.stderr
