@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 MiB = 1 << 20
-# one .tf file, modules.json: real ones are a few KiB to a few hundred KiB
-MAX_FILE_BYTES = 4 * MiB
-# everything read from the configuration source during one check
-MAX_TOTAL_BYTES = 32 * MiB
+# one .tf file, modules.json: real ones are a few KiB to a few hundred KiB. Parsing HCL costs
+# about 15 s of CPU per MiB (python-hcl2/lark), so the caps bound the time as well as the memory.
+MAX_FILE_BYTES = 1 * MiB
+# everything read from the configuration source during one check (only the modules a value needs)
+MAX_TOTAL_BYTES = 4 * MiB
 # the config file (YAML or TOML)
 MAX_CONFIG_BYTES = 1 * MiB
 

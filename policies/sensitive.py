@@ -181,4 +181,13 @@ def redact_report(report, secrets: Secrets) -> None:
     for f in list(report.findings) + list(report.passed):
         f.message = secrets.redact(f.message, f.address)
         f.remediation = secrets.redact(f.remediation)  # rule text and input names: whole values only
-    report.notes[:] = [secrets.redact(n) for n in report.notes]
+    report.notes[:] = [_redact_note(secrets, n) for n in report.notes]
+
+
+def _redact_note(secrets: Secrets, note: str) -> str:
+    """A note: whole values everywhere, and a resource's own tokens when the note names it."""
+    note = secrets.redact(note)
+    for address in secrets.local:
+        if address in note:
+            note = secrets.redact(note, address)
+    return note

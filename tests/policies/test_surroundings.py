@@ -194,8 +194,8 @@ def test_a_tf_file_that_is_not_a_small_regular_file_is_not_read(tmp_path, kind):
         bad.symlink_to("/dev/zero")
         why = "character device"
     else:
-        bad.write_bytes(b"# padding\n" * (450 * 1024))  # 4.4 MiB of valid HCL (comments)
-        why = "larger than the 4 MiB cap for one file"
+        bad.write_bytes(b"# padding\n" * (120 * 1024))  # 1.2 MiB of valid HCL (comments)
+        why = "larger than the 1 MiB cap for one file"
     out = check_source(src)
     notes = [n for n in out["notes"] if "zz.tf" in n]
     assert len(notes) == 1 and why in notes[0], out["notes"]
@@ -539,3 +539,15 @@ def test_config_yaml_merge_keys_still_work(tmp_path):
                    "  SQS004: {<<: {severity: warning}, severity: error}\n")
     proc = cli("check", str(BIG_PLAN), "--config", str(cfg))
     assert proc.returncode == 1 and proc.stderr == b"", proc.stderr
+
+
+def test_sensitive_number_in_a_note_naming_its_resource_is_masked():
+    from resilient_sqs.policy.engine import Report
+    from resilient_sqs.policy.sensitive import from_plan, redact_report
+
+    secrets = from_plan(_sensitive_plan())
+    report = Report(notes=["main.tf:3: aws_sqs_queue.q.redrive_policy is 987 in the plan but 5 in the source",
+                           "aws_sqs_queue.other: 987 stays"])
+    redact_report(report, secrets)
+    assert report.notes == ["main.tf:3: aws_sqs_queue.q.redrive_policy is (sensitive) in the plan but 5 in the source",
+                            "aws_sqs_queue.other: 987 stays"]
