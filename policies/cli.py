@@ -10,8 +10,10 @@ import sys
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, exit 2
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+    def error(self, message):  # one line, exit 2 (the message may quote an argument)
+        from .terminal import escape
+
+        self.exit(2, escape(f"{self.prog}: error: {message} (see --help)") + "\n")
 
 
 EXIT_CODES = ("exit codes: 0 no violations (new ones, with --baseline), 1 violations, "
@@ -46,6 +48,10 @@ def _parser() -> argparse.ArgumentParser:
                         "unknown are read from its .tf files (and the modules `terraform init` installed) when they "
                         "match the plan, waivers are read from its comments (# sqs-policy:ignore), and reports "
                         "point at .tf lines")
+        sp.add_argument("--source-root", metavar="DIR", action="append", default=[],
+                        help="also read module sources from DIR (repeatable): by default only --source-dir and the "
+                        "modules `terraform init` installed under it (.terraform/modules) are read, so a local module "
+                        "call such as source = \"../../\" needs e.g. --source-root with the repository root")
         sp.add_argument("--no-source", action="store_true",
                         help="do not read the configuration source (what the plan leaves unknown stays unknown, "
                         "no waivers from comments)")
@@ -82,10 +88,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _positive(v: str) -> float:
-    try:
-        n = float(v)
-    except ValueError:
-        n = 0
+    import re
+
+    # a plain decimal: float() would also take "1_0" (as 10), "1e3", " 5 ", "nan"
+    n = float(v) if re.fullmatch(r"[0-9]+(\.[0-9]+)?|\.[0-9]+", v) else 0
     if not n > 0 or n == float("inf"):
         raise argparse.ArgumentTypeError(f"{v!r} is not a positive number of MiB")
     return n
@@ -93,30 +99,54 @@ def _positive(v: str) -> float:
 
 def _write(text: str, output: str | None = None):
     """Write the report as UTF-8 (an unpaired surrogate from the plan is escaped, never
-    fatal); a report that cannot be written is an error (exit 2), not a traceback."""
+    fatal), all of it: short writes are resumed, a non-blocking pipe is waited on, and
+    whatever the buffering (PYTHONUNBUFFERED=1 included). A report that cannot be
+    written whole is an error (exit 2, one line), never a silent truncation."""
     from .errors import InputError
 
     data = text.encode("utf-8", "backslashreplace")
     if output:
+        import os
+
         try:
-            with open(output, "wb") as fh:
-                fh.write(data)
+            fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o666)
         except OSError as e:
             raise InputError(f"--output {output}: cannot write ({e.strerror or e})") from None
+        try:
+            _write_fd(fd, data, f"--output {output}")
+        finally:
+            os.close(fd)
         return
     out = sys.stdout
     if out is None:
         raise InputError("standard output is closed, so the report cannot be written; pass --output FILE")
     try:
+        out.flush()  # anything already written through the text layer goes first
         buf = getattr(out, "buffer", None)
         if buf is not None:
-            out.flush()
-            buf.write(data)
+            buf.flush()
+        fd = out.fileno()
+    except (OSError, ValueError, AttributeError) as e:
+        import io
+
+        if not isinstance(e, io.UnsupportedOperation):  # a closed or failing stream
+            why = getattr(e, "strerror", None) or str(e)
+            raise InputError(f"cannot write the report to standard output ({why}); pass --output FILE") from None
+        fd = None
+    if fd is not None:
+        _write_fd(fd, data, "standard output")
+        return
+    try:  # a stream without a file descriptor (an embedding program's): its own write, checked
+        if buf is not None:
+            n = buf.write(data)
             buf.flush()
         else:
-            out.write(data.decode("utf-8"))
+            n = out.write(data.decode("utf-8"))
             out.flush()
-    except (OSError, ValueError) as e:  # a full device, a closed pipe, a closed stream
+            data = data.decode("utf-8")
+        if n is not None and n != len(data):
+            raise InputError(f"standard output took {n} of {len(data)} bytes of the report; pass --output FILE")
+    except (OSError, ValueError) as e:
         why = getattr(e, "strerror", None) or str(e)
         raise InputError(f"cannot write the report to standard output ({why}); pass --output FILE") from None
 
@@ -151,6 +181,49 @@ def _reports(args) -> list[tuple[str, str | None]]:
     return out
 
 
+def _write_fd(fd: int, data: bytes, what: str) -> None:
+    """All of ``data`` to file descriptor ``fd`` (os.write in a loop; a full non-blocking
+    pipe is polled until the reader takes more), else InputError naming how far it got."""
+    import errno
+    import os
+    import select
+
+    from .errors import InputError
+
+    view = memoryview(data)
+    done = 0
+    poller = None
+    stalls = 0
+    while done < len(data):
+        try:
+            n = os.write(fd, view[done:done + (1 << 20)])
+        except BlockingIOError:
+            n = None
+        except InterruptedError:
+            continue
+        except OSError as e:
+            if e.errno == errno.EPIPE:
+                why = "the reader closed the pipe"
+            else:
+                why = e.strerror or str(e)
+            raise InputError(f"{what}: the report was cut short after {done} of {len(data)} bytes ({why}); "
+                             "the output is incomplete" + ("" if what.startswith("--output") else
+                                                          ": pass --output FILE, or read the whole output")) from None
+        if n == 0:  # never for a pipe or a file with room; do not spin on a device that takes nothing
+            stalls += 1
+            if stalls > 100:
+                raise InputError(f"{what}: the report was cut short after {done} of {len(data)} bytes (the output "
+                                 "takes no more); the output is incomplete")
+        if n is None or n == 0:
+            if poller is None:
+                poller = select.poll()
+                poller.register(fd, select.POLLOUT)
+            poller.poll(1000)  # non-blocking and full: wait until the reader takes some
+            continue
+        done += n
+        stalls = 0
+
+
 def _evaluate(args, keep_passes: bool):
     import time
 
@@ -159,11 +232,14 @@ def _evaluate(args, keep_passes: bool):
     from .engine import evaluate
 
     cfg = load_config(args.config)
+    idle = _checks_nothing(cfg, args.strict)
     t0 = time.perf_counter()
     doc = loader.load(args.plan, args.max_input_mib or loader.DEFAULT_MAX_MIB)
     t1 = time.perf_counter()
     report = evaluate(doc, cfg, strict=args.strict, keep_passes=keep_passes,
-                      source_dir=None if args.no_source else args.source_dir)
+                      source_dir=None if args.no_source else args.source_dir, source_roots=tuple(args.source_root))
+    if idle:
+        report.notes.insert(0, idle)
     return doc, report, (t0, t1, time.perf_counter())
 
 
@@ -188,7 +264,7 @@ def _check(args) -> int:
         from .baseline import apply as apply_baseline
 
         apply_baseline(report, baseline, args.baseline)
-    ctx = Context(report, doc, args.plan, args.source_dir, args.show_pass)
+    ctx = Context(report, doc, args.plan, args.source_dir, args.show_pass, tuple(args.source_root))
     for fmt, path in reports:
         _write(render(fmt, ctx), path)
     t3 = time.perf_counter()
@@ -209,6 +285,22 @@ def _baseline(args) -> int:
     msg = write_baseline(report, args.output, old)
     _error_line(f"sqs-policy: {msg}")  # a one-line summary on standard error; the file is the output
     return 0
+
+
+def _checks_nothing(cfg, strict: bool) -> str | None:
+    """A config that enables no rule checks nothing: said on stderr and in the report's notes
+    (and refused under --strict), never only hinted at by "(0 rules, ...)"."""
+    from .errors import InputError
+    from .rules import RULES
+
+    if any(cfg.rule_enabled(rid) for rid in RULES):
+        return None
+    msg = (f"config {cfg.path}: enables no rule (its select, ignore and enabled: false leave none), so nothing in "
+           "the plan is checked")
+    if strict:
+        raise InputError(f"{msg}; --strict refuses a check that checks nothing")
+    _error_line(f"sqs-policy: warning: {msg}")
+    return msg
 
 
 def _list_rules(args) -> int:
@@ -276,8 +368,11 @@ def run() -> None:
 
 
 def _error_line(text: str) -> None:
-    """One line on standard error, at most 1000 characters (a message may quote the input)."""
-    line = " ".join(text.split())
+    """One line on standard error, at most 1000 characters (a message may quote the input:
+    its control and bidirectional characters are escaped, see terminal.py)."""
+    from .terminal import escape
+
+    line = escape(" ".join(text.split()))
     if len(line) > 1000:
         line = line[:999] + "…"
     try:

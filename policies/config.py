@@ -17,6 +17,7 @@ Example (YAML)::
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -116,38 +117,83 @@ def _date(v: Any, where: str) -> _dt.date:
 
 
 def _read(path: str) -> dict:
+    from .files import MAX_CONFIG_BYTES, Refused, read_regular
+
     p = Path(path)
-    try:
-        text = p.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"config {path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"config {path}: is a directory, not a configuration file") from None
-    except OSError as e:
-        raise InputError(f"config {path}: cannot read it ({e.strerror or e})") from None
     suffix = p.suffix.lower()
-    if suffix == ".toml":
-        import tomllib
-
-        try:
-            data = tomllib.loads(text.decode("utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-            raise InputError(f"config {path}: not valid TOML ({e})") from None
-    elif suffix in (".yaml", ".yml"):
-        import yaml
-
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as e:
-            msg = " ".join(str(e).split())
-            raise InputError(f"config {path}: not valid YAML ({msg})") from None
-    else:
+    if suffix not in (".toml", ".yaml", ".yml"):
         raise InputError(f"config {path}: unknown format; name it *.yaml, *.yml or *.toml")
+    try:
+        text = read_regular(path, MAX_CONFIG_BYTES, label=f"config {path}")
+    except Refused as e:
+        raise InputError(str(e)) from None
+    try:
+        if suffix == ".toml":
+            import tomllib
+
+            try:
+                data = tomllib.loads(text.decode("utf-8"))
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+                raise InputError(f"config {path}: not valid TOML ({e})") from None
+        else:
+            import yaml
+
+            try:
+                data = yaml.load(text, Loader=_unique_keys_loader())  # noqa: S506 - a SafeLoader subclass
+            except _RepeatedKey as e:
+                raise InputError(f"config {path}: {e}: YAML readers keep only one of the values, so a setting may "
+                                 "hide behind another; keep one") from None
+            except yaml.YAMLError as e:
+                msg = " ".join(str(e).split())
+                raise InputError(f"config {path}: not valid YAML ({msg})") from None
+    except RecursionError:
+        raise InputError(f"config {path}: nests too deeply to read; a configuration needs a few levels at most") from None
+    except ValueError as e:  # int() refuses literals over sys.get_int_max_str_digits() digits
+        raise InputError(f"config {path}: has a number too long to read ({str(e).split(';')[0][:100]}); no setting "
+                         "takes one") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise InputError(f"config {path}: the top level must be a mapping with keys {sorted(TOP_KEYS)}")
     return data
+
+
+class _RepeatedKey(Exception):
+    pass
+
+
+_LOADER = None
+
+
+def _unique_keys_loader():
+    """yaml.SafeLoader that refuses a mapping repeating a key (safe_load keeps the last silently)."""
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+
+        class Loader(yaml.SafeLoader):
+            def construct_mapping(self, node, deep=False):
+                seen = set()
+                for key_node, _ in node.value:
+                    if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *anchor`: overriding it is the point
+                        continue
+                    key = self.construct_object(key_node, deep=deep)
+                    try:
+                        repeated = key in seen
+                        seen.add(key)
+                    except TypeError:  # an unhashable key: construct_mapping says so
+                        break
+                    if repeated:
+                        raise _RepeatedKey(f"line {key_node.start_mark.line + 1} repeats the key {key!r}")
+                return super().construct_mapping(node, deep=deep)
+
+        _LOADER = Loader
+    return _LOADER
+
+
+def _key_list(keys) -> list[str]:
+    """Unknown keys, for a message: YAML keys need not be strings (``1: x``)."""
+    return sorted((k if isinstance(k, str) else repr(k)) for k in keys)
 
 
 def _check_type(v: Any, kind, where: str):
@@ -161,6 +207,8 @@ def _check_type(v: Any, kind, where: str):
     if not ok:
         names = " or ".join({int: "an integer", float: "a number", str: "a string", list: "a list", bool: "true/false"}[k] for k in kinds)
         raise InputError(f"{where}: {v!r} must be {names}")
+    if isinstance(v, float) and not math.isfinite(v):  # TOML's inf and nan
+        raise InputError(f"{where}: {v!r} must be a finite number")
 
 
 def load_config(path: str | None) -> Config:
@@ -171,7 +219,7 @@ def load_config(path: str | None) -> Config:
     where = f"config {path}"
     unknown_keys = set(data) - TOP_KEYS
     if unknown_keys:
-        raise InputError(f"{where}: unknown key {sorted(unknown_keys)[0]!r} (known: {', '.join(sorted(TOP_KEYS))})")
+        raise InputError(f"{where}: unknown key {_key_list(unknown_keys)[0]!r} (known: {', '.join(sorted(TOP_KEYS))})")
     if "select" in data:
         chosen = _select(data["select"], f"{where}: select")
         for rid in RULES:
@@ -219,7 +267,7 @@ def load_config(path: str | None) -> Config:
             raise InputError(f"{w}: must be a mapping with address, reason and optional rules, expires")
         extra = set(wv) - WAIVER_KEYS
         if extra:
-            raise InputError(f"{w}: unknown key {sorted(extra)[0]!r} (known: {', '.join(sorted(WAIVER_KEYS))})")
+            raise InputError(f"{w}: unknown key {_key_list(extra)[0]!r} (known: {', '.join(sorted(WAIVER_KEYS))})")
         addr = wv.get("address")
         if not isinstance(addr, str) or not addr.strip():
             raise InputError(f"{w}: address is required (a resource address, * allowed)")

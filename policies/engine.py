@@ -86,17 +86,22 @@ class Report:
 
 
 def evaluate(doc: dict, config: Config | None = None, *, strict: bool = False,
-             today: _dt.date | None = None, keep_passes: bool = True, source_dir: str | None = None) -> Report:
+             today: _dt.date | None = None, keep_passes: bool = True, source_dir: str | None = None,
+             source_roots: tuple = ()) -> Report:
     """``source_dir``: the root configuration the plan was made from; values the plan
-    leaves unknown are read from it when it matches the plan (see source.py)."""
+    leaves unknown are read from it when it matches the plan (see source.py).
+    ``source_roots``: directories beyond it that module sources may be read from."""
     config = config or Config()
     today = today or _dt.date.today()
     plan = Plan(doc)
+    from .sensitive import from_plan
+
+    plan.secrets = from_plan(doc)  # the source adds what it evaluates for sensitive attributes
     source = None
     if source_dir is not None:
         from .source import Source
 
-        source = Source(plan, source_dir)
+        source = Source(plan, source_dir, extra_roots=source_roots)
     model = Model(plan, source)
     inputs = ModuleInputs(plan)
     report = Report(resources=len(plan.resources), strict=strict, model=model)
@@ -132,6 +137,9 @@ def evaluate(doc: dict, config: Config | None = None, *, strict: bool = False,
 
         apply_inline_waivers(report, model, config, today)
         report.notes.extend(source.notes)
+    from .sensitive import redact_report
+
+    redact_report(report, plan.secrets)  # judged on the real values, shown as (sensitive)
     return report
 
 

@@ -47,6 +47,7 @@ class Context:
     plan_path: str
     source_dir: str
     show_pass: bool = False
+    source_roots: tuple = ()  # --source-root: module sources read beyond source_dir
     _locator: Any = field(default=None, repr=False)
     _where: dict = field(default_factory=dict, repr=False)
 
@@ -58,7 +59,7 @@ class Context:
             from .report import SourceLocator
 
             if self._locator is None:
-                self._locator = SourceLocator(self.doc, self.source_dir, self.plan_path)
+                self._locator = SourceLocator(self.doc, self.source_dir, self.plan_path, self.source_roots)
             if f.source is not None:
                 got = (self._locator._rel(Path(f.source.path)), f.source.line)
             else:
@@ -80,7 +81,7 @@ def render(name: str, ctx: Context) -> str:
     if name == "json":
         return rep.render_json(ctx.report, ctx.show_pass)
     if name == "sarif":
-        return rep.render_sarif(ctx.report, ctx.doc, ctx.plan_path, ctx.source_dir)
+        return rep.render_sarif(ctx.report, ctx.doc, ctx.plan_path, ctx.source_dir, ctx.source_roots)
     if name == "junit":
         return render_junit(ctx)
     if name == "github":
@@ -168,6 +169,11 @@ def render_junit(ctx: Context) -> str:
 
 # -- GitHub workflow commands ----------------------------------------------------------------
 def _gh_data(s: str) -> str:
+    """A workflow command's message: shown in the job log, so control and bidi characters
+    from the input are escaped as in the text report (terminal.escape), then the command's own."""
+    from .terminal import escape
+
+    s = "\n".join(escape(part) for part in s.split("\n"))  # a newline stays one (%0A, inside the command)
     return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 

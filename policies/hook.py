@@ -21,14 +21,16 @@ MAKE_PLAN = "terraform plan -out=tfplan && terraform show -json tfplan > plan.js
 
 
 def _error(message: str) -> int:
-    sys.stderr.write(f"sqs-policy-hook: error: {message}\n")
+    from .terminal import escape
+
+    sys.stderr.write(escape(f"sqs-policy-hook: error: {' '.join(message.split())}") + "\n")
     return 2
 
 
 def _plan_argument(argv: list[str]) -> str | None:
     """The positional PLAN among ``check``'s options (those that take a value skip it)."""
     takes_value = {"--format", "--config", "--fail-on", "--output", "-o", "--source-dir", "--report", "--baseline",
-                   "--max-input-mib"}
+                   "--max-input-mib", "--source-root"}
     skip = False
     for a in argv:
         if skip:

@@ -20,7 +20,9 @@ date, an unknown key, outside any block) is CFG003, with its file and line. A co
 module's own source applies wherever that module is called.
 
 The comments are read from the configuration the plan was made from (``--source-dir``) and the
-modules it calls (local paths, and what ``terraform init`` installed); ``--no-source`` reads none.
+modules it calls (local paths, and what ``terraform init`` installed), in the directories the
+checker reads (inside ``--source-dir`` and ``.terraform/modules``, or a ``--source-root``);
+``--no-source`` reads none.
 """
 from __future__ import annotations
 
@@ -30,6 +32,8 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .files import Refused
 
 MARK = "sqs-policy:ignore"
 _HEADER = re.compile(r'^\s*(resource|data|module)\s+"([^"]+)"(?:\s+"([^"]+)")?\s*$')
@@ -229,7 +233,9 @@ def collect(model) -> tuple[list[InlineWaiver], list[tuple[Path, int, str, str, 
         return [], []
     by_dir: dict[Path, list[tuple]] = {}
     for p in _module_paths(model.plan.config):
-        d = source.module_dir(p)
+        # the directories the evaluator may read (files.ModuleDirs): a module outside --source-dir and the
+        # installed modules is read only with --source-root; that is noted where a value needs it, not here
+        d = source.dirs.get(p)
         if d is not None:
             by_dir.setdefault(Path(d).resolve(), []).append(p)
     root = Path(source.root)
@@ -240,9 +246,11 @@ def collect(model) -> tuple[list[InlineWaiver], list[tuple[Path, int, str, str, 
         except OSError:
             files = []
         for f in files:
-            try:
-                text = f.read_text(errors="replace")
-            except OSError:
+            try:  # bounded, regular files inside the roots only (files.ModuleDirs.read), as the evaluator reads them
+                text = source.dirs.read(f).decode("utf-8", errors="replace")
+            except Refused as e:
+                if not any(str(e) in n for n in source.notes):  # one note per refused file (the evaluator's, if any)
+                    source._note(("waiver-read", str(f)), f"{e} (so its # sqs-policy:ignore comments are not read)")
                 continue
             if MARK not in text:
                 continue

@@ -142,7 +142,7 @@ def _read_all(fd: int, first: bytes, path: str, name: str, limit: int) -> bytes:
 
 
 def _too_large(name: str, limit: int) -> str:
-    return (f"{name}: is larger than the input limit of {limit / (1 << 20):g} MiB (an endless or runaway input?); "
+    return (f"{name}: is larger than the input limit of {round(limit / (1 << 20), 3):g} MiB (an endless or runaway input?); "
             "pass --max-input-mib N to read a larger plan")
 
 
@@ -212,7 +212,50 @@ def _reject_constant(name: str):
     raise _NotJSONConstant(name)
 
 
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+class _DuplicateKey(ValueError):
+    """An object names a key twice: JSON parsers keep one of the values (Python's the last),
+    so a bad value could hide behind a good one. Terraform never writes one."""
+
+
+def _unique(pairs: list) -> dict:
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        raise _DuplicateKey(next(k for i, (k, _) in enumerate(pairs) if any(k == k2 for k2, _ in pairs[:i])))
+    return d
+
+
+class _Dups(dict):
+    __slots__ = ("dups",)
+
+
+def _marking(pairs: list) -> dict:
+    d = _Dups(pairs)
+    if len(d) != len(pairs):
+        seen: set = set()
+        d.dups = [k for k, _ in pairs if k in seen or seen.add(k)]
+    return d
+
+
+def _where_duplicate(text: str) -> str:
+    """The path of the first object with a repeated key, e.g. ``resource_changes[3].change.after``:
+    found by parsing again, marking (only when a duplicate was seen: no cost otherwise)."""
+    try:
+        doc = json.JSONDecoder(object_pairs_hook=_marking, parse_constant=_reject_constant).decode(text)
+    except (ValueError, RecursionError):
+        return ""
+    stack = [(doc, "")]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            if getattr(node, "dups", None):
+                return f"{path or 'the top-level object'} repeats the key {_clip(node.dups[0], 60)!r}"
+            stack.extend((v, f"{path}.{k}" if path else str(k)) for k, v in reversed(list(node.items())))
+        elif isinstance(node, list):
+            stack.extend((v, f"{path}[{i}]") for i, v in reversed(list(enumerate(node))))
+    return ""
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_unique)
 
 
 def _loads(text: str):
@@ -231,6 +274,7 @@ def _decode(text: str):
             return _loads(text)
         i = ws(text, i + 1).end()
         doc = {}
+        seen = set()
         if text[i] == "}":
             i += 1
         else:
@@ -241,6 +285,9 @@ def _decode(text: str):
                     return _loads(text)
                 i = ws(text, i + 1).end()
                 value, i = raw(text, i)
+                if key in seen:
+                    raise _DuplicateKey(key)
+                seen.add(key)
                 if key not in _SKIP:
                     doc[key] = value
                 del value
@@ -283,6 +330,11 @@ def parse(text: str, path: str) -> dict:
                          f"{HOWTO}") from None
     except RecursionError:
         raise InputError(f"{name}: nests too deeply to read; is it really `terraform show -json` output? {HOWTO}") from None
+    except _DuplicateKey as e:
+        where = _where_duplicate(text) or f"an object repeats the key {_clip(str(e), 60)!r}"
+        raise InputError(f"{name}: {where}: JSON readers keep only one of the values, so a value may hide behind "
+                         "another; Terraform never writes that, so the file was edited or made by another tool; "
+                         f"{HOWTO}") from None
     except ValueError as e:  # int() refuses literals over sys.get_int_max_str_digits() digits
         m = re.search(r"[-0-9]{%d,}" % (sys.get_int_max_str_digits() or 4300), text)
         where = f" at {_line_col(text, m.start())}" if m else ""
@@ -323,7 +375,77 @@ def check_document(doc, name: str) -> dict:
     if not schema.is_valid(doc):
         why = schema.explain_invalid(doc) or "does not match the plan schema"
         raise InputError(f"{name}: not a well-formed Terraform plan: {why}; {HOWTO}")
+    why = views_disagree(doc)
+    if why:
+        raise InputError(f"{name}: its two views of the plan disagree: {why}; Terraform writes them from the same "
+                         "plan, so the file was edited or rewritten by another tool; check the plan as "
+                         f"`terraform show -json` wrote it ({HOWTO})")
     return doc
+
+
+def _first_difference(a, b, path: str) -> str:
+    """Where two JSON values first differ (a path under ``path``)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b), key=str):
+            if k not in a or k not in b or a[k] != b[k]:
+                if k in a and k in b:
+                    return _first_difference(a[k], b[k], f"{path}.{k}")
+                return f"{path}.{k}"
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                return _first_difference(x, y, f"{path}[{i}]")
+    return path
+
+
+def views_disagree(doc: dict) -> str | None:
+    """Why ``planned_values`` (the state after apply) and ``resource_changes`` (what Terraform
+    will do) do not describe the same plan, or None. Terraform writes each resource's planned
+    values as its change's ``after``: the same resources (a delete or forget has no planned
+    values), the same values. The rules read planned_values, so a plan where a resource or a
+    value is only in one view (a queue with SSE off only in resource_changes) is refused
+    rather than judged on the other."""
+    changes = doc.get("resource_changes")
+    pv = doc.get("planned_values")
+    planned: dict[str, dict] = {}
+    stack = [(pv or {}).get("root_module") or {}]
+    while stack:
+        m = stack.pop()
+        for r in m.get("resources") or ():
+            if r["address"] in planned:
+                return f"planned_values lists {_clip(r['address'], 200)} twice"
+            planned[r["address"]] = r
+        stack.extend(m.get("child_modules") or ())
+    if changes is None:
+        return None  # one view only: nothing to compare
+    seen: set = set()
+    for i, rc in enumerate(changes):
+        addr = rc["address"]
+        if addr in seen:
+            return f"resource_changes lists {_clip(addr, 200)} twice"
+        seen.add(addr)
+        ch = rc["change"]
+        after = ch.get("after")
+        r = planned.get(addr)
+        if after is None:
+            if r is not None and rc.get("mode") == r.get("mode"):
+                return (f"resource_changes[{i}] ({_clip(addr, 200)}) will be {'/'.join(ch.get('actions') or [])} "
+                        "with nothing after it, but planned_values still has it")
+            continue
+        if r is None:
+            return (f"resource_changes[{i}] ({_clip(addr, 200)}) will be {'/'.join(ch.get('actions') or [])}, but "
+                    "planned_values does not have it")
+        values = r.get("values") or {}
+        if values != after and not (isinstance(after, dict) and not after and not values):
+            where = _first_difference(values, after, "")
+            return (f"{_clip(addr, 200)}{_clip(where, 200)} differs between planned_values and resource_changes[{i}]"
+                    ".change.after")
+    if changes or planned:
+        missing = [a for a in planned if a not in seen]
+        if missing:
+            return (f"planned_values has {_clip(missing[0], 200)}, but resource_changes has no change for it"
+                    + (f" (nor for {len(missing) - 1} more)" if len(missing) > 1 else ""))
+    return None
 
 
 def load(path: str, max_mib: float = DEFAULT_MAX_MIB) -> dict:

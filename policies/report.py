@@ -12,6 +12,7 @@ from . import __version__
 from .engine import Finding, Report
 from .references import REFERENCES
 from .rules import CONFIG_RULES, RULES, UNDECIDED
+from .terminal import escape
 
 
 def _order(f: Finding):
@@ -64,7 +65,8 @@ def render_text(report: Report, show_pass: bool = False) -> str:
         f"{c['errors']} error(s), {c['warnings']} warning(s), {c['unknown']} unknown, {c['waived']} waived, {extra}"
         f"{c['passed']} passed ({len(report.rules_run)} rules, {report.resources} resources"
         f"{', --strict' if report.strict else ''})")
-    return "\n".join(lines) + "\n"
+    # addresses, messages, reasons and notes quote the input: one input line stays one output line
+    return "\n".join(escape(line) for line in lines) + "\n"
 
 
 def render_json(report: Report, show_pass: bool = False) -> str:
@@ -83,39 +85,40 @@ def render_json(report: Report, show_pass: bool = False) -> str:
 class SourceLocator:
     """Best-effort map from a resource address to the file and line declaring it.
 
-    Module directories come from the plan's module_calls sources relative to
-    ``root`` (the directory of the root configuration); remote sources and
-    anything not found fall back to the plan file, line 1. Each directory's
+    Module directories come from the resolver the evaluator uses (files.ModuleDirs:
+    ``modules.json``, local sources, inside ``root``, the installed modules and
+    ``extra_roots`` only); files are read bounded, regular files only. Remote sources
+    and anything not found fall back to the plan file, line 1. Each directory's
     ``.tf`` files are read and indexed once (block kind, type, name -> file, line),
     so a plan with many findings costs one pass over the sources.
     """
 
     _BLOCK = re.compile(r'^[ \t]*(resource|data)[ \t]+"?([^"\s{]+)"?\s+"?([^"\s{]+)"?', re.M)
 
-    def __init__(self, doc: dict, root: str, plan_path: str):
+    def __init__(self, doc: dict, root: str, plan_path: str, extra_roots: tuple = ()):
+        from .files import Budget, ModuleDirs
+
         self.root = Path(root)
         self.plan_path = plan_path
         self.cwd = Path.cwd()
         self.calls = ((doc.get("configuration") or {}).get("root_module") or {})
-        self._dirs: dict[tuple, Path | None] = {(): self.root}
+        self.dirs = ModuleDirs(root, self._call_source, None, extra_roots, Budget())
         self._index: dict[Path, dict[tuple, tuple[str, int]]] = {}
         self._rels: dict[Path, str] = {}
 
-    def _dir(self, path: tuple) -> Path | None:
-        if path in self._dirs:
-            return self._dirs[path]
-        parent = self._dir(path[:-1])
+    def _call_source(self, path: tuple):
         mod = self.calls
         for name in path[:-1]:
             mod = ((mod.get("module_calls") or {}).get(name) or {}).get("module") or {}
         src = ((mod.get("module_calls") or {}).get(path[-1]) or {}).get("source")
-        d = None
-        if parent is not None and isinstance(src, str) and src.startswith(("./", "../")):
-            d = Path(os.path.normpath(parent / src))
-        self._dirs[path] = d
-        return d
+        return src if isinstance(src, str) else None
+
+    def _dir(self, path: tuple) -> Path | None:
+        return self.dirs.get(path)
 
     def _blocks(self, d: Path) -> dict[tuple, tuple[str, int]]:
+        from .files import Refused
+
         got = self._index.get(d)
         if got is None:
             got = self._index[d] = {}
@@ -125,8 +128,8 @@ class SourceLocator:
                 files = []
             for f in files:
                 try:
-                    text = f.read_text(errors="replace")
-                except OSError:
+                    text = self.dirs.read(f).decode("utf-8", "replace")
+                except Refused:
                     continue
                 rel = self._rel(f)
                 for m in self._BLOCK.finditer(text):
@@ -163,7 +166,7 @@ class SourceLocator:
         return got
 
 
-def render_sarif(report: Report, doc: dict, plan_path: str, root: str) -> str:
+def render_sarif(report: Report, doc: dict, plan_path: str, root: str, source_roots: tuple = ()) -> str:
     all_rules = list(RULES.values()) + list(CONFIG_RULES.values())
     index = {r.id: i for i, r in enumerate(all_rules)}
     rules = []
@@ -179,7 +182,7 @@ def render_sarif(report: Report, doc: dict, plan_path: str, root: str) -> str:
             "defaultConfiguration": {"level": r.severity},
             "properties": {"tags": [r.area, "terraform", "sqs"], "precision": "high"},
         })
-    loc = SourceLocator(doc, root, plan_path)
+    loc = SourceLocator(doc, root, plan_path, source_roots)
     results = []
     for f in sorted(report.findings, key=_order):
         if f.source is not None:  # decided from the expression at this line

@@ -248,6 +248,16 @@ class _Error(Exception):
     """The expression fails (as Terraform would fail it): try() moves on, elsewhere it is unknown."""
 
 
+# Evaluation steps (expressions evaluated, for-expression items included) one check may
+# spend on the source: real configurations need a few thousand; a `for` over 300^3 items
+# would take minutes. Past it, what is left stays unknown, with a note.
+MAX_STEPS = 1_000_000
+
+
+class _OutOfSteps(Exception):
+    """The evaluation step budget of the check is spent (not an expression failure: try() does not catch it)."""
+
+
 # -- the parsed configuration ------------------------------------------------------------------
 def _parser():
     from hcl2.api import parses_to_tree  # python-hcl2: imported only when source is read
@@ -311,13 +321,18 @@ def _attr_line(body, name) -> int | None:
 class ModuleSource:
     """The parsed ``.tf`` files of one module directory."""
 
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, read=None):
+        """``read``: Path -> bytes, raising files.Refused (ModuleDirs.read: bounded, inside the roots)."""
+        from .files import Refused, read_regular
+
+        read = read or read_regular
         self.dir = directory
         self.resources: dict[str, _Block] = {}
         self.calls: dict[str, _Block] = {}
         self.locals: dict[str, tuple] = {}  # name -> (expression, file, line)
         self.outputs: dict[str, tuple] = {}
         self.variables: dict[str, _Block] = {}
+        self.sensitive_outputs: set[str] = set()
         self.error: str | None = None
         files = sorted(directory.glob("*.tf")) if directory.is_dir() else []
         if not files:
@@ -333,9 +348,16 @@ class ModuleSource:
         except ImportError as e:
             self.error = f"python-hcl2 cannot be imported ({e}; pip install 'python-hcl2>=8.1,<9')"
             return
-        for f in files:
+        texts = []
+        for f in files:  # all read (bounded) before any is parsed
             try:
-                tree = parse(f.read_text(encoding="utf-8", errors="replace"))
+                texts.append((f, read(f).decode("utf-8", errors="replace")))
+            except Refused as e:
+                self.error = str(e)
+                return
+        for f, text in texts:
+            try:
+                tree = parse(text)
             except Exception as e:  # lark's parse errors: one line, never a traceback
                 msg = " ".join(str(e).split())
                 self.error = f"{f.name} cannot be parsed ({msg[:200]})"
@@ -354,6 +376,8 @@ class ModuleSource:
                             self.locals[_name(kids[0])] = (kids[-1], f, c.meta.line)
                 elif b.kind == "output" and b.labels:
                     attrs = b.attrs()
+                    if _declared_sensitive(b):
+                        self.sensitive_outputs.add(b.labels[0])
                     if "value" in attrs:
                         self.outputs[b.labels[0]] = (attrs["value"], f, _attr_line(b.body, "value") or b.line)
                 elif b.kind == "variable" and b.labels:
@@ -888,7 +912,21 @@ class Evaluator:
             cfg = self.plan.module_config(module)
             var = (cfg.variables.get(name) if cfg else None) or {}
             return var.get("default")
-        return self._memoized(("var", f"var.{name}", module), compute)
+
+        def checked():
+            v = compute()
+            if self._var_sensitive(module, name):
+                self.src.sensitive(v)
+            return v
+        return self._memoized(("var", f"var.{name}", module), checked)
+
+    def _var_sensitive(self, module: str, name: str) -> bool:
+        cfg = self.plan.module_config(module)
+        var = (cfg.variables.get(name) if cfg else None) or {}
+        if isinstance(var, dict) and var.get("sensitive") is True:
+            return True
+        ms = self.src._modules.get(tuple(n for n, _ in parse_module_address(module)))
+        return ms is not None and _declared_sensitive(ms.variables.get(name))
 
     def local(self, module: str, name: str):
         def compute():
@@ -907,7 +945,10 @@ class Evaluator:
                 return Unknown(f"the source of {module} is not available")
             if name not in ms.outputs:
                 raise _Error(f"{module} has no output {name}")
-            return self.eval(ms.outputs[name][0], Scope(module))
+            v = self.eval(ms.outputs[name][0], Scope(module))
+            if name in ms.sensitive_outputs:
+                self.src.sensitive(v)
+            return v
         return self._memoized(("output", f"{module}.{name}", module), compute)
 
     def resource_ref(self, module: str, local: str):
@@ -950,6 +991,10 @@ class Evaluator:
 
     # -- expressions -----------------------------------------------------------------------
     def eval(self, node, sc: Scope):
+        src = self.src
+        src.steps += 1
+        if src.steps > src.max_steps:
+            raise _OutOfSteps()
         d = node.data
         fn = getattr(self, "_e_" + d, None)
         if fn is None:
@@ -1769,7 +1814,55 @@ FUNCTIONS = {
 }
 
 
+# -- sensitive values from the source ----------------------------------------------------------------
+def _secret_parts(v, out: list, whole: bool = True, depth: int = 0):
+    """(text, whole) of every known string and scalar in a partial value, for sensitive.Secrets."""
+    if depth > 64:
+        return
+    if isinstance(v, Template):
+        for p in v.parts:
+            if isinstance(p, str):
+                out.append((p, False))
+            else:
+                _secret_parts(p, out, False, depth + 1)
+    elif isinstance(v, JsonText):
+        _secret_parts(v.value, out, False, depth + 1)
+    elif isinstance(v, dict):
+        for x in v.values():
+            _secret_parts(x, out, whole, depth + 1)
+    elif isinstance(v, (list, tuple)):
+        for x in v:
+            _secret_parts(x, out, whole, depth + 1)
+    elif isinstance(v, (str, int, float, bool)) and not isinstance(v, PendingText):
+        out.append((v, whole))
+
+
+def _marks_sensitive(marks) -> bool:
+    if marks is True:
+        return True
+    if isinstance(marks, dict):
+        return any(_marks_sensitive(m) for m in marks.values())
+    if isinstance(marks, list):
+        return any(_marks_sensitive(m) for m in marks)
+    return False
+
+
+def _declared_sensitive(block) -> bool:
+    """``sensitive = true`` in a variable or output block (a literal, as Terraform requires)."""
+    node = block.attrs().get("sensitive") if block is not None else None
+    return node is not None and any(str(t) == "true" for t in node.scan_values(lambda t: True))
+
+
 # -- the source of a plan ----------------------------------------------------------------------------
+def call_source(plan: Plan):
+    """module path -> the ``source`` of that module call in the plan's configuration."""
+    def get(path: tuple):
+        cfg = plan.module_config_path(path[:-1])
+        call = cfg.calls.get(path[-1]) if cfg else None
+        return call.source if call else None
+    return get
+
+
 class Source:
     """The configuration source of a plan, read lazily (see the module docstring).
 
@@ -1778,23 +1871,55 @@ class Source:
     installed by ``terraform init``.
     """
 
-    def __init__(self, plan: Plan, root: str | os.PathLike, data_dir: str | os.PathLike | None = None):
+    def __init__(self, plan: Plan, root: str | os.PathLike, data_dir: str | os.PathLike | None = None,
+                 extra_roots=()):
+        from .files import Budget, ModuleDirs
+
         self.plan = plan
         self.root = Path(root)
-        if data_dir is None:
-            data_dir = os.environ.get("TF_DATA_DIR") or ".terraform"
-        dd = Path(data_dir)
-        self.data_dir = dd if dd.is_absolute() else self.root / dd
         self.notes: list[str] = []
         self._noted: set = set()
         self._modules: dict[tuple, ModuleSource | None] = {}
-        self._dirs: dict[tuple, Path | None] = {}
-        self._manifest: dict | None = None
+        self.budget = Budget()
+        self.dirs = ModuleDirs(root, call_source(plan), data_dir, extra_roots, self.budget)
+        self.data_dir = self.dirs.data_dir
         self._ev: Evaluator | None = None
         self._plain_ev: Evaluator | None = None
         self._checked: dict[str, str | None] = {}
         self._ready: bool | None = None
         self.used = 0  # values decided from source
+        self.steps = 0  # evaluation steps spent (both evaluators), up to max_steps
+        self.max_steps = MAX_STEPS
+        self._marks: dict | None = None
+
+    def sensitive(self, value, address: str | None = None):
+        """Values evaluated for something sensitive: never printed (sensitive.Secrets)."""
+        secrets = getattr(self.plan, "secrets", None)
+        if secrets is None:
+            return
+        parts: list = []
+        _secret_parts(value, parts)
+        for v, whole in parts:
+            secrets.add(v, address, whole=whole)
+
+    def _attr_sensitive(self, res: Resource, attr: str | None) -> bool:
+        """Whether the plan marks ``res.attr`` (any attribute when None) sensitive."""
+        if self._marks is None:
+            self._marks = {}
+            for rc in self.plan.doc.get("resource_changes") or ():
+                m = (rc.get("change") or {}).get("after_sensitive")
+                if m:
+                    self._marks[rc.get("address")] = m
+        marks = self._marks.get(res.address)
+        if not marks:
+            return False
+        if attr is None or marks is True:
+            return _marks_sensitive(marks)
+        return isinstance(marks, dict) and _marks_sensitive(marks.get(attr))
+
+    def _out_of_steps(self, what: str) -> None:
+        self._note("steps", f"evaluating the configuration source stopped after {self.max_steps:,} steps (a `for` "
+                   f"expression over a very large collection?): {what} and every value not yet evaluated stay unknown")
 
     # -- notes -----------------------------------------------------------------------------
     def _note(self, key, text: str):
@@ -1803,42 +1928,13 @@ class Source:
             self.notes.append(text)
 
     # -- module directories --------------------------------------------------------------------
-    def _modules_json(self) -> dict:
-        if self._manifest is None:
-            self._manifest = {}
-            f = self.data_dir / "modules" / "modules.json"
-            try:
-                doc = json.loads(f.read_text())
-                for m in doc.get("Modules") or ():
-                    if isinstance(m, dict) and isinstance(m.get("Key"), str) and isinstance(m.get("Dir"), str):
-                        self._manifest[m["Key"]] = m
-            except (OSError, ValueError):
-                pass
-        return self._manifest
-
     def module_dir(self, path: tuple) -> Path | None:
-        if path in self._dirs:
-            return self._dirs[path]
-        d = None
-        if not path:
-            d = self.root
-        else:
-            entry = self._modules_json().get(".".join(path))
-            if entry is not None:
-                d = Path(entry["Dir"])
-                d = d if d.is_absolute() else self.root / d
-            else:
-                parent = self.module_dir(path[:-1])
-                cfg = self.plan.module_config_path(path[:-1])
-                call = cfg.calls.get(path[-1]) if cfg else None
-                src = call.source if call else None
-                if parent is not None and isinstance(src, str) and src.startswith(("./", "../")):
-                    d = Path(os.path.normpath(parent / src))
-                else:
-                    self._note(("nomod", path), f"module.{'.module.'.join(path)} (source {src!r}) was not found: "
-                               f"run `terraform init` in {self.root} (or set TF_DATA_DIR) before the check; "
-                               "its values known only after apply stay unknown")
-        self._dirs[path] = d
+        d = self.dirs.get(path)
+        if self.dirs.manifest_note:
+            self._note("manifest", f"{self.dirs.manifest_note}; module directories come from local sources only")
+        if d is None and self.dirs.why(path):
+            self._note(("nomod", path), f"module.{'.module.'.join(path)}: {self.dirs.why(path)}; its values known "
+                       "only after apply stay unknown")
         return d
 
     def module_source(self, module_addr: str) -> ModuleSource | None:
@@ -1854,7 +1950,7 @@ class Source:
         if d is None:
             return None
         label = f"module.{'.module.'.join(path)}" if path else "the root module"
-        ms = ModuleSource(d)
+        ms = ModuleSource(d, self.dirs.read)
         if ms.error:
             if not path and ms.error.startswith("no .tf files"):
                 self._note("root", f"source not read: {ms.error} (pass --source-dir with the root configuration the "
@@ -1912,6 +2008,9 @@ class Source:
                 got = _whole(self.evaluator.eval(node, sc))
             except (_Error, RecursionError):
                 continue
+            except _OutOfSteps:
+                self._out_of_steps(f"{res.address}.{name}")
+                continue
             if first_unknown(got) is not None or not isinstance(got, (str, int, float, bool)):
                 continue
             if not _same_scalar(got, planned):
@@ -1922,8 +2021,13 @@ class Source:
 
     def _guarded(self, fn, res: Resource, *args):
         """Reading the source never fails the check: anything unexpected is said once."""
+        if self.steps > self.max_steps:
+            return None  # the budget is spent: the plan's values stand
         try:
             return fn(res, *args)
+        except _OutOfSteps:
+            self._out_of_steps(f"the values of {res.address}")
+            return None
         except Exception as e:  # noqa: BLE001 - an odd configuration must not stop the check
             self._note(("crash", res.address), f"source of {res.address} could not be read ({type(e).__name__}: "
                        f"{' '.join(str(e).split())[:200]}); its values known only after apply stay unknown")
@@ -1963,10 +2067,15 @@ class Source:
             v = Unknown(f"the expression fails ({e})")
         except RecursionError:
             v = Unknown("the expression nests too deeply to evaluate")
+        except _OutOfSteps:
+            self._out_of_steps(f"{res.address}.{attr}")
+            return None  # the source cannot say: the plan's own value stands
         if first_unknown(v) is None and res.unknown.get(attr) is True and self._known_to_terraform(node, res, block):
             self._note(("known", res.address, attr), f"{ref}: the source gives {res.address}.{attr} a value the plan "
                        "does not know yet: source and plan do not match; it stays unknown")
             return None
+        if self._attr_sensitive(res, attr):
+            self.sensitive(v, res.address)
         self.used += 1
         return Evaluated(v, ref)
 
@@ -1978,7 +2087,7 @@ class Source:
             self._plain_ev = Evaluator(self, refine=False)
         try:
             v = _whole_deep(self._plain_ev.eval(node, self._scope(res, block)))
-        except (_Error, RecursionError):
+        except (_Error, RecursionError, _OutOfSteps):
             return True
         return first_unknown(v) is None
 
@@ -2010,6 +2119,13 @@ class Source:
             v = Unknown(f"the block fails to evaluate ({e})")
         except RecursionError:
             v = Unknown("the block nests too deeply to evaluate")
+        except _OutOfSteps:
+            self._out_of_steps(f"the block of {res.address}")
+            return None
+        if isinstance(v, dict):
+            for name, val in v.items():
+                if self._attr_sensitive(res, name):
+                    self.sensitive(val, res.address)
         self.used += 1
         return v, ref
 

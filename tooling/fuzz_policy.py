@@ -17,6 +17,14 @@ grouped by code site (innermost frame of the checker), and hangs.
 
 The mutation engine (``make_case``, ``run_case``) is shared with the in-suite
 fuzz test (tests/policies/test_fuzz.py), which runs a bounded number of cases.
+Most mutated plans get the mutation in both views (planned_values and
+resource_changes), as Terraform would write it; the rest test the refusal of
+plans whose views disagree. Three more generators fuzz what surrounds the plan:
+``text_case`` (addresses, values and waiver reasons full of ESC sequences, fake
+summary lines, bidi overrides: ``text_violation`` checks the text report),
+``config_text`` (hostile YAML and TOML config files) and ``source_case``
+(hostile copies of a configuration directory: expressions, truncated files,
+FIFOs, /dev/zero, oversized files, modules.json pointing anywhere, symlinks).
 """
 from __future__ import annotations
 
@@ -26,6 +34,7 @@ import io
 import json
 import os
 import random
+import re
 import select
 import subprocess
 import sys
@@ -230,12 +239,33 @@ def hand_made() -> list[Case]:
     return cases
 
 
+def _sync_views(doc) -> None:
+    """Copy each resource's (mutated) planned values into its change's ``after``, as if Terraform
+    had planned it: the checker refuses a plan whose two views disagree (loader.views_disagree)."""
+    try:
+        planned = {}
+        stack = [doc["planned_values"]["root_module"]]
+        while stack:
+            m = stack.pop()
+            for r in m.get("resources") or ():
+                planned[r["address"]] = r
+            stack.extend(m.get("child_modules") or ())
+        for rc in doc.get("resource_changes") or ():
+            r = planned.get(rc["address"])
+            if r is not None and isinstance(rc["change"], dict) and rc["change"].get("after") is not None:
+                rc["change"]["after"] = json.loads(json.dumps(r.get("values") or {}))
+    except (KeyError, TypeError, AttributeError, IndexError):
+        pass
+
+
 def make_case(rng: random.Random, seeds: list[tuple[str, str, list, list]], n_mutations: int | None = None) -> Case:
     name, text, paths, weights, source_dir = rng.choice(seeds)
     doc = json.loads(text)  # a private copy
     muts = n_mutations or rng.choice((1, 1, 1, 2, 3))
     for _ in range(muts):  # later mutations may find a path gone: then they do nothing
         doc = _mutate(rng, doc, paths, weights)
+    if rng.random() < 0.85:  # mostly reach the rules: the mutation made in both views of the plan
+        _sync_views(doc)
     args = ["--format", rng.choice(("text", "text", "json", "sarif"))]
     if source_dir and rng.random() < 0.5:
         args += ["--source-dir", source_dir]
@@ -384,6 +414,306 @@ def run_case(case: Case, workdir: Path) -> Outcome:
                 return Outcome("contract", f"{fmt} output is not JSON", str(e)[:200])
         return Outcome(str(rc))
     return Outcome("contract", f"exit code {rc}", text_err[:300])
+
+
+# -- what surrounds the plan: the text renderer, the config file, the source tree ------------------
+# what a terminal acts on: C0/C1 controls (a newline inside a line), DEL, bidi overrides and isolates
+TERMINAL_ACTIVE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+SUMMARY = re.compile(r"^[0-9]+ error\(s\), [0-9]+ warning\(s\), ")
+_FORGERIES = ["\x1b[2K", "\r", "\n", "\x1b[1A", "\x1b]0;title\x07", "\x07", "\u202e", "\u2066", "\u200f", "\x9b31m",
+              "\x00", "\x7f", "\u2028", "\ufeff", "\x1bc", "\x1b[?1049h", "\x08\x08\x08",
+              "\n0 error(s), 0 warning(s), 0 unknown, 0 waived, 9 passed (37 rules, 1 resources)", "\nnote: fake",
+              "\r0 error(s), 0 warning(s)", "\nERROR   SQS001 x\n", "\t", "caf\u00e9", "\u2603", SURROGATE]
+
+
+def hostile_text(rng: random.Random, base: str = "") -> str:
+    """``base`` with control, bidi and fake-summary pieces spliced in."""
+    parts = [base] if base else []
+    for _ in range(rng.randint(1, 4)):
+        piece = rng.choice(_FORGERIES)
+        at = rng.randint(0, len(parts))
+        parts.insert(at, piece)
+    return "".join(parts)
+
+
+def text_violation(out: str) -> str | None:
+    """Why a text report breaks the terminal promise (None: it keeps it): nothing a terminal acts
+    on, and exactly one summary line, the last."""
+    m = TERMINAL_ACTIVE.search(out)
+    if m:
+        return f"terminal control character {m.group()!r} at {m.start()}: {out[max(0, m.start() - 40):m.start() + 20]!r}"
+    lines = out.rstrip("\n").split("\n")
+    summaries = [i for i, line in enumerate(lines) if SUMMARY.match(line)]
+    if summaries != [len(lines) - 1]:
+        return f"summary lines at {summaries} of {len(lines)}"
+    return None
+
+
+def text_case(rng: random.Random, seeds) -> Case:
+    """A seed plan whose addresses (in both views) and string values carry forgeries, rendered as text."""
+    name, text, _paths_, _w, _src = rng.choice(seeds)
+    doc = json.loads(text)
+    renames = {}
+    for rc in doc.get("resource_changes") or ():
+        if rng.random() < 0.5:
+            renames[rc["address"]] = hostile_text(rng, rc["address"])
+            rc["address"] = renames[rc["address"]]
+        after = (rc.get("change") or {}).get("after")
+        if isinstance(after, dict):
+            for k, v in list(after.items()):
+                if isinstance(v, str) and rng.random() < 0.2:
+                    after[k] = hostile_text(rng, v)
+    stack = [doc["planned_values"]["root_module"]]
+    while stack:
+        m = stack.pop()
+        for r in m.get("resources") or ():
+            r["address"] = renames.get(r["address"], r["address"])
+        stack.extend(m.get("child_modules") or ())
+    # the change's after, now hostile, is what both views say
+    after = {rc["address"]: rc["change"].get("after") for rc in doc.get("resource_changes") or ()}
+    stack = [doc["planned_values"]["root_module"]]
+    while stack:
+        m = stack.pop()
+        for r in m.get("resources") or ():
+            if isinstance(after.get(r["address"]), dict):
+                r["values"] = json.loads(json.dumps(after[r["address"]]))
+        stack.extend(m.get("child_modules") or ())
+    cfg = None
+    if rng.random() < 0.3:
+        cfg = (f"waivers:\n  - address: {json.dumps(rng.choice(['*', 'aws_sqs_queue.*', '*.*']))}\n"
+               f"    reason: {json.dumps(hostile_text(rng, 'reason'))}\n")
+    args = ["--format", "text"] + (["--show-pass"] if rng.random() < 0.3 else [])
+    return Case(json.dumps(doc).encode("utf-8", "surrogatepass"), args, cfg, f"text {name}")
+
+
+def run_text_case(case: Case, workdir: Path) -> Outcome:
+    """run_in_memory, then the terminal promise on the text output."""
+    from resilient_sqs.policy import loader
+    from resilient_sqs.policy import report as rep
+    from resilient_sqs.policy.config import load_config
+    from resilient_sqs.policy.engine import evaluate
+    from resilient_sqs.policy.errors import InputError
+
+    try:
+        cfg = None
+        if case.config is not None:
+            (workdir / "policy.yaml").write_text(case.config, errors="surrogatepass")
+            cfg = load_config(str(workdir / "policy.yaml"))
+        doc = loader.parse(loader.decode_bytes(case.data, "plan.json"), "plan.json")
+        report = evaluate(doc, cfg, keep_passes="--show-pass" in case.args)
+        out = rep.render_text(report, "--show-pass" in case.args)
+    except InputError as e:
+        from resilient_sqs.policy.terminal import escape
+
+        line = escape(" ".join(str(e).split()))
+        if TERMINAL_ACTIVE.search(line):
+            return Outcome("contract", "error line with a terminal control character", line[:200])
+        return Outcome("2")
+    except Exception as e:  # noqa: BLE001 - what the fuzzer is looking for
+        return Outcome("internal", _site(e), f"{type(e).__name__}: {str(e)[:200]}")
+    why = text_violation(out)
+    if why:
+        return Outcome("contract", "text report forgeable", why[:200])
+    return Outcome("1" if report.failed() else "0")
+
+
+_RULE_WORDS = ["SQS001", "SQS003", "queue-has-dlq", "ESM001", "CFG001", "*", "SQS*", "", "nope", "SQS999", "dlq-*"]
+
+
+def _hostile_config_value(rng: random.Random, depth: int = 0):
+    r = rng.random()
+    if r < 0.15 and depth < 3:
+        return [_hostile_config_value(rng, depth + 1) for _ in range(rng.randint(0, 3))]
+    if r < 0.25 and depth < 3:
+        return {rng.choice(["min", "max", "floor", "severity", "enabled", "x", "multiplier"]):
+                _hostile_config_value(rng, depth + 1)}
+    return rng.choice([0, -1, 3, 10 ** 30, 1.5, True, None, "error", "warning", "fatal", "", "x" * 300,
+                       "2026-06-30", "not a date", rng.choice(_RULE_WORDS), hostile_text(rng, "t"), "(", "[a-"])
+
+
+def config_text(rng: random.Random) -> tuple[str, bytes]:
+    """(file name, bytes) of a hostile config file: YAML or TOML, valid or not."""
+    r = rng.random()
+    if r < 0.1:  # raw hostile bytes
+        name = rng.choice(["c.yaml", "c.toml", "c.yml"])
+        return name, rng.choice([
+            b"select: " + b"[" * 20000 + b"]" * 20000, b"select = " + b"[" * 20000 + b"]" * 20000,
+            b"rules: {SQS003: {min: 1" + b"0" * 5000 + b"}}", b"[rules.SQS003]\nmin = 1" + b"0" * 5000,
+            b"\xff\xfe\x00garbage", b"a: &a [*a, *a]", b"? [1, 2]\n: x", b"select: !!python/object:os.system x",
+            b"[rules.ESM001]\nmultiplier = nan", b"[rules.ESM001]\nmultiplier = inf", b"select = []\nselect = []",
+            b"1: x", b"- a\n- b", b"", b"\xef\xbb\xbfselect: [SQS001]", b"waivers: [" + b"{}, " * 5000 + b"]",
+            b"x" * 2_000_000,
+        ])
+    data: dict = {}
+    if rng.random() < 0.5:
+        data["select"] = rng.choice([[], ["*"], [rng.choice(_RULE_WORDS)], _hostile_config_value(rng)])
+    if rng.random() < 0.4:
+        data["ignore"] = rng.choice([["*"], [rng.choice(_RULE_WORDS)], _hostile_config_value(rng)])
+    if rng.random() < 0.5:
+        data["rules"] = {rng.choice(_RULE_WORDS): _hostile_config_value(rng) for _ in range(rng.randint(1, 3))}
+    if rng.random() < 0.5:
+        data["waivers"] = [{k: _hostile_config_value(rng) if rng.random() < 0.4 else v for k, v in
+                            {"address": rng.choice(WAIVER_ADDRESSES), "reason": hostile_text(rng, "because"),
+                             "rules": [rng.choice(_RULE_WORDS)], "expires": "2099-01-01"}.items()}
+                           for _ in range(rng.randint(1, 3))]
+    if rng.random() < 0.1:
+        data[rng.choice(["unknown", 7, "Select"])] = 1
+    if rng.random() < 0.7:
+        import yaml
+
+        try:
+            text = yaml.safe_dump(data, allow_unicode=True) if rng.random() < 0.5 else json.dumps(data)
+        except (yaml.YAMLError, TypeError, ValueError):
+            text = json.dumps(data, default=str)
+        return rng.choice(["c.yaml", "c.yml"]), text.encode("utf-8", "surrogatepass")
+    lines = []
+    for k in ("select", "ignore"):
+        if isinstance(data.get(k), list):
+            lines.append(f"{k} = {json.dumps(data[k], default=str)}")
+    for rid, opts in (data.get("rules") or {}).items():
+        lines.append(f"[rules.{json.dumps(rid)}]")
+        if isinstance(opts, dict):
+            lines += [f"{k} = {json.dumps(v, default=str)}" for k, v in opts.items() if v is not None]
+    return "c.toml", "\n".join(lines).encode("utf-8", "surrogatepass")
+
+
+def run_config_case(name: str, data: bytes, plan_text: str, workdir: Path) -> Outcome:
+    """load_config on the file, then a text check of a real plan with it: exit 0, 1 or one error line."""
+    from resilient_sqs.policy import loader
+    from resilient_sqs.policy import report as rep
+    from resilient_sqs.policy.config import load_config
+    from resilient_sqs.policy.engine import evaluate
+    from resilient_sqs.policy.errors import InputError
+
+    f = workdir / name
+    f.write_bytes(data)
+    try:
+        cfg = load_config(str(f))
+        report = evaluate(loader.parse(plan_text, "plan.json"), cfg, keep_passes=False)
+        out = rep.render_text(report)
+    except InputError as e:
+        if len(str(e)) > 2000 or "the plan" in str(e).split(":", 2)[-1][:40]:
+            return Outcome("contract", "config error too long or naming the plan", str(e)[:200])
+        return Outcome("2")
+    except Exception as e:  # noqa: BLE001
+        return Outcome("internal", _site(e), f"{type(e).__name__}: {str(e)[:200]}")
+    why = text_violation(out)
+    if why:
+        return Outcome("contract", "text report forgeable", why[:200])
+    return Outcome("1" if report.failed() else "0")
+
+
+_HCL_SNIPPETS = [
+    "[for a in [1, 2, 3] : [for b in [1, 2, 3] : a * b]]", "length(" + "[" * 200 + "]" * 200 + ")", "1" + "0" * 5000,
+    '"${' + "x" * 10 + '"', '"\x1b[2K\\n"', "tostring(null)", "jsonencode({a = [for i in [1, 2] : i]})",
+    "var.nope", "local.nope", "module.nope.x", "each.value", "count.index", "try(local.l[99], 5)", '"\u202e"',
+    "merge({}, 5)", "format(\"%d\", \"x\")", "coalesce()", "split(\",\", 5)", "[" * 3000 + "]" * 3000,
+    "{ for k, v in {a = 1} : k => v... }", "1 / 0", "\"a\" + 1", "lookup({}, \"k\")", "templatefile(\"x\", {})",
+]
+
+
+def source_case(rng: random.Random, base: Path, workdir: Path) -> tuple[Path, str]:
+    """A copy of configuration ``base`` in ``workdir`` with one or two hostile changes: an expression,
+    a truncated file, a FIFO or /dev/zero or oversized .tf, a modules.json pointing elsewhere or not
+    JSON or not a file, a symlink out of the tree, a .tf.json. Returns (directory, label)."""
+    import shutil
+
+    d = workdir / "src"
+    if d.exists():
+        shutil.rmtree(d)
+    shutil.copytree(base, d, ignore=shutil.ignore_patterns(".terraform*"), symlinks=True)
+    tfs = sorted(d.rglob("*.tf"))
+    labels = []
+    for _ in range(rng.choice((1, 1, 2))):
+        op = rng.randrange(9)
+        f = rng.choice(tfs)
+        if op <= 2:  # replace a literal (number or string) with a hostile expression
+            text = f.read_text()
+            lits = [m for m in re.finditer(r'(?<== )(?:[0-9]+|"[^"$\n]*")', text)]
+            if lits:
+                m = rng.choice(lits)
+                text = text[:m.start()] + rng.choice(_HCL_SNIPPETS) + text[m.end():]
+                f.write_text(text)
+            labels.append("expression")
+        elif op == 3:
+            raw = f.read_bytes()
+            f.write_bytes(raw[: rng.randrange(len(raw) + 1)] + rng.choice([b"", b"\xff\xfe", b"${", b"<<EOF\n"]))
+            labels.append("truncated")
+        elif op == 4:
+            extra = d / rng.choice(["zz.tf", "aa.tf"])
+            kind = rng.choice(["fifo", "zero", "big", "dir"])
+            if kind == "fifo":
+                os.mkfifo(extra)
+            elif kind == "zero":
+                extra.symlink_to("/dev/zero")
+            elif kind == "big":
+                extra.write_bytes(b"# x\n" * (1_200_000))
+            else:
+                extra.mkdir()
+            labels.append(f"extra .tf {kind}")
+        elif op == 5:
+            mj = d / ".terraform" / "modules" / "modules.json"
+            mj.parent.mkdir(parents=True, exist_ok=True)
+            if mj.exists() or mj.is_symlink():
+                mj.unlink()
+            kind = rng.choice(["outside", "root", "etc", "dotdot", "notjson", "deep", "fifo", "zero", "shape"])
+            mods = [{"Key": "", "Source": "", "Dir": "."}]
+            key = next((m.group(1) for t in tfs for m in re.finditer(r'module "([^"]+)"', t.read_text())), "x")
+            if kind in ("outside", "root", "etc", "dotdot"):
+                mods.append({"Key": key, "Source": "./m", "Dir": {"outside": str(workdir), "root": "/",
+                                                                     "etc": "/etc", "dotdot": "../../.."}[kind]})
+                mj.write_text(json.dumps({"Modules": mods}))
+            elif kind == "notjson":
+                mj.write_text("{not json")
+            elif kind == "deep":
+                mj.write_text("[" * 100_000 + "]" * 100_000)
+            elif kind == "fifo":
+                os.mkfifo(mj)
+            elif kind == "zero":
+                mj.symlink_to("/dev/zero")
+            else:
+                mj.write_text(json.dumps({"Modules": rng.choice([5, [5], [{"Key": 5, "Dir": []}], None])}))
+            labels.append(f"modules.json {kind}")
+        elif op == 6:
+            outside = workdir / "outside.tf"
+            outside.write_text('resource "aws_sqs_queue" "x" {}\n')
+            f.unlink()
+            f.symlink_to(outside)
+            labels.append("symlink out")
+        elif op == 7:
+            (d / "extra.tf.json").write_text("{}")
+            labels.append(".tf.json")
+        else:
+            text = f.read_text()
+            f.write_text(text.replace('"', '"' + rng.choice(["\\u202e", "\\n", "é", "$${"]), 1))
+            labels.append("string")
+    return d, "+".join(labels)
+
+
+def run_source_case(doc_text: str, src: Path, fmt: str) -> Outcome:
+    """evaluate with --source-dir ``src`` and render; every case must end in 0 or 1 (the source never
+    fails a check), within seconds, a text report keeping the terminal promise."""
+    from resilient_sqs.policy import loader
+    from resilient_sqs.policy import report as rep
+    from resilient_sqs.policy.engine import evaluate
+
+    t0 = time.monotonic()
+    try:
+        doc = loader.parse(doc_text, "plan.json")
+        report = evaluate(doc, source_dir=str(src))
+        out = (rep.render_sarif(report, doc, "plan.json", str(src)) if fmt == "sarif" else
+               rep.render_json(report) if fmt == "json" else rep.render_text(report))
+    except Exception as e:  # noqa: BLE001 - reading the source must never fail the check
+        return Outcome("internal", _site(e), f"{type(e).__name__}: {str(e)[:200]}")
+    if time.monotonic() - t0 > 20:
+        return Outcome("hang", "> 20 s", f"{time.monotonic() - t0:.0f} s")
+    if fmt == "text":
+        why = text_violation(out)
+        if why:
+            return Outcome("contract", "text report forgeable", why[:200])
+    else:
+        json.loads(out)
+    return Outcome("1" if report.failed() else "0")
 
 
 # -- the larger run: worker processes with a per-case deadline ------------------------------------

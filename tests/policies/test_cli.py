@@ -181,8 +181,13 @@ def test_sarif_is_valid_for_code_scanning(plan_files):
 
 
 def test_sarif_locates_resources_inside_modules(plan_files):
-    proc = cli("check", str(plan_files["config:consumers"]), "--format", "sarif",
-               "--source-dir", "tests/policies/configs/consumers")
+    args = ("check", str(plan_files["config:consumers"]), "--format", "sarif", "--source-dir",
+            "tests/policies/configs/consumers")
+    # its module source ../../../../modules/queue is outside --source-dir: not read unless a root allows it
+    results = json.loads(cli(*args).stdout)["runs"][0]["results"]
+    esm = next(r for r in results if r["ruleId"] == "ESM001" and "slow" in r["message"]["text"])
+    assert esm["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("consumers.json")
+    proc = cli(*args, "--source-root", ".")
     results = json.loads(proc.stdout)["runs"][0]["results"]
     esm = next(r for r in results if r["ruleId"] == "ESM001" and "slow" in r["message"]["text"])
     loc = esm["locations"][0]["physicalLocation"]

@@ -182,6 +182,11 @@ def test_github_annotations_point_at_the_tf_lines():
     f.message = "two\nlines, 100%"
     gh2 = render("github", Context(ctx.report, ctx.doc, ctx.plan_path, ctx.source_dir)).splitlines()
     assert any("two%0Alines, 100%25" in x for x in gh2)
+    # the job log is a terminal too: an escape sequence from the input is shown, never obeyed
+    f.message = "forged \x1b[2K\x1b]0;title\x07 \u202e"
+    gh3 = render("github", Context(ctx.report, ctx.doc, ctx.plan_path, ctx.source_dir))
+    assert not any(c in gh3 for c in "\x1b\x07\u202e"), gh3
+    assert "forged \\x1b[2K" in gh3
 
 
 # -- several reports from one check ----------------------------------------------------------
