@@ -187,13 +187,15 @@ class BehaveRun:
         """Run ``units``: one thread per subject (its scenarios one after another, as they share
         its queues), subjects concurrently (they share nothing)."""
         from .aws import Clients
-        from .scenarios import PAIR_SCENARIOS, TABLE_SCENARIOS, Context, ScenarioFailed, ScenarioSkipped
+        from .scenarios import PAIR_SCENARIOS, RUN_ORDER, TABLE_SCENARIOS, Context, ScenarioFailed, ScenarioSkipped
 
         ctx = Context(clients=Clients(self.endpoint.url), discovery=self.discovery,
                       metric_interval=self.endpoint.metric_interval, progress=self.progress)
         by_subject: dict[str, list[str]] = {}
         for scenario, name in units:
             by_subject.setdefault(name, []).append(scenario)
+        for scenarios in by_subject.values():
+            scenarios.sort(key=RUN_ORDER.index)
 
         def work(name: str) -> None:
             for scenario in by_subject[name]:
