@@ -130,3 +130,12 @@ def test_override_points_every_provider_configuration_at_the_endpoint(tmp_path):
     # no provider block of its own: one is added (an override needs something to override)
     (tmp_path / "p.tf").unlink()
     assert list(provider_override("http://x:1", *provider_aliases(tmp_path), "us-east-1")) == ["sqs_behave_provider.tf"]
+
+
+def test_pytest_xdist_is_refused_with_sqs_stack(stack, tmp_path):
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "2", "--sqs-stack", str(stack),
+                           "--sqs-localstack=http://127.0.0.1:9", str(tmp_path)],
+                          capture_output=True, text=True, cwd=tmp_path, env=NO_ENDPOINT, timeout=120)
+    assert proc.returncode == pytest.ExitCode.USAGE_ERROR
+    assert "run it without pytest-xdist's -n" in proc.stderr

@@ -95,6 +95,10 @@ def _progress_for(config):
 
 def pytest_configure(config):
     setattr(config, _RUN, _Run(config))
+    if config.getoption("--sqs-stack") and (config.getoption("numprocesses", None) or hasattr(config, "workerinput")):
+        # every xdist worker would apply its own copy of the stack, under the same names
+        raise pytest.UsageError("--sqs-stack applies the stack once and runs the scenarios of different queue pairs "
+                                "concurrently itself: run it without pytest-xdist's -n")
     if config.getoption("--sqs-stack"):
         # SIGTERM (a CI job cancelled) unwinds like Ctrl-C, so the session's end destroys the stack
         def on_term(signum, frame):
@@ -150,7 +154,7 @@ def pytest_collection_modifyitems(session, config, items):
     if not config.getoption("--sqs-stack"):
         return
     run = _get(config, "--sqs-stack")
-    name = f"sqs-stack[{Path(config.getoption('--sqs-stack')).resolve().name}]"
+    name = f"sqs-stack:{Path(config.getoption('--sqs-stack')).resolve().name}"  # no "[": JUnit splits names on it
     parent = StackCollector.from_parent(session, name=name, path=Path(config.getoption("--sqs-stack")).resolve())
     new = [ScenarioItem.from_parent(parent, name=f"{scenario}[{subject}]", scenario=scenario, subject=subject, run=run)
            for scenario, subject in run.units()]

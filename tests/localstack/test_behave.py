@@ -177,3 +177,15 @@ def test_sqs_behave_from_a_fresh_testing_install_on_terraform_aws_modules_sqs(lo
     _check_defects(results, "anchor", prefix)
     assert results[("orders", "redrive-conserves")]["outcome"] == "passed"
     assert "module.nodlq.aws_sqs_queue.this[0]: redrive_policy" in results[("nodlq", "poison-to-dlq")]["message"]
+
+
+@pytest.mark.xdist_group("behave-raw")
+def test_a_stack_that_does_not_apply_is_exit_2_with_terraforms_error(localstack, tmp_path):
+    stack = tmp_path / "broken"
+    stack.mkdir()
+    (stack / "main.tf").write_text('resource "aws_sqs_queue" "q" {\n  name = "not a valid name!"\n}\n')
+    proc = subprocess.run([sys.executable, "-m", "resilient_sqs.testing.cli", str(stack), "--endpoint", localstack.endpoint],
+                          capture_output=True, text=True, cwd=tmp_path, env=_env(localstack.endpoint), timeout=600)
+    assert proc.returncode == 2, proc.stderr
+    assert "sqs-behave: error: terraform plan of" in proc.stderr and "Error: invalid queue name" in proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
