@@ -18,6 +18,9 @@ from .discover import Discovery, Pair, Table, discover
 Progress = Callable[[str], None]
 
 EMBEDDED = "embedded"
+# scenarios that touch only a pair's DLQ / only its source queue (so one of each may run at once)
+DLQ_ONLY = {"dlq-alarm-fires"}
+SOURCE_ONLY = {"claim-check-roundtrip", "visibility-covers-consumer"}
 REAL_AWS = "aws"
 
 
@@ -147,7 +150,7 @@ class BehaveRun:
                 self.leftovers = self.stack.destroy()
                 for line in self.leftovers:
                     self.progress(f"LEFT BEHIND: {line}" if "--keep" not in line else line)
-                if not self.leftovers and self.stack.applied is False and self.discovery is not None:
+                if not self.leftovers and self.stack.destroyed:
                     self.progress("destroyed: nothing left behind")
         finally:
             self.timings["destroy"] = time.monotonic() - t0
@@ -184,8 +187,8 @@ class BehaveRun:
         return self.outcomes.get((scenario, name)) or Outcome("skipped", "not run", 0.0)
 
     def run_all(self, units: list[tuple[str, str]]) -> None:
-        """Run ``units``: one thread per subject (its scenarios one after another, as they share
-        its queues), subjects concurrently (they share nothing)."""
+        """Run ``units``: one thread per subject, subjects concurrently (they share nothing); a
+        subject's scenarios one after another where they share a queue (see ``work``)."""
         from .aws import Clients
         from .scenarios import PAIR_SCENARIOS, RUN_ORDER, TABLE_SCENARIOS, Context, ScenarioFailed, ScenarioSkipped
 
@@ -198,7 +201,21 @@ class BehaveRun:
             scenarios.sort(key=RUN_ORDER.index)
 
         def work(name: str) -> None:
-            for scenario in by_subject[name]:
+            # the alarm check uses only the DLQ, claim check and visibility only the source queue:
+            # those two lanes run side by side, then the checks that use both, one after another
+            todo = by_subject[name]
+            lanes = [[s for s in todo if s in DLQ_ONLY], [s for s in todo if s in SOURCE_ONLY]]
+            lanes = [lane for lane in lanes if lane]
+            if len(lanes) == 2:
+                with ThreadPoolExecutor(max_workers=2) as lane_pool:
+                    list(lane_pool.map(lambda lane: run_seq(name, lane), lanes))
+            else:
+                for lane in lanes:
+                    run_seq(name, lane)
+            run_seq(name, [s for s in todo if s not in DLQ_ONLY and s not in SOURCE_ONLY])
+
+        def run_seq(name: str, scenarios: list[str]) -> None:
+            for scenario in scenarios:
                 fn = PAIR_SCENARIOS.get(scenario) or TABLE_SCENARIOS[scenario]
                 t0 = time.monotonic()
                 try:

@@ -234,6 +234,7 @@ class AppliedStack:
     work: Path | None = None
     tf: Terraform | None = None
     applied: bool = False
+    destroyed: bool = False
     plan: dict | None = None
     state: dict | None = None
     outputs: dict = field(default_factory=dict)
@@ -305,13 +306,16 @@ class AppliedStack:
             env = " ".join(f"{k}={v}" for k, v in self.env.items() if k in ("AWS_ENDPOINT_URL",))
             return [f"kept applied (--keep): destroy it with `cd {self.work} && {env} terraform destroy -auto-approve`"]
         t0 = time.monotonic()
-        resources = state_resources(self.state or {})
-        self.progress(f"terraform destroy ({len(resources)} resources)")
+        if self.state is not None:
+            self.progress(f"terraform destroy ({len(state_resources(self.state))} resources)")
+        else:
+            self.progress("terraform destroy (of what the failed or interrupted apply created)")
         left: list[str] = []
         try:
             with ticking(self.progress, "terraform destroy still running"):
                 self.tf.destroy()
             self.applied = False
+            self.destroyed = True
         except TerraformError as exc:
             left.append(f"terraform destroy failed: {' '.join(exc.errors) or exc}")
         except BaseException:

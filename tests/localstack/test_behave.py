@@ -189,3 +189,29 @@ def test_a_stack_that_does_not_apply_is_exit_2_with_terraforms_error(localstack,
     assert proc.returncode == 2, proc.stderr
     assert "sqs-behave: error: terraform plan of" in proc.stderr and "Error: invalid queue name" in proc.stderr
     assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+@pytest.mark.xdist_group("behave-interrupt")
+def test_ctrl_c_during_apply_destroys_what_was_created(localstack, tmp_path):
+    import signal
+    import time
+
+    from tests.localstack.support import named_leftovers, session
+
+    stack = write_stack("raw", tmp_path)
+    prefix = f"bi{uuid.uuid4().hex[:6]}"
+    err = tmp_path / "stderr"
+    with open(err, "w") as fh:
+        proc = subprocess.Popen([sys.executable, "-m", "resilient_sqs.testing.cli", str(stack), "--endpoint",
+                                 localstack.endpoint, "--var", f"name_prefix={prefix}"], stdout=subprocess.PIPE,
+                                stderr=fh, text=True, cwd=tmp_path, env=_env(localstack.endpoint), start_new_session=True)
+    deadline = time.monotonic() + 300
+    while "terraform apply" not in err.read_text() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.5)
+    time.sleep(8)  # the provider is creating the queues
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground process group
+    out, _ = proc.communicate(timeout=600)
+    text = err.read_text()
+    assert proc.returncode == 2, text
+    assert "terraform destroy" in text and "destroyed: nothing left behind" in text, text
+    assert named_leftovers(session(localstack), prefix) == []
