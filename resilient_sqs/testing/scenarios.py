@@ -340,15 +340,18 @@ def visibility_covers_consumer(ctx: Context, pair: Pair) -> str:
     sqs = ctx.clients.client("sqs")
     body = json.dumps({"sqs-behave": "visibility", "id": uuid.uuid4().hex})
     sqs.send_message(QueueUrl=pair.queue.url, MessageBody=body, **_group(pair.queue.fifo, "visibility"))
+    handles: list[str] = []
     try:
         first = receive(sqs, pair.queue.url, wait=10, max_n=1)  # the queue's own visibility timeout
         t0 = time.monotonic()
         if not first:
             raise ScenarioFailed(f"queue {pair.name}: a message sent was not received")
+        handles.append(first[0]["ReceiptHandle"])
         ctx.progress(f"{pair.name}: holding a received message for the consumer's timeout ({hold} s)")
         while (left := hold - (time.monotonic() - t0)) > 0.5:
             early = receive(sqs, pair.queue.url, wait=int(max(1, min(left, 20))), max_n=1, visibility=1)
             if early:
+                handles.append(early[0]["ReceiptHandle"])
                 seen = time.monotonic() - t0
                 raise ScenarioFailed(
                     f"queue {pair.name}: a message received by a consumer that runs up to {hold} s (function "
@@ -357,6 +360,9 @@ def visibility_covers_consumer(ctx: Context, pair: Pair) -> str:
                     f"Expected: hidden for at least {hold} s (AWS advises 6 x the function timeout). "
                     f"Change: {pair.setting('visibility_timeout_seconds')}.")
     finally:
+        for h in handles:  # the held message is still in flight: delete it by its receipt handle
+            with contextlib.suppress(Exception):
+                sqs.delete_message(QueueUrl=pair.queue.url, ReceiptHandle=h)
         delete_all(sqs, pair.queue.url)
     return (f"a received message stayed hidden for the consumer's timeout ({hold} s, function {consumer.function}); "
             f"visibility timeout {pair.queue.visibility} s")
@@ -514,7 +520,9 @@ def claim_check_roundtrip(ctx: Context, pair: Pair) -> str:
                                  f"(the queue holds a {len(pointer)} byte body)")
         time.sleep(1.2)
         got = client.receive_message(QueueUrl=pair.queue.url, MaxNumberOfMessages=1, WaitTimeSeconds=5,
-                                     MessageAttributeNames=["All"]).get("Messages", [])
+                                     VisibilityTimeout=60, MessageAttributeNames=["All"]).get("Messages", [])
+        if got:  # through the extended client: its receipt handle carries the payload's location
+            client.delete_message(QueueUrl=pair.queue.url, ReceiptHandle=got[0]["ReceiptHandle"])
         if not got or got[0]["Body"] != payload:
             raise ScenarioFailed(f"queue {pair.name}: the payload stored in bucket {bucket} did not come back intact "
                                  "through the extended client")
