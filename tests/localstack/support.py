@@ -13,7 +13,6 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlparse
 
 from localstack_client.session import Session
 
