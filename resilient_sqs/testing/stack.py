@@ -313,7 +313,7 @@ class AppliedStack:
         left: list[str] = []
         try:
             with ticking(self.progress, "terraform destroy still running"):
-                self.tf.destroy()
+                self.tf.destroy(refresh=False)  # just applied: no need to read everything back first
             self.applied = False
             self.destroyed = True
         except TerraformError as exc:
