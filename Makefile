@@ -24,22 +24,27 @@ terraform-on-path:
 	@command -v terraform >/dev/null || { echo "error: terraform is not on PATH; install Terraform >= 1.7 and retry" >&2; exit 2; }
 
 $(STAMP): requirements.txt pyproject.toml
+	@echo "==> $(VENV): creating it and installing the pinned packages of requirements.txt (1-3 min, once)"
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@echo "==> $(VENV) ready"
 	@touch $@
 
 venv: $(STAMP)
 
 $(CHECKOV_STAMP): requirements-checkov.txt
+	@echo "==> $(CHECKOV_VENV): installing checkov and its pins (requirements-checkov.txt; 2-4 min, once)"
 	@test -x $(CHECKOV_VENV)/bin/python || $(PYTHON) -m venv $(CHECKOV_VENV)
 	$(CHECKOV_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-checkov.txt
+	@echo "==> $(CHECKOV_VENV) ready"
 	@touch $@
 
 checkov-venv: $(CHECKOV_STAMP)
 
 # LocalStack 4.9.2 in its own venv (.venv-localstack) + the offline DynamoDB seed;
-# about a minute the first time, a no-op afterwards (see tooling/localstack.py)
+# one to two minutes the first time, a no-op afterwards; every step prints a line
+# (the launcher is resilient_sqs/testing/localstack.py; tooling/localstack.py gives it this repo's dirs)
 localstack: $(STAMP)
 	@$(PY) -m tooling.localstack install
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-import tooling.terraform as tfmod
+import resilient_sqs.testing.terraform as tfmod  # the shipped adapter tooling.terraform re-exports
 from tooling.terraform import Terraform, TerraformError, cli_config_file, extract_errors, terraform_env
 
 # terraform_data comes from Terraform's built-in provider: real runs, no plugins, no network

@@ -5,6 +5,7 @@ their dependencies stay behind.
 from __future__ import annotations
 
 import ast
+import re
 import json
 import os
 import shutil
@@ -175,3 +176,32 @@ def test_changelog_records_the_version():
     released = [h for h in headings if h != "Unreleased"]
     assert released and released[0] == _source_version(), \
         f"CHANGELOG.md's newest version is {released[:1]}, resilient_sqs.__version__ is {_source_version()}"
+
+
+def test_testing_extra_and_plugin_entry_points():
+    project = PYPROJECT["project"]
+    testing = {re.split(r"[<>=\[ ]", d, maxsplit=1)[0].lower() for d in project["optional-dependencies"]["testing"]}
+    assert {"pytest", "boto3", "python-terraform", "localstack-client"} <= testing
+    assert project["entry-points"]["pytest11"]["resilient_sqs_behave"] == "resilient_sqs.testing.plugin"
+    assert project["scripts"]["sqs-behave"] == "resilient_sqs.testing.cli:main"
+    # the launcher's files ship with it
+    assert "localstack_files/*" in SETUPTOOLS["package-data"]["resilient_sqs.testing"]
+    for f in ("serve.py", "NoopAgent.java", "constraints-4.9.2.txt"):
+        assert (REPO_ROOT / "resilient_sqs" / "testing" / "localstack_files" / f).is_file()
+
+
+def test_plain_install_never_imports_the_testing_package():
+    """The checker and the runtime helpers stay usable without the [testing] extra."""
+    for package in SETUPTOOLS["packages"]:
+        if package == "resilient_sqs.testing":
+            continue
+        for path in sorted(package_dir(package).glob("*.py")):
+            text = path.read_text()
+            assert "resilient_sqs.testing" not in text and "from .testing" not in text, path
+
+
+@pytest.mark.install
+def test_sqs_behave_without_the_testing_extra_says_what_to_install(fresh_install, tmp_path):
+    proc = _run(fresh_install, "sqs-behave", str(tmp_path), "--embedded", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "pip install 'resilient-sqs[testing]'" in proc.stderr and "Traceback" not in proc.stderr

@@ -22,6 +22,7 @@ from pathlib import Path
 import boto3
 
 from tooling import localstack as L
+from tooling.example_settings import example_variables
 from tooling.terraform import REPO_ROOT, Terraform, copy_config
 
 EXAMPLES = REPO_ROOT / "examples"
@@ -82,7 +83,7 @@ def bench_startup(starts: int) -> dict[str, list[float]]:
 
 def bench_example(ls: L.LocalStack, name: str) -> dict[str, float]:
     work = copy_config(EXAMPLES / name)
-    variables = {**L.example_variables(EXAMPLES / name), "name_prefix": f"bench{uuid.uuid4().hex[:6]}", "aws_max_retries": 2}
+    variables = {**example_variables(EXAMPLES / name), "name_prefix": f"bench{uuid.uuid4().hex[:6]}", "aws_max_retries": 2}
     tf = Terraform(work, variables=variables, env=ls.env())
     times: dict[str, float] = {}
     try:

@@ -35,6 +35,7 @@ from typing import Iterator
 import boto3
 
 from tooling import localstack
+from tooling.example_settings import example_variables
 from tooling.terraform import REPO_ROOT, Terraform, TerraformError, copy_config
 
 EXAMPLE = REPO_ROOT / "examples" / "complete"
@@ -93,7 +94,7 @@ class Demo:
     def __post_init__(self) -> None:
         # a few retries: an embedded LocalStack under load may drop a connection
         # (seen: GetKeyPolicy "use of closed network connection" while the suite ran)
-        variables = {**localstack.example_variables(EXAMPLE), "name_prefix": self.prefix, "aws_max_retries": 5}
+        variables = {**example_variables(EXAMPLE), "name_prefix": self.prefix, "aws_max_retries": 5}
         self.tf = Terraform(self.work, variables=variables, env=self.ls.env())
         kw = dict(endpoint_url=self.ls.endpoint, region_name=localstack.REGION,
                   aws_access_key_id="test", aws_secret_access_key="test")
@@ -120,7 +121,7 @@ class Demo:
     # -- steps ----------------------------------------------------------------------------------
     def plan(self) -> Path:
         step(f"terraform init + plan {EXAMPLE.relative_to(REPO_ROOT)} (a copy in {self.work.relative_to(REPO_ROOT)})")
-        say("    LocalStack settings: " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in localstack.example_variables(EXAMPLE).items()))
+        say("    LocalStack settings: " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in example_variables(EXAMPLE).items()))
         self.tf.init()
         plan = self.tf.plan_json()
         path = self.work / "plan.json"

@@ -1,302 +1,31 @@
-"""The one way tests and scripts drive Terraform.
-
-A thin adapter over python-terraform 0.10.1 (the library the project was asked
-to use). python-terraform builds the command lines; this module fixes what it
-gets wrong with Terraform >= 1.0 and adds what the project needs:
-
-* ``plan`` never passes ``-detailed-exitcode`` (python-terraform adds it, so a
-  successful plan with changes returns 2 and looks like a failure);
-* the directory is always the working directory (``cwd``), never a positional
-  argument (Terraform >= 0.15 refuses it: "use -chdir");
-* ``destroy`` passes ``-auto-approve``, not the removed ``-force``;
-* variables go through one JSON var file (types survive; python-terraform
-  writes an empty temp var file on every command otherwise);
-* commands run with an explicit environment: the provider-mirror CLI config
-  (see :func:`cli_config_file`), no prompts, no checkpoint calls;
-* a failure raises :class:`TerraformError` carrying Terraform's own ``Error:``
-  lines, so the caller can print something a person understands.
+"""This repository's Terraform helpers: the shipped adapter over python-terraform
+(``resilient_sqs/testing/terraform.py``: ``Terraform``, ``TerraformError``, the provider-mirror
+CLI config) with the repository's cache directory, plus what only this repository's examples
+need (copies at the same depth below the repository, the offline provider override).
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import subprocess
 import tempfile
-import warnings
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", DeprecationWarning)
-    import python_terraform as _pt
+from resilient_sqs.testing import terraform as _shipped
+from resilient_sqs.testing.terraform import (  # noqa: F401 - re-exported
+    MIRROR_DIR,
+    Result,
+    Terraform,
+    TerraformError,
+    cli_config_file,
+    extract_errors,
+    mirrored_providers,
+    terraform_bin,
+    terraform_env,
+)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-MIRROR_DIR = Path(os.environ.get("TF_PROVIDER_MIRROR", "/opt/tf-plugins"))
 CACHE_DIR = REPO_ROOT / ".cache"
-
-
-class TerraformError(RuntimeError):
-    """A Terraform command failed. ``str()`` gives the command and Terraform's errors."""
-
-    def __init__(self, command: list[str], returncode: int, stdout: str, stderr: str, cwd: Path):
-        self.command = command
-        self.returncode = returncode
-        self.stdout = stdout
-        self.stderr = stderr
-        self.cwd = cwd
-        self.errors = extract_errors(stderr) or extract_errors(stdout)
-        detail = "\n".join(self.errors) if self.errors else (stderr.strip() or stdout.strip())[-2000:]
-        super().__init__(
-            f"terraform {command[1] if len(command) > 1 else ''} failed in {cwd} (exit {returncode}):\n{detail}"
-        )
-
-
-def extract_errors(text: str) -> list[str]:
-    """Return Terraform's diagnostics ("Error: summary" + detail) from its plain-text output."""
-    errors: list[str] = []
-    current: list[str] | None = None
-    for raw in text.splitlines():
-        line = raw.strip().lstrip("│╷╵").strip()
-        if line.startswith("Error: "):
-            if current:
-                errors.append(" ".join(current))
-            current = [line]
-        elif current is not None:
-            if raw.strip().startswith("╵"):
-                errors.append(" ".join(current))
-                current = None
-            elif line and not line.startswith("on ") and not line.startswith(("├", "─")):
-                current.append(line)
-    if current:
-        errors.append(" ".join(current))
-    return errors
-
-
-def mirrored_providers(mirror: Path | None = None) -> list[str]:
-    """Provider source addresses (host/namespace/type) present in an unpacked filesystem mirror."""
-    mirror = Path(mirror) if mirror is not None else MIRROR_DIR
-    if not mirror.is_dir():
-        return []
-    found = []
-    for host in sorted(p for p in mirror.iterdir() if p.is_dir()):
-        for ns in sorted(p for p in host.iterdir() if p.is_dir()):
-            for typ in sorted(p for p in ns.iterdir() if p.is_dir()):
-                found.append(f"{host.name}/{ns.name}/{typ.name}")
-    return found
-
-
-def cli_config_file(mirror: Path | None = None, cache_dir: Path | None = None) -> Path | None:
-    """Write (if needed) a Terraform CLI config that installs mirrored providers from the mirror.
-
-    Providers found in the mirror come only from it (no registry access is
-    attempted for them); anything else is installed directly as usual. Returns
-    None when there is no mirror, so a normal registry install is left alone.
-    """
-    mirror = Path(mirror) if mirror is not None else MIRROR_DIR
-    cache_dir = Path(cache_dir) if cache_dir is not None else CACHE_DIR
-    providers = mirrored_providers(mirror)
-    if not providers:
-        return None
-    quoted = ", ".join(json.dumps(p) for p in providers)
-    text = (
-        "# Written by tooling/terraform.py: install mirrored providers from the local mirror.\n"
-        "provider_installation {\n"
-        "  filesystem_mirror {\n"
-        f"    path    = {json.dumps(str(mirror))}\n"
-        f"    include = [{quoted}]\n"
-        "  }\n"
-        "  direct {\n"
-        f"    exclude = [{quoted}]\n"
-        "  }\n"
-        "}\n"
-    )
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    path = cache_dir / "terraform.rc"
-    if not path.exists() or path.read_text() != text:
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(text)
-        tmp.replace(path)  # atomic: parallel workers never see a half-written file
-    return path
-
-
-def terraform_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment every Terraform command runs with."""
-    env = dict(os.environ)
-    cfg = cli_config_file()
-    if cfg is not None:
-        env["TF_CLI_CONFIG_FILE"] = str(cfg)
-    elif env.get("TF_CLI_CONFIG_FILE") and not Path(env["TF_CLI_CONFIG_FILE"]).exists():
-        env.pop("TF_CLI_CONFIG_FILE")  # a dangling path only produces a warning on every command
-    env.update({"TF_IN_AUTOMATION": "1", "TF_INPUT": "0", "CHECKPOINT_DISABLE": "1"})
-    if extra:
-        env.update({k: str(v) for k, v in extra.items()})
-    return env
-
-
-def terraform_bin() -> str:
-    if os.environ.get("SQS_FAST_TIER"):
-        raise RuntimeError("the fast tier (make test-fast) runs no Terraform: mark this test `plan` or `static`, "
-                           "or read a committed plan (tests/policies/plans)")
-    found = shutil.which("terraform")
-    if not found:
-        raise RuntimeError(
-            "terraform is not on PATH. Install Terraform >= 1.7 (https://developer.hashicorp.com/terraform/install) and retry."
-        )
-    return found
-
-
-@dataclass
-class Result:
-    returncode: int
-    stdout: str
-    stderr: str
-
-
-class Terraform(_pt.Terraform):
-    """python-terraform's Terraform, fixed for Terraform >= 1.0 (see module docstring)."""
-
-    def __init__(
-        self,
-        working_dir: str | os.PathLike,
-        variables: Mapping[str, Any] | None = None,
-        env: Mapping[str, str] | None = None,
-        timeout: float | None = 1800,
-    ):
-        super().__init__(working_dir=str(Path(working_dir).resolve()), terraform_bin_path=terraform_bin())
-        self.path = Path(working_dir).resolve()
-        self.tf_variables = dict(variables or {})
-        self.extra_env = dict(env or {})
-        self.timeout = timeout
-
-    # -- the fixed core -------------------------------------------------------------
-    def _generate_default_options(self, input_options):
-        options = super()._generate_default_options(input_options)
-        options["var"] = None  # variables travel in one JSON var file instead (see cmd)
-        return options
-
-    def cmd(self, cmd, *args, **kwargs):  # noqa: D401 - python-terraform's signature
-        """Run ``terraform <cmd>`` in the working directory; raise TerraformError on failure."""
-        if args:
-            raise TypeError("pass no positional directory: the working directory is the Terraform directory")
-        check = kwargs.pop("check", True)
-        kwargs.pop("capture_output", None)
-        kwargs.pop("raise_on_error", None)
-        var_file = None
-        if cmd.split()[0] in {"plan", "apply", "destroy", "import", "refresh", "console"} and self.tf_variables:
-            fd, var_file = tempfile.mkstemp(prefix="tfvars-", suffix=".tfvars.json")
-            with os.fdopen(fd, "w") as fh:
-                json.dump(self.tf_variables, fh)
-            existing = kwargs.get("var_file")
-            kwargs["var_file"] = ([existing] if isinstance(existing, str) else list(existing or [])) + [var_file]
-        cmds = self.generate_cmd_string(cmd, **kwargs)
-        try:
-            proc = subprocess.run(
-                cmds,
-                cwd=self.path,
-                env=terraform_env(self.extra_env),
-                capture_output=True,
-                text=True,
-                timeout=self.timeout,
-                stdin=subprocess.DEVNULL,
-            )
-        except subprocess.TimeoutExpired as exc:
-            raise TerraformError(cmds, -1, exc.stdout or "", f"Error: timed out after {self.timeout} s", self.path) from None
-        finally:
-            if var_file:
-                os.unlink(var_file)
-        if check and proc.returncode != 0:
-            raise TerraformError(cmds, proc.returncode, proc.stdout, proc.stderr, self.path)
-        return proc.returncode, proc.stdout, proc.stderr
-
-    # -- commands -------------------------------------------------------------------
-    def init(self, backend: bool = True, upgrade: bool = False, **kwargs):
-        return self.cmd(
-            "init",
-            backend=backend,
-            upgrade=_pt.IsFlagged if upgrade else None,
-            no_color=_pt.IsFlagged,
-            input=False,
-            **kwargs,
-        )
-
-    def validate(self) -> dict:
-        _, out, _ = self.cmd("validate", json=_pt.IsFlagged, no_color=_pt.IsFlagged, check=False)
-        result = json.loads(out)
-        if not result.get("valid"):
-            msgs = [f"{d.get('summary')}: {d.get('detail', '')}".strip() for d in result.get("diagnostics", [])]
-            raise TerraformError(["terraform", "validate"], 1, out, "\n".join("Error: " + m for m in msgs), self.path)
-        return result
-
-    def plan(self, out: str = "tfplan", destroy: bool = False, refresh: bool = True, **kwargs) -> Path:
-        """Plan to a file (path relative to the working dir) and return its path."""
-        self.cmd(
-            "plan",
-            out=out,
-            destroy=_pt.IsFlagged if destroy else None,
-            refresh=None if refresh else False,
-            detailed_exitcode=None,
-            no_color=_pt.IsFlagged,
-            input=False,
-            lock=False,
-            **kwargs,
-        )
-        return self.path / out
-
-    def show_json(self, plan_file: str | os.PathLike | None = None) -> dict:
-        args = [str(plan_file)] if plan_file else []
-        cmds = [self.terraform_bin_path, "show", "-json", "-no-color", *args]
-        proc = subprocess.run(
-            cmds, cwd=self.path, env=terraform_env(self.extra_env), capture_output=True, text=True,
-            timeout=self.timeout, stdin=subprocess.DEVNULL,
-        )
-        if proc.returncode != 0:
-            raise TerraformError(cmds, proc.returncode, proc.stdout, proc.stderr, self.path)
-        return json.loads(proc.stdout)
-
-    def plan_json(self, out: str = "tfplan", **kwargs) -> dict:
-        """Plan and return the plan as JSON (``terraform show -json``)."""
-        return self.show_json(self.plan(out=out, **kwargs))
-
-    def apply(self, plan_file: str | os.PathLike | None = None, **kwargs):
-        if plan_file is not None:
-            # a saved plan carries its variables; Terraform refuses -var-file with it
-            cmds = [self.terraform_bin_path, "apply", "-no-color", "-input=false", "-lock=false", str(plan_file)]
-            proc = subprocess.run(
-                cmds, cwd=self.path, env=terraform_env(self.extra_env), capture_output=True, text=True,
-                timeout=self.timeout, stdin=subprocess.DEVNULL,
-            )
-            if proc.returncode != 0:
-                raise TerraformError(cmds, proc.returncode, proc.stdout, proc.stderr, self.path)
-            return proc.returncode, proc.stdout, proc.stderr
-        return self.cmd("apply", auto_approve=_pt.IsFlagged, no_color=_pt.IsFlagged, input=False, lock=False, **kwargs)
-
-    def destroy(self, **kwargs):
-        return self.cmd("destroy", auto_approve=_pt.IsFlagged, no_color=_pt.IsFlagged, input=False, lock=False, **kwargs)
-
-    def outputs(self) -> dict[str, Any]:
-        """All root outputs as {name: value}."""
-        _, out, _ = self.cmd("output", json=_pt.IsFlagged, no_color=_pt.IsFlagged)
-        return {k: v["value"] for k, v in json.loads(out or "{}").items()}
-
-    def test(self, *, filter: str | None = None, json_output: bool = True) -> Result:
-        """Run ``terraform test``; returns the Result (not raising) so callers can report it."""
-        kwargs: dict[str, Any] = {"no_color": _pt.IsFlagged, "check": False}
-        if json_output:
-            kwargs["json"] = _pt.IsFlagged
-        if filter:
-            kwargs["filter"] = filter
-        rc, out, err = self.cmd("test", **kwargs)
-        return Result(rc, out, err)
-
-    def fmt_check(self) -> list[str]:
-        """Files ``terraform fmt -check -recursive`` would change (empty list: clean)."""
-        cmds = [self.terraform_bin_path, "fmt", "-check", "-recursive", "-no-color"]
-        proc = subprocess.run(cmds, cwd=self.path, env=terraform_env(), capture_output=True, text=True)
-        if proc.returncode not in (0, 3):
-            raise TerraformError(cmds, proc.returncode, proc.stdout, proc.stderr, self.path)
-        return [line for line in proc.stdout.splitlines() if line.strip()]
+_shipped.CACHE_DIR = CACHE_DIR  # the mirror CLI config goes to <repo>/.cache/terraform.rc, as before
 
 
 def offline_provider_override(account_id: str = "123456789012", region: str = "us-east-1") -> str:

@@ -1,4 +1,6 @@
-"""Helpers of the LocalStack tier: applied examples, AWS clients, SQS polling, policy checks."""
+"""Helpers of the LocalStack tier specific to this repository's examples: applied examples, leftover
+checks, IAM evaluation of recorded calls, the documentation's snippets. The launcher, the clients
+and the SQS helpers are the shipped ones (resilient_sqs.testing), re-exported here."""
 from __future__ import annotations
 
 import base64
@@ -11,12 +13,14 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlparse
 
-import boto3
 from localstack_client.session import Session
 
-from tooling.localstack import ACCOUNT_ID, REGION, LocalStack, example_variables
+from resilient_sqs.testing.aws import depth, drain, receive, send_batch, session_for
+from resilient_sqs.testing.stack import state_resources
+
+from tooling.example_settings import example_variables
+from tooling.localstack import ACCOUNT_ID, REGION, LocalStack
 from tooling.terraform import REPO_ROOT, Terraform, TerraformError, copy_config
 
 # Terraform retries failed AWS calls 25 times by default; against LocalStack a
@@ -25,32 +29,11 @@ AWS_MAX_RETRIES = 2
 
 
 # ------------------------------------------------------------------------------------------
-# clients
+# clients (the shipped helpers of resilient_sqs.testing.aws)
 # ------------------------------------------------------------------------------------------
-def session(ls: LocalStack, access_key: str = "test", secret_key: str = "test") -> Session:
+def session(ls: LocalStack, access_key: str = "test", secret_key: str = "test"):
     """A localstack-client session for this LocalStack (boto3 clients with its endpoint)."""
-    url = urlparse(ls.endpoint)
-    env_endpoint = os.environ.get("AWS_ENDPOINT_URL", "").strip().rstrip("/")
-    # localstack-client builds http URLs (unless USE_SSL is set) and prefers $AWS_ENDPOINT_URL
-    # over the host it is given: fall back to plain boto3 when either would pick the wrong endpoint
-    if url.scheme == "https" or (env_endpoint and env_endpoint != ls.endpoint):
-        return _Boto3Session(ls.endpoint, access_key, secret_key)
-    return Session(
-        aws_access_key_id=access_key,
-        aws_secret_access_key=secret_key,
-        aws_session_token=None,
-        region_name=REGION,
-        localstack_host=url.netloc,
-    )
-
-
-class _Boto3Session:
-    def __init__(self, endpoint: str, access_key: str, secret_key: str):
-        self._kw = dict(endpoint_url=endpoint, aws_access_key_id=access_key, aws_secret_access_key=secret_key,
-                        region_name=REGION)
-
-    def client(self, service: str, **kwargs):
-        return boto3.client(service, **{**kwargs, **self._kw})
+    return session_for(ls.endpoint, access_key, secret_key, REGION)
 
 
 # ------------------------------------------------------------------------------------------
@@ -65,7 +48,7 @@ class AppliedExample:
     """A copy of an example directory applied against LocalStack (the example itself is untouched).
 
     Variables: a unique ``name_prefix``, the region, few provider retries, and the
-    LocalStack settings the example declares (``tooling.localstack.EXAMPLE_VARIABLES``:
+    LocalStack settings the example declares (``tooling.example_settings.EXAMPLE_VARIABLES``:
     path-style S3, destroyable table and bucket, no Lambda consumers).
     """
 
@@ -221,19 +204,6 @@ def _diff(change: dict) -> str:
     return "; ".join(parts) or "(no attribute differences)"
 
 
-def state_resources(state: dict) -> list[dict]:
-    """Every managed resource in `terraform show -json` state output (modules included)."""
-    out: list[dict] = []
-
-    def walk(mod: dict) -> None:
-        out.extend(r for r in mod.get("resources", []) if r.get("mode") == "managed")
-        for child in mod.get("child_modules", []):
-            walk(child)
-
-    walk((state.get("values") or {}).get("root_module") or {})
-    return out
-
-
 def _gone(call, *missing_codes: str) -> bool:
     """True when ``call()`` fails with one of the error codes that mean "does not exist"."""
     from botocore.exceptions import ClientError
@@ -385,50 +355,8 @@ def readme_snippet(docstring_start: str, ls: LocalStack, env: dict | None = None
 
 
 # ------------------------------------------------------------------------------------------
-# SQS
+# SQS (depth, receive, drain, send_batch: the shipped helpers of resilient_sqs.testing.aws)
 # ------------------------------------------------------------------------------------------
-def depth(sqs, url: str) -> tuple[int, int]:
-    """(visible, in flight) messages of a queue."""
-    a = sqs.get_queue_attributes(
-        QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
-    )["Attributes"]
-    return int(a["ApproximateNumberOfMessages"]), int(a["ApproximateNumberOfMessagesNotVisible"])
-
-
-def receive(sqs, url: str, *, wait: int = 0, max_n: int = 10, visibility: int | None = None) -> list[dict]:
-    kwargs = dict(QueueUrl=url, MaxNumberOfMessages=max_n, WaitTimeSeconds=wait, AttributeNames=["All"],
-                  MessageAttributeNames=["All"])
-    if visibility is not None:
-        kwargs["VisibilityTimeout"] = visibility
-    return sqs.receive_message(**kwargs).get("Messages", [])
-
-
-def drain(sqs, url: str, timeout: float = 120) -> list[dict]:
-    """Receive and delete until the queue reports nothing visible or in flight; returns the messages."""
-    got: list[dict] = []
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        msgs = receive(sqs, url, wait=1, visibility=60)
-        if msgs:
-            got.extend(msgs)
-            for i in range(0, len(msgs), 10):
-                sqs.delete_message_batch(
-                    QueueUrl=url,
-                    Entries=[{"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]} for n, m in enumerate(msgs[i : i + 10])],
-                )
-        elif depth(sqs, url) == (0, 0):
-            return got
-    raise AssertionError(f"{url} still not empty after {timeout} s")
-
-
-def send_batch(sqs, url: str, bodies: list[str], **extra) -> None:
-    for i in range(0, len(bodies), 10):
-        resp = sqs.send_message_batch(
-            QueueUrl=url, Entries=[{"Id": str(n), "MessageBody": b, **extra} for n, b in enumerate(bodies[i : i + 10])]
-        )
-        assert not resp.get("Failed"), resp["Failed"]
-
-
 def queue_arn(url: str) -> str:
     """The ARN of a LocalStack queue URL (``.../<account>/<name>``)."""
     account, name = url.rstrip("/").split("/")[-2:]

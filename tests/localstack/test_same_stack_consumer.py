@@ -1,7 +1,7 @@
 """examples/same-stack-consumer on LocalStack, as far as LocalStack goes.
 
 LocalStack without Docker cannot run a Lambda function, so the example is applied
-with `create_function = false` (tooling.localstack.EXAMPLE_VARIABLES): the queue
+with `create_function = false` (tooling.example_settings.EXAMPLE_VARIABLES): the queue
 pair, the consumer and producer roles with the module's documents, and the alarms
 are real; the function and its event source mapping are not (their plan, and that
 it has no cycle, are tests/test_examples_plan.py's). Here the roles hold what the

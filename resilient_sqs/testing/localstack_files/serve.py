@@ -1,6 +1,6 @@
-"""Start LocalStack's runtime for tooling/localstack.py (runs inside .venv-localstack).
+"""Start LocalStack's runtime for resilient_sqs/testing/localstack.py (runs inside the LocalStack venv).
 
-Not meant to be called by hand: ``python -m tooling.localstack start`` does it.
+Not meant to be called by hand: the launcher does it.
 What this adds to ``python -m localstack.runtime.main``:
 
 * **The port is bound here, before LocalStack starts**, and handed to its

@@ -1,0 +1,197 @@
+"""``sqs-behave STACK_DIR``: apply a stack on LocalStack, prove its queues keep their promises,
+destroy it. A thin layer over pytest with this package's plugin (one code path for both).
+
+Exit 0: every scenario run passed (skips say why); 1: a behaviour failed; 2: usage, endpoint
+or apply error (Terraform's own error shown), or interrupted.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="sqs-behave",
+        description="Apply a Terraform stack on LocalStack, check what its SQS queues do (poison message to the "
+                    "DLQ, redrive without loss, DLQ alarm firing, FIFO order, claim check, idempotency table), "
+                    "then destroy it.",
+        epilog="Exit status: 0 all run scenarios passed, 1 a behaviour failed, 2 usage/endpoint/apply error.")
+    ap.add_argument("stack_dir", metavar="STACK_DIR", help="the Terraform root module (copied; never written)")
+    ap.add_argument("--var", action="append", default=[], metavar="NAME=VALUE", help="as terraform -var; repeatable")
+    ap.add_argument("--var-file", action="append", default=[], metavar="FILE", help="as terraform -var-file; repeatable")
+    where = ap.add_mutually_exclusive_group()
+    where.add_argument("--endpoint", metavar="URL", help="a running LocalStack (default: LOCALSTACK_ENDPOINT, or an "
+                                                         "AWS_ENDPOINT_URL answering LocalStack's health check)")
+    where.add_argument("--embedded", action="store_true", help="start an embedded LocalStack (no Docker) for this run")
+    ap.add_argument("--keep", action="store_true", help="leave the stack applied (prints how to destroy it)")
+    ap.add_argument("--junitxml", metavar="FILE", help="write a JUnit XML report")
+    ap.add_argument("--format", choices=("table", "json"), default="table", help="result output (default: table)")
+    ap.add_argument("-k", dest="keyword", metavar="EXPR", help="only scenarios matching (pytest -k), e.g. poison")
+    return ap
+
+
+class _Collector:
+    """A pytest plugin object recording each scenario's report."""
+
+    def __init__(self):
+        self.reports: dict[str, dict] = {}
+
+    def pytest_runtest_logreport(self, report):
+        if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
+            props = dict(report.user_properties)
+            if report.outcome == "skipped":
+                msg = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+                msg = msg.removeprefix("Skipped: ")
+            elif report.outcome == "failed":
+                msg = str(report.longrepr)
+            else:
+                msg = props.get("message", "")
+            self.reports[report.nodeid] = {"outcome": report.outcome, "message": msg,
+                                           "seconds": float(props.get("seconds", report.duration))}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    missing = [m for m in ("pytest", "boto3", "python_terraform", "localstack_client") if not _importable(m)]
+    if missing:
+        print(f"sqs-behave: {', '.join(missing)} not installed; install the testing extra: "
+              "pip install 'resilient-sqs[testing]'", file=sys.stderr)
+        return EXIT_ERROR
+    if not Path(args.stack_dir).is_dir():
+        print(f"sqs-behave: error: {args.stack_dir}: no such directory (give the Terraform root module)", file=sys.stderr)
+        return EXIT_ERROR
+    import pytest
+
+    from . import plugin
+    from .run import EMBEDDED, USAGE
+
+    choice = EMBEDDED if args.embedded else args.endpoint
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="sqs-behave-pytest-") as tmp:
+        ini = Path(tmp) / "pytest.ini"
+        ini.write_text("[pytest]\n")  # the team's pytest.ini / conftest.py are not this run's
+        pargs = ["-c", str(ini), "--rootdir", tmp, "-p", "no:cacheprovider", "-p", "no:terminal", "-s",
+                 "--sqs-stack", str(Path(args.stack_dir).resolve()), tmp]
+        if choice:
+            pargs += ["--sqs-localstack", choice]
+        pargs += [f"--sqs-var={v}" for v in args.var] + [f"--sqs-var-file={f}" for f in args.var_file]
+        if args.keep:
+            pargs.append("--sqs-keep")
+        if args.junitxml:
+            pargs += ["--junitxml", str(Path(args.junitxml).resolve())]
+        if args.keyword:
+            pargs += ["-k", args.keyword]
+        collector = _Collector()
+        errors: list[str] = []
+
+        class _Errors:
+            @staticmethod
+            def pytest_sessionfinish(session, exitstatus):
+                holder = getattr(session.config, plugin._RUN, None)
+                if holder is not None and holder.run is not None:
+                    errors.append(holder.run.error or "")
+                    _Errors.run = holder.run
+
+        plugins = [collector, _Errors]
+        if not _autoloaded():
+            plugins.append(plugin)
+        try:
+            code = pytest.main(pargs, plugins=plugins)
+        except KeyboardInterrupt:
+            code = pytest.ExitCode.INTERRUPTED
+    run = getattr(_Errors, "run", None)
+    error = run.error if run is not None else None
+    if code == pytest.ExitCode.USAGE_ERROR and not error:
+        error = "usage error (see above)"
+    if error:
+        print(f"sqs-behave: error: {error}", file=sys.stderr)
+        if "no endpoint" in error:
+            print(f"sqs-behave: {USAGE}", file=sys.stderr)
+        return EXIT_ERROR
+    rows = _rows(collector.reports)
+    leftovers = run.leftovers if run is not None else []
+    timings = dict(run.timings) if run is not None else {}
+    timings["total"] = time.monotonic() - started
+    if args.format == "json":
+        print(json.dumps({"stack": str(Path(args.stack_dir).resolve()), "results": rows, "leftovers": leftovers,
+                          "timings": {k: round(v, 1) for k, v in timings.items()},
+                          "summary": _counts(rows)}, indent=2))
+    else:
+        _table(rows)
+        c = _counts(rows)
+        print(f"\n{c['passed']} passed, {c['failed']} failed, {c['skipped']} skipped in {timings['total']:.0f} s"
+              + (f" ({len(leftovers)} leftover line(s) above)" if leftovers else ""))
+    if code == pytest.ExitCode.INTERRUPTED:
+        return EXIT_ERROR
+    if any(r["outcome"] == "failed" for r in rows):
+        return EXIT_FAILED
+    if code not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED, pytest.ExitCode.TESTS_FAILED):
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+def _importable(module: str) -> bool:
+    from importlib.util import find_spec
+
+    return find_spec(module) is not None
+
+
+def _autoloaded() -> bool:
+    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+        return False
+    from importlib.metadata import entry_points
+
+    return any(ep.value == "resilient_sqs.testing.plugin" for ep in entry_points(group="pytest11"))
+
+
+def _rows(reports: dict[str, dict]) -> list[dict]:
+    rows = []
+    for nodeid, r in reports.items():
+        item = nodeid.split("::")[-1]
+        scenario, _, subject = item.partition("[")
+        rows.append({"scenario": scenario, "subject": subject.removesuffix("]"), **r})
+    return rows
+
+
+def _counts(rows: list[dict]) -> dict:
+    return {k: sum(1 for r in rows if r["outcome"] == k) for k in ("passed", "failed", "skipped")}
+
+
+def _table(rows: list[dict]) -> None:
+    if not rows:
+        print("no scenarios: the stack has no SQS queue that is not a DLQ, and no idempotency table")
+        return
+    subjects = sorted({r["subject"] for r in rows})
+    from .scenarios import SCENARIOS
+
+    scen = [s for s in SCENARIOS if any(r["scenario"] == s for r in rows)]
+    cell = {(r["subject"], r["scenario"]): r for r in rows}
+    word = {"passed": "passed", "failed": "FAILED", "skipped": "skipped"}
+    w0 = max(len("queue / table"), *(len(s) for s in subjects))
+    widths = [max(len(s), 7) for s in scen]
+    print("  ".join(["queue / table".ljust(w0)] + [s.ljust(w) for s, w in zip(scen, widths)]))
+    for sub in subjects:
+        cells = [word[cell[(sub, s)]["outcome"]] if (sub, s) in cell else "-" for s in scen]
+        print("  ".join([sub.ljust(w0)] + [c.ljust(w) for c, w in zip(cells, widths)]))
+    failed = [r for r in rows if r["outcome"] == "failed"]
+    skipped = [r for r in rows if r["outcome"] == "skipped"]
+    if failed:
+        print("\nFAILED:")
+        for r in failed:
+            print(f"  {r['scenario']}[{r['subject']}]: {r['message']}")
+    if skipped:
+        print("\nskipped:")
+        for r in skipped:
+            print(f"  {r['scenario']}[{r['subject']}]: {r['message']}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,282 @@
+"""What an applied stack holds, found from its state (not configured by the user).
+
+The linking is the plan checker's (``resilient_sqs.policy.model``): the state of
+``terraform show -json`` has the same ``values`` shape as a plan's ``planned_values``, and
+the plan made before the apply gives the configuration (references, provider settings). So
+the model is built from ``{"configuration": <plan's>, "planned_values": <state's values>}``:
+every value known, every link the checker makes (redrive policy to DLQ, alarm dimension to
+queue in its region and account, event source mapping to function, claim-check bucket to
+queues, idempotency tables by the checker's ``table_pattern``).
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from resilient_sqs.policy.graph import Plan
+from resilient_sqs.policy.model import Model, Queue
+
+TABLE_PATTERN = re.compile(r"(?i)idempot")  # the plan checker's default table_pattern (DDB rules)
+DEPTH_METRICS = {"ApproximateNumberOfMessagesVisible"}
+AGE_METRIC = "ApproximateAgeOfOldestMessage"
+
+
+@dataclass
+class QueueInfo:
+    name: str
+    url: str | None
+    arn: str | None
+    address: str
+    fifo: bool
+    visibility: int
+    retention: int
+    region: str | None
+    account: str | None
+
+
+@dataclass
+class AlarmInfo:
+    name: str
+    address: str
+    metric: str
+    queue_name: Any  # the QueueName dimension it watches
+    period: int
+    evaluation_periods: int
+    datapoints: int
+    threshold: float
+    comparison: str
+    statistic: str | None
+    actions: list[str]
+    region: str | None
+    account: str | None
+    why_not: str | None = None  # set when it does not watch this pair's DLQ (wrong name, region, account)
+
+
+@dataclass
+class Consumer:
+    address: str
+    function: str | None
+    timeout: int | None
+    why_unknown: str | None = None
+
+
+@dataclass
+class Pair:
+    """A source queue (not itself a DLQ) with what the stack links to it."""
+
+    queue: QueueInfo
+    dlq: QueueInfo | None
+    max_receive_count: int | None
+    redrive_allow: dict | None  # the DLQ's redrive-allow policy
+    alarms: list[AlarmInfo] = field(default_factory=list)  # DLQ depth alarms watching the DLQ
+    stray_alarms: list[AlarmInfo] = field(default_factory=list)  # meant for this DLQ (by name/module), watching another
+    age_alarms: list[AlarmInfo] = field(default_factory=list)
+    consumers: list[Consumer] = field(default_factory=list)
+    buckets: list[dict] = field(default_factory=list)  # {"name", "address"}
+    module_queue_key: str | None = None  # this project's module: the key of `queues`
+
+    @property
+    def name(self) -> str:
+        return self.queue.name
+
+    # -- the fixture API ------------------------------------------------------------------
+    def setting(self, what: str) -> str:
+        """Where the user changes ``what`` (max_receive_count, visibility_timeout_seconds,
+        dlq, redrive_allow, message_retention_seconds) in their configuration."""
+        if self.module_queue_key is not None:
+            key = json.dumps(self.module_queue_key)
+            return {
+                "max_receive_count": f"queues[{key}].max_receive_count",
+                "dlq": f"queues[{key}] (the module creates a DLQ unless dlq_arn/create_dlq say otherwise)",
+                "redrive_allow": f"queues[{key}].dlq_redrive_allow_policy",
+                "visibility_timeout_seconds": f"queues[{key}].visibility_timeout_seconds (or consumer.timeout_seconds)",
+                "dlq_message_retention_seconds": f"queues[{key}].dlq_message_retention_seconds",
+            }.get(what, f"queues[{key}].{what}")
+        addr = self.queue.address
+        dlq_addr = self.dlq.address if self.dlq else addr
+        return {
+            "max_receive_count": f"{addr}: redrive_policy maxReceiveCount",
+            "dlq": f"{addr}: redrive_policy (deadLetterTargetArn, maxReceiveCount)",
+            "redrive_allow": f"{dlq_addr}: redrive_allow_policy",
+            "visibility_timeout_seconds": f"{addr}: visibility_timeout_seconds",
+            "dlq_message_retention_seconds": f"{dlq_addr}: message_retention_seconds",
+        }.get(what, f"{addr}: {what}")
+
+    def expect(self, **wanted: Any) -> None:
+        """Assert settings of the applied pair, e.g. ``pair.expect(max_receive_count=5)``; a
+        difference fails naming the queue, what the stack has and the setting to change."""
+        have = {
+            "max_receive_count": self.max_receive_count,
+            "fifo": self.queue.fifo,
+            "visibility_timeout_seconds": self.queue.visibility,
+            "message_retention_seconds": self.queue.retention,
+            "dlq_message_retention_seconds": self.dlq.retention if self.dlq else None,
+            "has_dlq": self.dlq is not None,
+        }
+        wrong = []
+        for k, v in wanted.items():
+            if k not in have:
+                raise TypeError(f"expect(): unknown setting {k!r}; known: {', '.join(sorted(have))}")
+            if have[k] != v:
+                wrong.append(f"{k} is {have[k]!r}, expected {v!r} (change {self.setting(k if k != 'has_dlq' else 'dlq')})")
+        if wrong:
+            raise AssertionError(f"queue {self.name}: " + "; ".join(wrong))
+
+
+@dataclass
+class Table:
+    name: str
+    address: str
+    hash_key: str | None
+    ttl_attribute: str | None
+    ttl_enabled: bool | None
+
+
+@dataclass
+class Discovery:
+    pairs: list[Pair]
+    tables: list[Table]
+    dlqs: list[QueueInfo]
+    notes: list[str] = field(default_factory=list)
+
+    def pair(self, name: str) -> Pair:
+        """The pair whose source queue is ``name``, or the only one whose name ends with ``name``."""
+        exact = [p for p in self.pairs if p.name == name]
+        if exact:
+            return exact[0]
+        found = [p for p in self.pairs if p.name.endswith(name) or p.name.removesuffix(".fifo").endswith(name)]
+        if len(found) == 1:
+            return found[0]
+        names = ", ".join(p.name for p in self.pairs) or "none"
+        raise KeyError(f"{'several' if found else 'no'} queue pair named {name!r} in the stack (source queues: {names})")
+
+
+def model_from(plan: dict | None, state: dict) -> Model:
+    """The plan checker's model over the applied state (configuration from the plan)."""
+    doc = {
+        "format_version": (plan or {}).get("format_version", "1.2"),
+        "terraform_version": state.get("terraform_version"),
+        "configuration": (plan or {}).get("configuration") or {},
+        "variables": (plan or {}).get("variables") or {},
+        "planned_values": state.get("values") or {},
+        "resource_changes": [],
+    }
+    return Model(Plan(doc))
+
+
+def _int(v: Any, default: int) -> int:
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return default
+
+
+def _queue_info(q: Queue) -> QueueInfo:
+    v = q.res.values
+    return QueueInfo(
+        name=q.name, url=v.get("url") or v.get("id"), arn=v.get("arn"), address=q.address, fifo=bool(q.fifo),
+        visibility=_int(v.get("visibility_timeout_seconds"), 30), retention=_int(v.get("message_retention_seconds"), 345600),
+        region=q.region, account=q.account,
+    )
+
+
+def _alarm_info(a, metric: str, why_not: str | None = None) -> AlarmInfo:
+    v = a.res.values
+    dims = v.get("dimensions") or {}
+    arn = v.get("arn") or ""
+    parts = arn.split(":")
+    return AlarmInfo(
+        name=v.get("alarm_name"), address=a.address, metric=metric, queue_name=dims.get("QueueName"),
+        period=_int(v.get("period"), 60), evaluation_periods=_int(v.get("evaluation_periods"), 1),
+        datapoints=_int(v.get("datapoints_to_alarm"), _int(v.get("evaluation_periods"), 1)),
+        threshold=float(v.get("threshold") or 0), comparison=v.get("comparison_operator") or "GreaterThanThreshold",
+        statistic=v.get("statistic"), actions=list(v.get("alarm_actions") or []),
+        region=parts[3] if len(parts) > 4 else None, account=parts[4] if len(parts) > 4 else None, why_not=why_not,
+    )
+
+
+_MODULE_QUEUE = re.compile(r'module\.queue\["([^"]+)"\]\.aws_sqs_queue\.')
+
+
+def discover(plan: dict | None, state: dict) -> Discovery:
+    model = model_from(plan, state)
+    notes: list[str] = []
+    pairs: list[Pair] = []
+    for q in model.queues:
+        if q.is_dlq:
+            continue
+        dlq = q.dlq if isinstance(q.dlq, Queue) else None
+        if q.dlq_link is not None and dlq is None:
+            notes.append(f"{q.name}: its redrive policy names a DLQ that is not in the stack "
+                         f"({q.dlq_link.external or q.dlq_link.unknown_reason}); its scenarios use it by ARN where they can")
+        mrc = q.max_receive_count if isinstance(q.max_receive_count, int) else None
+        allow = dlq.allow_value() if dlq is not None else None
+        m = _MODULE_QUEUE.search(q.address)
+        pair = Pair(queue=_queue_info(q), dlq=_queue_info(dlq) if dlq else None, max_receive_count=mrc,
+                    redrive_allow=allow if isinstance(allow, dict) else None,
+                    module_queue_key=m.group(1) if m else None)
+        if dlq is not None:
+            for a in dlq.alarms:
+                for metric, watched in a.metrics:
+                    if watched is dlq and metric in DEPTH_METRICS:
+                        pair.alarms.append(_alarm_info(a, metric))
+                    elif watched is dlq and metric == AGE_METRIC:
+                        pair.age_alarms.append(_alarm_info(a, metric))
+            for a, metric in dlq.elsewhere_alarms:
+                if metric in DEPTH_METRICS:
+                    info = _alarm_info(a, metric)
+                    info.why_not = (f"it watches QueueName={dlq.name} in region {info.region}, account {info.account}; "
+                                    f"the DLQ is in region {dlq.region}, account {dlq.account}")
+                    pair.stray_alarms.append(info)
+        for e in q.esms:
+            fn = e.function_link.one
+            if fn is not None and hasattr(fn, "timeout"):
+                t = fn.timeout()
+                pair.consumers.append(Consumer(e.address, fn.res.attr("function_name"), t if isinstance(t, int) else None))
+            else:
+                pair.consumers.append(Consumer(e.address, e.res.attr("function_name"), None,
+                                               e.function_link.unknown_reason or "the function is not in the stack"))
+        for b in model.buckets:
+            if b.claim_check and q in b.queues and isinstance(b.name, str):
+                pair.buckets.append({"name": b.name, "address": b.address})
+        pairs.append(pair)
+
+    # alarms on SQS depth that watch no queue of the stack: attributed to the pair whose DLQ they
+    # most resemble (by queue name, then alarm name), so the pair's check names them
+    dlq_pairs = [p for p in pairs if p.dlq is not None]
+    for a in model.alarms:
+        if a.metrics or a.maybe:
+            continue
+        v = a.res.values
+        if v.get("namespace") != "AWS/SQS" or v.get("metric_name") not in DEPTH_METRICS:
+            continue
+        qn = (v.get("dimensions") or {}).get("QueueName")
+        if not isinstance(qn, str) or model.queues_by_name.get(qn):
+            continue
+        best, score = None, 0.0
+        for p in dlq_pairs:
+            s = max(difflib.SequenceMatcher(None, qn, p.dlq.name).ratio(),
+                    difflib.SequenceMatcher(None, v.get("alarm_name") or "", p.dlq.name).ratio())
+            if a.res.module and a.res.module == p.dlq.address.rsplit(".aws_sqs_queue", 1)[0]:
+                s += 0.5
+            if s > score:
+                best, score = p, s
+        info = _alarm_info(a, v.get("metric_name"), why_not=f"it watches QueueName={qn}, a queue that does not exist")
+        if best is not None and score >= 0.5:
+            best.stray_alarms.append(info)
+        else:
+            notes.append(f"alarm {info.name} ({a.address}) watches QueueName={qn}, a queue that is not in the stack")
+
+    tables = []
+    for t in model.tables:
+        name = t.attr("name")
+        if isinstance(name, str) and (TABLE_PATTERN.search(t.address) or TABLE_PATTERN.search(name)):
+            ttl = t.path("ttl", 0) or {}
+            tables.append(Table(name=name, address=t.address, hash_key=t.attr("hash_key"),
+                                ttl_attribute=ttl.get("attribute_name") if isinstance(ttl, dict) else None,
+                                ttl_enabled=ttl.get("enabled") if isinstance(ttl, dict) else None))
+    dlqs = [_queue_info(q) for q in model.queues if q.is_dlq]
+    return Discovery(pairs=sorted(pairs, key=lambda p: p.name), tables=tables, dlqs=dlqs, notes=notes)

@@ -1,0 +1,365 @@
+"""Apply a team's own Terraform stack on an endpoint (LocalStack) and destroy it afterwards.
+
+* The stack directory is copied to a work directory; the team's directory is never written.
+  Module sources that are relative paths leaving the stack directory (``../..``, a module in
+  a sibling folder) are rewritten to the relative path from the copy, so they keep working;
+  local module folders inside the stack are copied with it.
+* An override file points every AWS provider configuration of the root module (the default
+  and each alias) at the endpoint, as tflocal does: every service's endpoint, test
+  credentials, S3 path style. A declared backend is overridden with a local one.
+* ``terraform init``, ``plan`` and ``apply`` of that plan run through python-terraform
+  (:mod:`resilient_sqs.testing.terraform`); the plan (for its configuration) and the state
+  (``terraform show -json``, for the applied values) feed the discovery.
+* :meth:`AppliedStack.destroy` runs ``terraform destroy`` and reports what is left behind.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .terraform import Terraform, TerraformError
+
+Progress = Callable[[str], None]
+
+# The provider's endpoint names of the services LocalStack emulates (canonical names only: an
+# alias beside its canonical name is an error). AWS_ENDPOINT_URL covers any other service.
+ENDPOINT_SERVICES = (
+    "acm", "apigateway", "apigatewayv2", "appconfig", "appsync", "athena", "autoscaling", "backup", "batch",
+    "cloudformation", "cloudfront", "cloudtrail", "cloudwatch", "codecommit", "cognitoidentity", "cognitoidp",
+    "dynamodb", "ec2", "ecr", "ecs", "eks", "elasticache", "elbv2", "es", "events", "firehose", "glue", "iam",
+    "iot", "kafka", "kinesis", "kms", "lambda", "logs", "opensearch", "organizations", "pipes", "rds",
+    "redshift", "resourcegroups", "resourcegroupstaggingapi", "route53", "route53resolver", "s3", "s3control",
+    "scheduler", "secretsmanager", "servicediscovery", "ses", "sesv2", "sfn", "sns", "sqs", "ssm", "sts",
+    "swf", "transfer", "wafv2", "xray",
+)
+
+_SOURCE = re.compile(r'(^\s*source\s*=\s*")(\.{1,2}/[^"]*|\.{1,2})(")', re.MULTILINE)
+_PROVIDER_AWS = re.compile(r'^\s*provider\s+"aws"\s*\{', re.MULTILINE)
+_BACKEND = re.compile(r'^\s*backend\s+"[^"]+"', re.MULTILINE)
+_CLOUD = re.compile(r'^\s*cloud\s*\{', re.MULTILINE)
+_COPY_IGNORE = shutil.ignore_patterns(".terraform", "*.tfstate", "*.tfstate.*", "terraform.tfstate.d", ".git",
+                                      "__pycache__", ".venv*")
+
+
+@contextlib.contextmanager
+def ticking(progress: "Progress", what: str, every: float = 20.0):
+    """A progress line every ``every`` seconds while a long step runs."""
+    done = threading.Event()
+    t0 = time.monotonic()
+
+    def tick() -> None:
+        while not done.wait(every):
+            progress(f"... {what}: {time.monotonic() - t0:.0f} s")
+
+    t = threading.Thread(target=tick, daemon=True)
+    t.start()
+    try:
+        yield
+    finally:
+        done.set()
+        t.join()
+
+
+class StackError(RuntimeError):
+    """The stack cannot be used as given (not a Terraform directory, apply failed, bad
+    variables). The message says what was wrong; the CLI exits 2 with it."""
+
+
+def _quiet(_msg: str) -> None:
+    pass
+
+
+def _tf_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file() and (p.suffix == ".tf" or p.name.endswith(".tf.json"))
+                  and ".terraform" not in p.relative_to(root).parts)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.relative_to(root)
+        return True
+    except ValueError:
+        return False
+
+
+def _rewrite_source(src: str, original_dir: Path, copy_dir: Path, stack: Path) -> str:
+    target = (original_dir / src).resolve()
+    if _inside(target, stack):
+        return src  # copied with the stack: the relative path still holds
+    rel = os.path.relpath(target, copy_dir)
+    return rel if rel.startswith("..") else f"./{rel}"
+
+
+def copy_stack(stack_dir: Path, work_root: Path) -> Path:
+    """Copy ``stack_dir`` into ``work_root`` with relative module sources that leave it rewritten.
+
+    Returns the copy's root directory. Raises :class:`StackError` when ``stack_dir`` is not a
+    Terraform root configuration.
+    """
+    stack = Path(stack_dir).resolve()
+    if not stack.is_dir():
+        raise StackError(f"{stack_dir}: no such directory. Give the directory of the Terraform root module to check.")
+    if not any(p.suffix == ".tf" or p.name.endswith(".tf.json") for p in stack.iterdir()):
+        raise StackError(f"{stack_dir}: no *.tf files in it. Give the directory of the Terraform root module "
+                         "(where you run `terraform apply`).")
+    work = Path(work_root) / stack.name
+    shutil.copytree(stack, work, ignore=_COPY_IGNORE, symlinks=True)
+    for copy in _tf_files(work):
+        original = stack / copy.relative_to(work)
+        text = copy.read_text()
+        if copy.suffix == ".tf":
+            new = _SOURCE.sub(lambda m: m.group(1) + _rewrite_source(m.group(2), original.parent, copy.parent, stack)
+                              + m.group(3), text)
+        else:
+            try:
+                doc = json.loads(text)
+            except ValueError:
+                continue
+            mods = doc.get("module") if isinstance(doc, dict) else None
+            changed = False
+            for block in ([mods] if isinstance(mods, dict) else mods if isinstance(mods, list) else []):
+                for _name, body in block.items():
+                    for b in (body if isinstance(body, list) else [body]):
+                        src = b.get("source") if isinstance(b, dict) else None
+                        if isinstance(src, str) and src.startswith(("./", "../")):
+                            b["source"] = _rewrite_source(src, original.parent, copy.parent, stack)
+                            changed = True
+            new = json.dumps(doc, indent=2) if changed else text
+        if new != text:
+            copy.write_text(new)
+    return work
+
+
+def provider_aliases(root: Path) -> tuple[bool, list[str]]:
+    """(whether the root module configures the default ``aws`` provider, the aliases it configures)."""
+    has_default, aliases = False, []
+    for tf in sorted(root.glob("*.tf")):
+        if tf.name.endswith("_override.tf") or tf.name == "override.tf":
+            continue
+        text = tf.read_text()
+        for m in _PROVIDER_AWS.finditer(text):
+            # the block's body: up to the matching closing brace
+            depth, i = 0, m.end() - 1
+            while i < len(text):
+                if text[i] == "{":
+                    depth += 1
+                elif text[i] == "}":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                i += 1
+            body = text[m.end():i]
+            alias = re.search(r'^\s*alias\s*=\s*"([^"]+)"', body, re.MULTILINE)
+            if alias:
+                aliases.append(alias.group(1))
+            else:
+                has_default = True
+    for tfj in sorted(root.glob("*.tf.json")):
+        try:
+            doc = json.loads(tfj.read_text())
+        except ValueError:
+            continue
+        prov = doc.get("provider", {}) if isinstance(doc, dict) else {}
+        for block in ([prov] if isinstance(prov, dict) else prov):
+            aws = block.get("aws") if isinstance(block, dict) else None
+            for b in (aws if isinstance(aws, list) else [aws] if aws else []):
+                if isinstance(b, dict) and b.get("alias"):
+                    aliases.append(b["alias"])
+                elif b is not None:
+                    has_default = True
+    return has_default, aliases
+
+
+def provider_override(endpoint: str, has_default: bool, aliases: list[str], region: str) -> dict[str, str]:
+    """{file name: HCL} of the files pointing every AWS provider configuration at ``endpoint``.
+
+    An ``_override.tf`` file merges into the stack's own provider blocks; a stack that has no
+    default ``provider "aws"`` block gets one in a plain file (an override needs a block to override).
+    """
+    def block(alias: str | None, with_region: bool) -> str:
+        lines = ['provider "aws" {']
+        if alias:
+            lines.append(f'  alias                       = "{alias}"')
+        if with_region:
+            lines.append(f'  region                      = "{region}"')
+        lines += [
+            '  access_key                  = "test"',
+            '  secret_key                  = "test"',
+            "  skip_credentials_validation = true",
+            "  skip_metadata_api_check     = true",
+            "  s3_use_path_style           = true",
+            "  endpoints {",
+            *[f'    {svc:<26} = "{endpoint}"' for svc in ENDPOINT_SERVICES],
+            "  }",
+            "}",
+        ]
+        return "\n".join(lines)
+
+    header = "# Written by sqs-behave: every AWS service of every provider configuration goes to the endpoint.\n"
+    files = {}
+    overrides = ([block(None, False)] if has_default else []) + [block(a, False) for a in aliases]
+    if overrides:
+        files["sqs_behave_override.tf"] = header + "\n\n".join(overrides) + "\n"
+    if not has_default:
+        files["sqs_behave_provider.tf"] = header + block(None, True) + "\n"
+    return files
+
+
+@dataclass
+class AppliedStack:
+    """A copy of a team's stack, applied (or being applied) on an endpoint.
+
+    ``endpoint``: None for real AWS (no override file: the provider and credentials from the
+    environment, as the stack is normally applied).
+    """
+
+    source: Path
+    endpoint: str | None
+    env: dict[str, str]
+    var_args: list[str] = field(default_factory=list)
+    progress: Progress = _quiet
+    keep: bool = False
+    region: str = "us-east-1"
+    work_root: Path | None = None
+    work: Path | None = None
+    tf: Terraform | None = None
+    applied: bool = False
+    destroyed: bool = False
+    plan: dict | None = None
+    state: dict | None = None
+    outputs: dict = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def prepare(self) -> None:
+        self.work_root = Path(tempfile.mkdtemp(prefix="sqs-behave-"))
+        self.work = copy_stack(self.source, self.work_root)
+        if self.endpoint:
+            has_default, aliases = provider_aliases(self.work)
+            for name, text in provider_override(self.endpoint, has_default, aliases, self.region).items():
+                (self.work / name).write_text(text)
+            if any(_BACKEND.search(tf.read_text()) for tf in self.work.glob("*.tf")):
+                (self.work / "sqs_behave_backend_override.tf").write_text(
+                    '# Written by sqs-behave: state stays in the work directory\nterraform {\n  backend "local" {}\n}\n')
+            if any(_CLOUD.search(tf.read_text()) for tf in self.work.glob("*.tf")):
+                raise StackError(f"{self.source}: the stack uses a `cloud {{}}` block (HCP Terraform); sqs-behave "
+                                 "applies the stack locally. Remove the cloud block in a copy, or move it to a backend.")
+        try:
+            self.tf = Terraform(self.work, env=self.env, timeout=3600)
+        except RuntimeError as exc:  # terraform not on PATH
+            raise StackError(str(exc)) from None
+        self.tf.var_args = list(self.var_args)
+
+    def apply(self) -> None:
+        """init, plan, apply the plan; read the plan's configuration and the state. Raises StackError."""
+        if self.tf is None:
+            self.prepare()
+        t0 = time.monotonic()
+        self.progress(f"terraform init in {self.work} (a copy of {self.source})")
+        try:
+            self.tf.init()
+        except TerraformError as exc:
+            raise StackError(f"terraform init of {self.source} failed:\n" + "\n".join(exc.errors or [str(exc)])) from None
+        self.timings["init"] = time.monotonic() - t0
+        t0 = time.monotonic()
+        self.progress("terraform plan")
+        try:
+            plan_file = self.tf.plan(out="sqs-behave.tfplan")
+            self.plan = self.tf.show_json(plan_file)
+        except TerraformError as exc:
+            raise StackError(f"terraform plan of {self.source} failed:\n" + "\n".join(exc.errors or [str(exc)])) from None
+        self.timings["plan"] = time.monotonic() - t0
+        t0 = time.monotonic()
+        n = sum(1 for rc in self.plan.get("resource_changes", []) if "create" in rc["change"]["actions"])
+        self.progress(f"terraform apply: creating {n} resources (the AWS provider waits about 25 s per queue round)")
+        self.applied = True  # a failed apply may have created something: destroy it at the end
+        try:
+            with ticking(self.progress, "terraform apply still running"):
+                self.tf.apply(plan_file)
+        except TerraformError as exc:
+            raise StackError(f"terraform apply of {self.source} failed:\n" + "\n".join(exc.errors or [str(exc)])) from None
+        self.timings["apply"] = time.monotonic() - t0
+        self.state = self.tf.show_json()
+        try:
+            self.outputs = self.tf.outputs()
+        except TerraformError:
+            self.outputs = {}
+
+    def destroy(self) -> list[str]:
+        """Destroy what was applied; returns what is left behind (empty: nothing).
+
+        With ``keep`` nothing is destroyed and the returned line says how to destroy it.
+        """
+        if not self.applied or self.tf is None:
+            self._remove_work()
+            return []
+        if self.keep:
+            env = " ".join(f"{k}={v}" for k, v in self.env.items() if k in ("AWS_ENDPOINT_URL",))
+            return [f"kept applied (--keep): destroy it with `cd {self.work} && {env} terraform destroy -auto-approve`"]
+        t0 = time.monotonic()
+        if self.state is not None:
+            self.progress(f"terraform destroy ({len(state_resources(self.state))} resources)")
+        else:
+            self.progress("terraform destroy (of what the failed or interrupted apply created)")
+        left: list[str] = []
+        try:
+            with ticking(self.progress, "terraform destroy still running"):
+                self.tf.destroy(refresh=False)  # just applied: no need to read everything back first
+            self.applied = False
+            self.destroyed = True
+        except TerraformError as exc:
+            left.append(f"terraform destroy failed: {' '.join(exc.errors) or exc}")
+        except BaseException:
+            left.append(f"terraform destroy interrupted: run `cd {self.work} && terraform destroy -auto-approve`")
+            raise
+        finally:
+            self.timings["destroy"] = time.monotonic() - t0
+        if not left:
+            try:
+                after = self.tf.show_json()
+                left += [f"{r['address']} still in the state" for r in state_resources(after)]
+            except TerraformError as exc:
+                left.append(f"cannot read the state after destroy: {exc}")
+        if left:
+            left.append(f"the work directory {self.work} is kept so you can destroy what is left")
+        else:
+            self._remove_work()
+        return left
+
+    def _remove_work(self) -> None:
+        if self.work_root is not None:
+            shutil.rmtree(self.work_root, ignore_errors=True)
+
+
+def state_resources(state: dict) -> list[dict]:
+    """Every managed resource in ``terraform show -json`` state output (modules included)."""
+    out: list[dict] = []
+
+    def walk(mod: dict) -> None:
+        out.extend(r for r in mod.get("resources", []) if r.get("mode") == "managed")
+        for child in mod.get("child_modules", []):
+            walk(child)
+
+    walk((state.get("values") or {}).get("root_module") or {})
+    return out
+
+
+def parse_var(text: str) -> str:
+    """Check a ``--var k=v`` argument; returns it for Terraform's ``-var``."""
+    name, sep, _value = text.partition("=")
+    if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", name.strip()):
+        raise StackError(f"--var {text!r}: expected NAME=VALUE (as terraform's -var), e.g. --var name_prefix=ci")
+    return text
+
+
+def unique_suffix() -> str:
+    return uuid.uuid4().hex[:6]

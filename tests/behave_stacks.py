@@ -1,0 +1,178 @@
+"""Stacks a platform team might write, for the behaviour checks (sqs-behave, the pytest plugin):
+the same queue setup three ways, in a directory outside the repository.
+
+* ``module``: sources this checkout by a relative path;
+* ``raw``: plain ``aws_sqs_queue`` / ``aws_cloudwatch_metric_alarm`` resources;
+* ``anchor``: terraform-aws-modules/sqs v4.3.1, copied at test time from ``../shared/anchors``
+  into the stack's own ``modules/sqs`` folder (a local module; never committed here).
+
+``defects=True`` adds pairs that each break one promise (named in :data:`DEFECTS`).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from tests.helpers import REPO_ROOT
+
+ANCHOR = Path(os.environ.get("SQS_ANCHOR_DIR", REPO_ROOT.parent.parent / "shared" / "anchors" / "terraform-aws-sqs-v4.3.1"))
+if not ANCHOR.is_dir():
+    ANCHOR = Path("/work/shared/anchors/terraform-aws-sqs-v4.3.1")
+
+PROVIDER = '''terraform {
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = ">= 5.0"
+    }
+  }
+}
+
+provider "aws" {
+  region      = "us-east-1"
+  max_retries = 2
+}
+
+variable "name_prefix" {
+  type = string
+}
+
+resource "aws_sns_topic" "alerts" {
+  name = "${var.name_prefix}-alerts"
+}
+'''
+
+MODULE = '''
+data "aws_caller_identity" "me" {}
+
+module "messaging" {
+  source = "{source}"
+
+  account_id = data.aws_caller_identity.me.account_id
+  queues = {
+    "${var.name_prefix}-orders" = {}
+    "${var.name_prefix}-payments" = {
+      fifo                        = true
+      content_based_deduplication = true
+    }
+  }
+  alarms = { sns_topic_arn = aws_sns_topic.alerts.arn }
+  claim_check_bucket = {
+    enabled       = true
+    name          = "${var.name_prefix}-claim-check"
+    force_destroy = true
+  }
+  idempotency_table = {
+    enabled                     = true
+    name                        = "${var.name_prefix}-idempotency"
+    deletion_protection_enabled = false
+  }
+}
+'''
+
+
+def _alarm(res: str, queue_name_expr: str) -> str:
+    return f'''
+resource "aws_cloudwatch_metric_alarm" "{res}" {{
+  alarm_name          = "${{var.name_prefix}}-{res}-depth"
+  namespace           = "AWS/SQS"
+  metric_name         = "ApproximateNumberOfMessagesVisible"
+  dimensions          = {{ QueueName = {queue_name_expr} }}
+  statistic           = "Maximum"
+  period              = 60
+  evaluation_periods  = 1
+  threshold           = 0
+  comparison_operator = "GreaterThanThreshold"
+  treat_missing_data  = "notBreaching"
+  alarm_actions       = [aws_sns_topic.alerts.arn]
+}}
+'''
+
+
+def _raw_pair(key: str, fifo: bool = False, mrc: int = 3, allow: str | None = None) -> str:
+    suffix = ".fifo" if fifo else ""
+    fifo_attr = "  fifo_queue = true\n" if fifo else ""
+    allow_attr = f"  redrive_allow_policy = {allow}\n" if allow else ""
+    return f'''
+resource "aws_sqs_queue" "{key}_dlq" {{
+  name                      = "${{var.name_prefix}}-{key}-dlq{suffix}"
+  message_retention_seconds = 1209600
+{fifo_attr}{allow_attr}}}
+
+resource "aws_sqs_queue" "{key}" {{
+  name                       = "${{var.name_prefix}}-{key}{suffix}"
+  visibility_timeout_seconds = 30
+{fifo_attr}  redrive_policy = jsonencode({{
+    deadLetterTargetArn = aws_sqs_queue.{key}_dlq.arn
+    maxReceiveCount     = {mrc}
+  }})
+}}
+''' + _alarm(f"{key}_dlq", f"aws_sqs_queue.{key}_dlq.name")
+
+
+RAW = _raw_pair("orders") + _raw_pair("payments", fifo=True)
+
+RAW_DEFECTS = '''
+resource "aws_sqs_queue" "nodlq" {
+  name = "${var.name_prefix}-nodlq"
+}
+''' + _raw_pair("stray", mrc=3).replace('QueueName = aws_sqs_queue.stray_dlq.name',
+                                         'QueueName = "${var.name_prefix}-stray-dql"') + _raw_pair(
+    "denied", allow='jsonencode({ redrivePermission = "byQueue", sourceQueueArns = ["arn:aws:sqs:us-east-1:000000000000:${var.name_prefix}-someone-else"] })')
+
+ANCHOR_STACK = '''
+module "orders" {
+  source = "./modules/sqs"
+
+  name                              = "${var.name_prefix}-orders"
+  create_dlq                        = true
+  dlq_message_retention_seconds     = 1209600
+  redrive_policy                    = { maxReceiveCount = 3 }
+  create_dlq_redrive_allow_policy   = false
+}
+
+module "payments" {
+  source = "./modules/sqs"
+
+  name                            = "${var.name_prefix}-payments"
+  fifo_queue                      = true
+  create_dlq                      = true
+  redrive_policy                  = { maxReceiveCount = 4 }
+  create_dlq_redrive_allow_policy = false
+}
+''' + _alarm("orders_dlq", "module.orders.dead_letter_queue_name") + _alarm("payments_dlq", "module.payments.dead_letter_queue_name")
+
+ANCHOR_DEFECTS = '''
+module "nodlq" {
+  source = "./modules/sqs"
+
+  name = "${var.name_prefix}-nodlq"
+}
+'''
+
+# (stack form, queue key) -> the scenario its defect must fail
+DEFECTS = {
+    ("raw", "nodlq"): "poison-to-dlq",
+    ("raw", "stray"): "dlq-alarm-fires",
+    ("raw", "denied"): "redrive-conserves",
+    ("anchor", "nodlq"): "poison-to-dlq",
+}
+
+
+def write_stack(form: str, where: Path, defects: bool = False) -> Path:
+    """Write the ``form`` stack into ``where/<form>`` (``where`` outside the repository); returns its directory."""
+    stack = Path(where) / form
+    stack.mkdir(parents=True)
+    body = PROVIDER
+    if form == "module":
+        body += MODULE.replace("{source}", os.path.relpath(REPO_ROOT, stack))
+    elif form == "raw":
+        body += RAW + (RAW_DEFECTS if defects else "")
+    elif form == "anchor":
+        shutil.copytree(ANCHOR, stack / "modules" / "sqs", ignore=shutil.ignore_patterns(".git*", "*.md", "examples"))
+        body += ANCHOR_STACK + (ANCHOR_DEFECTS if defects else "")
+    else:
+        raise ValueError(form)
+    (stack / "main.tf").write_text(body)
+    return stack
