@@ -412,3 +412,34 @@ def test_slow_archives_do_not_keep_redriven_messages_in_the_dlq(aws, localstack,
     time.sleep(4.5)
     # only the five that could not be archived are still in the DLQ: none of the redriven ones
     assert sorted(m["MessageAttributes"]["x-redrive-count"]["StringValue"] for m in _drain(sqs, dlq_url)) == ["3"] * 5
+
+
+def test_claim_check_pointer_whose_payload_is_gone_is_archived_as_such(aws, localstack, bucket):
+    """Two large messages sent with the SQS extended client (payload in S3, pointer in the DLQ);
+    one payload is then deleted (as the bucket's lifecycle rule expires it). That pointer is
+    archived with a reason saying its payload is gone; the other is redriven. Before: both
+    were redriven until the limit and archived as redrive-limit, the archive holding only a pointer."""
+    from resilient_sqs.claim_check import extended_client
+
+    mod = load_dlq_redrive()
+    sqs, s3 = aws.client("sqs"), aws.client("s3")
+    src_url, dlq_url, _ = _queue_pair(sqs, f"claim-{uuid.uuid4().hex[:8]}")
+    producer = extended_client(bucket, "payloads/", s3=s3, endpoint_url=localstack.endpoint, region_name="us-east-1",
+                               aws_access_key_id="test", aws_secret_access_key="test")
+    for n in ("kept", "gone"):
+        producer.send_message(QueueUrl=dlq_url, MessageBody=json.dumps({"id": n, "pad": "p" * 300_000}))
+    pointers = {}
+    for m in _drain(sqs, dlq_url, wait=1):
+        pointers[m["MessageId"]] = json.loads(m["Body"])[1]
+        sqs.change_message_visibility(QueueUrl=dlq_url, ReceiptHandle=m["ReceiptHandle"], VisibilityTimeout=0)
+    keys = sorted(p["s3Key"] for p in pointers.values())
+    payloads = {json.loads(s3.get_object(Bucket=bucket, Key=k)["Body"].read())["id"]: k for k in keys}
+    s3.delete_object(Bucket=bucket, Key=payloads["gone"])
+    lines: list[str] = []
+    summary = mod.Redriver(_config(mod, src_url, dlq_url, bucket), aws, log=lines.append).run()
+    assert (summary.redriven, summary.archived, summary.reasons) == (1, 1, {"claim-check-payload-missing": 1})
+    [moved] = _drain(sqs, src_url)
+    assert json.loads(moved["Body"])[1]["s3Key"] == payloads["kept"]
+    [doc] = _archived(s3, bucket)
+    assert f"s3://{bucket}/{payloads['gone']} is gone" in doc["reason"]
+    assert json.loads(doc["body"])[1]["s3Key"] == payloads["gone"]

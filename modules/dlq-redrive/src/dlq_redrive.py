@@ -5,14 +5,20 @@ Each run drains up to MAX_MESSAGES_PER_RUN messages from one dead-letter queue:
 
 * a message whose failure reason is in PERMANENT_FAILURE_REASONS, or that has
   already been redriven MAX_REDRIVE_COUNT times, or that is older than
-  MAX_MESSAGE_AGE_SECONDS, is **archived** (S3 object or poison queue);
+  MAX_MESSAGE_AGE_SECONDS, or whose count/first-send time is not a non-negative
+  whole number (malformed), or that can never fit the source queue's
+  MaximumMessageSize, or a claim-check pointer whose payload is gone, is
+  **archived** (S3 object or poison queue), with the reason;
 * any other message is **redriven**: sent back to the source queue with its
   attributes and ``x-redrive-count`` incremented, at most
   RATE_PER_SECOND messages per second;
 * a message is deleted from the DLQ only after its send/archive succeeded,
   entry by entry; a failed entry is **left** in the DLQ and reappears after
-  the receive visibility timeout, for the next run. FIFO: the first failed
-  entry of a message group stops the group, so its order is kept.
+  the receive visibility timeout, for the next run. Redriven messages are
+  deleted before archiving starts. FIFO: entries go in batches, in order; the
+  first failed entry of a message group holds back the rest of the group;
+* a destination that refuses every message (queue gone, access denied...)
+  stops the run with one error line naming it; the invocation then fails.
 
 Time budget: a batch is received only when its pacing wait and its work fit
 before the function's timeout less SAFETY_MARGIN_MS, and every AWS call gets
