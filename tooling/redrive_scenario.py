@@ -29,14 +29,15 @@ class EndpointSession:
         return self._session.client(service, endpoint_url=self.endpoint, **kwargs)
 
 
-def load_dlq_redrive():
-    """The dlq-redrive function's source as a module (Lambda cannot run here; tests call it in-process)."""
+def load_dlq_redrive(path: str | None = None):
+    """The dlq-redrive function's source as a module (Lambda cannot run here; tests call it in-process).
+    ``path``: another copy of the source (a benchmark's "before"), loaded under its own name."""
     import importlib.util
     import sys
 
-    name = "dlq_redrive"
+    name = "dlq_redrive" if path is None else f"dlq_redrive_{abs(hash(str(path)))}"
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "modules" / "dlq-redrive" / "src" / "dlq_redrive.py")
+        spec = importlib.util.spec_from_file_location(name, path or REPO_ROOT / "modules" / "dlq-redrive" / "src" / "dlq_redrive.py")
         mod = importlib.util.module_from_spec(spec)
         sys.modules[name] = mod  # dataclasses need the module registered
         spec.loader.exec_module(mod)
@@ -98,8 +99,9 @@ def archived(s3, bucket: str) -> list[dict]:
     return docs
 
 
-def seed(sqs, dlq_url: str, n: int) -> dict[str, str]:
-    """n messages with mixed redrive counts, ages and failure reasons; returns {id: expected decision}."""
+def seed(sqs, dlq_url: str, n: int, groups: int | None = None) -> dict[str, str]:
+    """n messages with mixed redrive counts, ages and failure reasons; returns {id: expected decision}.
+    ``groups``: a FIFO DLQ; message i goes in message group ``g{i % groups}``."""
     now_ms = int(time.time() * 1000)
     expected: dict[str, str] = {}
     entries = []
@@ -124,7 +126,10 @@ def seed(sqs, dlq_url: str, n: int) -> dict[str, str]:
             expected[mid] = "redriven"
         else:
             expected[mid] = "redriven"
-        entries.append({"Id": str(i % 10), "MessageBody": json.dumps({"id": mid, "n": i}), "MessageAttributes": attrs})
+        entry = {"Id": str(i % 10), "MessageBody": json.dumps({"id": mid, "n": i}), "MessageAttributes": attrs}
+        if groups:
+            entry.update(MessageGroupId=f"g{i % groups}", MessageDeduplicationId=mid)
+        entries.append(entry)
         if len(entries) == 10:
             sqs.send_message_batch(QueueUrl=dlq_url, Entries=entries)
             entries = []
