@@ -25,7 +25,10 @@ mapping needs ``ReportBatchItemFailures``, the modules/lambda-consumer default) 
 * ``x-redrive-count`` (set by the dlq-redrive function): a record redriven more than
   ``max_redrive_count`` times raises :class:`RedriveLimitExceeded` before the handler
   runs, so it fails without being processed, returns to the DLQ, and the redrive
-  function archives it (never dropped);
+  function archives it (never dropped); a count that is not a non-negative whole
+  number fails the same way (:class:`MalformedRedriveCount`) and is archived as malformed;
+* a log line for every record the handler fails, with the exception (when all of a
+  batch fail, Powertools raises one error for the batch and logs no record's reason);
 * :class:`PermanentFailure`: with ``dlq_url``, the record is sent to the DLQ at once
   with the reason in ``x-failure-reason`` (the redrive function archives it instead of
   redriving it) and then counts as handled. When that send fails, or without
