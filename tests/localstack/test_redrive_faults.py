@@ -1,5 +1,8 @@
 """The dlq-redrive function's time budget and faults, injected on real SQS/S3 (LocalStack):
-pacing against the deadline, a hung call, a failed ReceiveMessage, a FIFO send failure.
+pacing against the deadline, a hung call, a failed ReceiveMessage, FIFO send failures and
+batching; and (issue #25) message values that must not halt a run (malformed counts, messages
+that can never fit, claim-check pointers whose payload is gone), destinations that refuse,
+and slow archives.
 
 Faults go through a proxy on 127.0.0.1 (tests/localstack/faults.py), so botocore's own
 timeouts and retries act as they would in Lambda. Time is real, except where the pacer's
