@@ -369,6 +369,7 @@ module "dlq_redrive" {
     bucket_name = local.rd_bucket
     prefix      = local.rd.archive_prefix
   }
+  claim_check_bucket = local.cc.enabled && contains(local.cc_served, each.key) ? { name = local.cc.name, payload_prefix = local.cc.payload_prefix } : null
 
   schedule_expression            = local.rd.schedule_expression
   enabled                        = local.rd.schedule_enabled

@@ -25,7 +25,10 @@ mapping needs ``ReportBatchItemFailures``, the modules/lambda-consumer default) 
 * ``x-redrive-count`` (set by the dlq-redrive function): a record redriven more than
   ``max_redrive_count`` times raises :class:`RedriveLimitExceeded` before the handler
   runs, so it fails without being processed, returns to the DLQ, and the redrive
-  function archives it (never dropped);
+  function archives it (never dropped); a count that is not a non-negative whole
+  number fails the same way (:class:`MalformedRedriveCount`) and is archived as malformed;
+* a log line for every record the handler fails, with the exception (when all of a
+  batch fail, Powertools raises one error for the batch and logs no record's reason);
 * :class:`PermanentFailure`: with ``dlq_url``, the record is sent to the DLQ at once
   with the reason in ``x-failure-reason`` (the redrive function archives it instead of
   redriving it) and then counts as handled. When that send fails, or without
@@ -40,6 +43,7 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import re
 from typing import Any, Callable
 
 REDRIVE_COUNT_ATTR = "x-redrive-count"
@@ -60,18 +64,44 @@ class RedriveLimitExceeded(Exception):
     """The record was redriven more than the limit: failed unprocessed, back to the DLQ for archiving."""
 
 
+class MalformedRedriveCount(RedriveLimitExceeded):
+    """The record's x-redrive-count is not a non-negative whole number, so the kill switch cannot
+    count it: failed unprocessed, back to the DLQ, where the redrive function archives it as malformed."""
+
+
 def _raw(record: Any) -> dict:
     """The event record as Lambda sent it (Powertools' SQSRecord keeps it in ``raw_event``)."""
     return record if isinstance(record, dict) else record.raw_event
 
 
-def redrive_count(record: Any) -> int:
-    """The record's ``x-redrive-count`` (0 when it was never redriven)."""
-    attr = _raw(record).get("messageAttributes", {}).get(REDRIVE_COUNT_ATTR) or {}
-    try:
-        return int(float(attr.get("stringValue") or "0"))
-    except ValueError:
-        return 0
+# a non-negative whole number as SQS carries a Number (at most 38 digits); "3.0" is 3.
+# The dlq-redrive function reads the attribute by the same rule.
+_WHOLE = re.compile(r"\+?([0-9]{1,38})(?:\.0*)?")
+
+
+def read_redrive_count(record: Any) -> tuple[int | None, str | None]:
+    """(count, None): the record's ``x-redrive-count`` (0 when it was never redriven);
+    (None, why) when the value is not a non-negative whole number ("inf", "-5", "abc",
+    "1e400", a Binary value...). Never raises."""
+    attr = (_raw(record).get("messageAttributes") or {}).get(REDRIVE_COUNT_ATTR)
+    if not attr:
+        return 0, None
+    raw = attr.get("stringValue")
+    if not isinstance(raw, str):
+        what = "a Binary value" if attr.get("binaryValue") is not None else "empty"
+        return None, f"{REDRIVE_COUNT_ATTR} is {what}, not a non-negative whole number"
+    m = _WHOLE.fullmatch(raw.strip())
+    if m is None:
+        shown = raw if len(raw) <= 40 else raw[:40] + "..."
+        return None, f"{REDRIVE_COUNT_ATTR}={shown!r} is not a non-negative whole number"
+    return int(m.group(1)), None
+
+
+def redrive_count(record: Any) -> int | None:
+    """The record's ``x-redrive-count``: 0 when it was never redriven, None when the value
+    is malformed (not a non-negative whole number; :func:`read_redrive_count` says why).
+    Never raises, never reads a malformed value as 0 or as a negative count."""
+    return read_redrive_count(record)[0]
 
 
 def client_config(remaining_ms: int | None, reserve_ms: int = RESERVE_MS, attempts: int = 2):
@@ -157,7 +187,10 @@ def redrive_guard(
 
         @functools.wraps(handler)
         def guarded(record: Any, lambda_context: Any = None) -> Any:
-            count = redrive_count(record)
+            count, malformed = read_redrive_count(record)
+            if max_redrive_count is not None and malformed:
+                emit(record, "poison", f"{malformed}: the redrive count cannot be checked; back to the DLQ for archiving")
+                raise MalformedRedriveCount(malformed)
             if max_redrive_count is not None and count > max_redrive_count:
                 emit(record, "poison", f"redriven {count} times > {max_redrive_count}: back to the DLQ for archiving")
                 raise RedriveLimitExceeded(f"redriven {count} times (limit {max_redrive_count})")
@@ -168,6 +201,7 @@ def redrive_guard(
                 return handler(*args, **kwargs)
             except PermanentFailure as exc:
                 if sender is None:
+                    emit(record, "failed", f"PermanentFailure: {exc.reason} (no dlq_url: retried until the DLQ takes it)")
                     raise
                 remaining = lambda_context.get_remaining_time_in_millis() if lambda_context is not None else None
                 try:
@@ -177,7 +211,11 @@ def redrive_guard(
                     raise exc from send_exc
                 emit(record, "dead-lettered", exc.reason)
                 return None
-
+            except Exception as exc:
+                # logged here: when every record of a batch fails, Powertools raises one error for
+                # the whole batch and no record's reason would reach the logs
+                emit(record, "failed", f"{type(exc).__name__}: {exc}"[:1000])
+                raise
         # Powertools passes the context only to a handler whose signature names it
         guarded.__signature__ = inspect.Signature([
             inspect.Parameter("record", inspect.Parameter.POSITIONAL_OR_KEYWORD),
@@ -220,6 +258,6 @@ def lambda_event(messages: list[dict], queue_arn: str, region: str = "us-east-1"
 
 
 __all__ = [
-    "DeadLetterSender", "PermanentFailure", "RedriveLimitExceeded", "client_config", "lambda_event",
-    "lambda_record", "redrive_count", "redrive_guard",
+    "DeadLetterSender", "MalformedRedriveCount", "PermanentFailure", "RedriveLimitExceeded", "client_config",
+    "lambda_event", "lambda_record", "read_redrive_count", "redrive_count", "redrive_guard",
 ]

@@ -100,7 +100,8 @@ def cmd_start(sqs, args: argparse.Namespace, out: Callable[[str], None], sleep: 
         sources = sqs.list_dead_letter_source_queues(QueueUrl=dlq_url).get("queueUrls", [])
         if not sources:
             raise UsageError(
-                f"{dlq_arn} is not the DLQ of any queue, so there is no source to return messages to: give --to QUEUE"
+                f"{dlq_arn} is not the DLQ of any queue, so there is no source to return messages to "
+                "(was its source queue deleted? recreate it with the DLQ in its redrive policy): give --to QUEUE"
             )
         destination = "the original source queue of each message (" + ", ".join(sources) + ")"
     existing = running_task(sqs, dlq_arn)
@@ -241,7 +242,9 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] = print, slee
         hint = ""
         if err.get("Code") in ("AccessDenied", "AccessDeniedException"):
             hint = " (the caller needs the redrive-operator policy from modules/iam)"
-        print(f"sqs-redrive: {exc.operation_name} failed: {err.get('Code')}: {err.get('Message')}{hint}", file=sys.stderr)
+        # name the queues: which one refused is the first thing an operator needs
+        where = "".join(f" {label} {value}" for label, value in (("on", getattr(args, "dlq", None)), ("to", getattr(args, "to", None))) if value)
+        print(f"sqs-redrive: {exc.operation_name}{where} failed: {err.get('Code')}: {err.get('Message')}{hint}", file=sys.stderr)
         return 2
     except BotoCoreError as exc:
         print(f"sqs-redrive: {exc}", file=sys.stderr)

@@ -248,6 +248,9 @@ def test_dlq_redrive_per_dlq_archiving_to_the_claim_check_bucket(rcs, plan):
         resources = {st["Sid"]: st["Resource"] for st in policy["Statement"]}
         assert resources["DrainDlq"] == f"arn:aws:sqs:us-east-1:{OFFLINE_ACCOUNT}:{queue}-dlq{suffix}"
         assert resources["Archive"] == f"arn:aws:s3:::{PREFIX}-claim-check/dlq-archive/*"
+        # claim-check pointers: the function may look up payloads (a missing one answers 404), nothing else
+        assert resources["ClaimCheckPayloadKeys"] == f"arn:aws:s3:::{PREFIX}-claim-check"
+        assert resources["ClaimCheckPayloads"] == f"arn:aws:s3:::{PREFIX}-claim-check/payloads/*"
     # the archive prefix lies outside the expiring payload prefix
     lifecycle = after(rcs, f"{M}.module.claim_check_bucket[0].aws_s3_bucket_lifecycle_configuration.this")
     prefixes = [r["filter"][0]["prefix"] for r in lifecycle["rule"] if r.get("expiration")]

@@ -87,3 +87,54 @@ def test_batches_are_split_to_fit_the_request_limit():
     attrs = {"k": {"DataType": "String", "StringValue": "vv"}, "b": {"DataType": "Binary", "BinaryValue": b"123"}}
     assert mod.payload_size({"MessageBody": "héllo", "MessageAttributes": attrs}) == 6 + (1 + 6 + 2) + (1 + 6 + 3)
 
+
+
+# values seen in real DLQs or that a producer can set: none is a count, none may crash a run,
+# reset the count or make it negative
+MALFORMED = ["inf", "-inf", "1e400", "-5", "-1000000", "abc", "nan", "NaN", "", " ", "1.5", "0x10", "3e2", "9" * 39]
+
+
+def _str(v):
+    return {"DataType": "String", "StringValue": v}
+
+
+def test_malformed_count_or_timestamp_is_one_archive_decision():
+    r = mod.Redriver(_cfg(), None)
+    for name in ("x-redrive-count", "x-original-sent-at"):
+        for value in MALFORMED:
+            for attr in (_str(value), {"DataType": "Number", "StringValue": value}):
+                m = _msg({name: attr})
+                action, reason = r.decide(m)
+                assert (action, reason.split(":", 1)[0]) == ("archive", "malformed-attribute"), (name, value)
+                assert name in reason and repr(value[:40]) in reason, reason
+                assert r.age_seconds(m) >= 0  # the log line's fields do not raise either
+        binary = _msg({name: {"DataType": "Binary", "BinaryValue": b"\x00\x01"}})
+        assert r.decide(binary) == ("archive", f"malformed-attribute: {name} is a Binary value, not a non-negative whole number")
+
+
+def test_whole_numbers_are_counts():
+    r = mod.Redriver(_cfg(), None)
+    for value, count in [("0", 0), ("2", 2), (" 2 ", 2), ("+1", 1), ("2.0", 2), ("2.", 2), ("0002", 2)]:
+        assert mod.whole_attr({"x-redrive-count": _num(value)}, "x-redrive-count") == (count, None)
+        assert r.decide(_msg({"x-redrive-count": _num(value)})) == ("redrive", "retry")
+        assert r._redrive_entry(_msg({"x-redrive-count": _num(value)}), 0)["MessageAttributes"]["x-redrive-count"]["StringValue"] == str(count + 1)
+    assert r.decide(_msg({"x-redrive-count": _num("3.000")})) == ("archive", "redrive-limit")
+    assert r.decide(_msg({"x-redrive-count": _num("9" * 38)})) == ("archive", "redrive-limit")
+    assert mod.whole_attr({}, "x-redrive-count") == (None, None)
+
+
+def test_consumer_reads_the_count_by_the_same_rule():
+    from resilient_sqs.consumer import read_redrive_count, redrive_count
+
+    def rec(attr):
+        return {"messageId": "m", "body": "b", "messageAttributes": {"x-redrive-count": attr} if attr else {}}
+
+    assert (redrive_count(rec(None)), redrive_count(rec({"dataType": "Number", "stringValue": "2.0"}))) == (0, 2)
+    for value in MALFORMED:
+        count, why = read_redrive_count(rec({"dataType": "String", "stringValue": value}))
+        assert count is None and "x-redrive-count" in why, value
+        assert redrive_count(rec({"dataType": "Number", "stringValue": value})) is None
+        # the same decision as the redrive function's
+        assert mod.whole_attr({"x-redrive-count": _str(value)}, "x-redrive-count")[1] == why
+    assert read_redrive_count(rec({"dataType": "Binary", "stringValue": None, "binaryValue": "AAE="})) == (
+        None, "x-redrive-count is a Binary value, not a non-negative whole number")

@@ -120,6 +120,7 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
         "age_beyond_14_days": ["max_message_age_seconds:", "60 to 1209600"],
         "reserved_attribute_name": ["failure_reason_attribute:", "not starting with AWS. or Amazon."],
         "archive_unknown_type": ["archive.type:", '"s3" or "queue"'],
+        "claim_check_bucket_prefix_without_slash": ["claim_check_bucket:", 'payload_prefix ending in "/"'],
         "archive_s3_without_bucket": ['archive: type = "s3" needs bucket_name'],
         "archive_queue_without_arn": ['archive: type = "queue" needs queue_url and queue_arn'],
         "archive_prefix_without_slash": ["archive.prefix:", 'ending in "/"'],

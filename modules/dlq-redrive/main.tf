@@ -25,6 +25,12 @@ locals {
 
   send_targets = compact([var.source_queue.arn, local.archive_to_s3 ? null : var.archive.queue_arn])
 
+  # claim-check pointers: the function looks up (HeadObject) the payload a pointer names,
+  # so a pointer whose payload is gone is archived as such instead of redriven in a loop
+  claim_check          = var.claim_check_bucket
+  claim_check_bucket   = local.claim_check == null ? null : "arn:${data.aws_partition.current.partition}:s3:::${local.claim_check.name}"
+  claim_check_payloads = local.claim_check == null ? null : "${local.claim_check_bucket}/${local.claim_check.payload_prefix}*"
+
   # what src/dlq_redrive.py reads (Config.from_env)
   environment = {
     DLQ_URL                    = var.dlq.url
@@ -61,10 +67,34 @@ data "aws_iam_policy_document" "function" {
     resources = [var.dlq.arn]
   }
 
+  # GetQueueAttributes: each destination's MaximumMessageSize, read once per run, so a
+  # message that can never fit it is archived instead of failing every run
   statement {
     sid       = "Redrive"
-    actions   = ["sqs:SendMessage"]
+    actions   = ["sqs:SendMessage", "sqs:GetQueueAttributes"]
     resources = local.send_targets
+  }
+
+  dynamic "statement" {
+    for_each = local.claim_check == null ? [] : [1]
+    content {
+      sid       = "ClaimCheckPayloads"
+      actions   = ["s3:GetObject"]
+      resources = [local.claim_check_payloads]
+    }
+  }
+
+  # with ListBucket, HeadObject of a missing payload answers 404 (gone) rather than 403
+  # (which the function cannot tell from a denial). Unconditioned: a HeadObject request
+  # carries no s3:prefix, so a prefix condition would deny it and S3 would answer 403.
+  # ListBucket reveals key names of this one bucket, no content.
+  dynamic "statement" {
+    for_each = local.claim_check == null ? [] : [1]
+    content {
+      sid       = "ClaimCheckPayloadKeys"
+      actions   = ["s3:ListBucket"]
+      resources = [local.claim_check_bucket]
+    }
   }
 
   dynamic "statement" {

@@ -175,8 +175,22 @@ variable "memory_size" {
   }
 }
 
+variable "claim_check_bucket" {
+  description = "The claim-check bucket whose payloads the queue's pointers name (`name`, `payload_prefix`), or null. When set, the function looks up the payload of every claim-check pointer it would redrive (s3:GetObject on the payload prefix; s3:ListBucket on the bucket, so a missing payload answers 404 rather than 403) and archives a pointer whose payload is gone with reason `claim-check-payload-missing`, instead of redriving it until the redrive limit."
+  type = object({
+    name           = string
+    payload_prefix = optional(string, "payloads/")
+  })
+  default = null
+
+  validation {
+    condition     = var.claim_check_bucket == null || try(length(var.claim_check_bucket.name) > 0 && can(regex("^([A-Za-z0-9!_.*'()-]+/)*$", var.claim_check_bucket.payload_prefix)), false)
+    error_message = "claim_check_bucket: needs the bucket's name and a payload_prefix ending in \"/\" (module output claim_check_bucket)."
+  }
+}
+
 variable "reserved_concurrent_executions" {
-  description = "Reserved concurrency. Default 1: two overlapping runs would race on the same DLQ. Null: unreserved (for accounts whose concurrency quota cannot spare one)."
+  description = "Reserved concurrency. Default 1: one run at a time, so `max_messages_per_second` holds. Null (unreserved, for accounts whose concurrency quota cannot spare one) or more than 1 REMOVES THE RATE GUARANTEE: each overlapping run paces itself at `max_messages_per_second`, so two runs send up to twice that to the source queue (measured: 98/s against 50/s), and they race on the same DLQ."
   type        = number
   default     = 1
 }

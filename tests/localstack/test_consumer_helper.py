@@ -15,7 +15,9 @@ from aws_lambda_powertools.utilities.batch import (
     process_partial_response,
 )
 
-from resilient_sqs.consumer import PermanentFailure, redrive_guard, lambda_event
+from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
+
+from resilient_sqs.consumer import PermanentFailure, redrive_count, redrive_guard, lambda_event
 from tests.helpers import load_dlq_redrive
 from tests.localstack.faults import FakeContext, FaultProxy
 from tooling.redrive_scenario import EndpointSession
@@ -86,7 +88,7 @@ def test_mixed_batch_with_the_kill_switch_and_a_permanent_failure(aws):
     assert {f["itemIdentifier"] for f in result["batchItemFailures"]} == {ids["transient"], ids["over-limit"]}
     assert sorted(ran) == ["ok-1", "ok-2", "permanent", "transient"]  # the over-limit one never ran
     assert sorted((json.loads(x)["outcome"], json.loads(x)["message_id"]) for x in lines) == [
-        ("dead-lettered", ids["permanent"]), ("poison", ids["over-limit"])]
+        ("dead-lettered", ids["permanent"]), ("failed", ids["transient"]), ("poison", ids["over-limit"])]
     _settle(sqs, url, msgs, result)
     assert sorted(m["Body"] for m in _receive(sqs, url, 5)) == ["over-limit", "transient"]
     [dead] = _receive(sqs, dlq_url, 1)
@@ -205,3 +207,69 @@ def test_dead_letter_send_ends_before_the_function_times_out(aws, localstack):
 def test_bad_settings_are_refused():
     with pytest.raises(ValueError, match="max_redrive_count: -1"):
         redrive_guard(max_redrive_count=-1)
+
+
+def test_malformed_redrive_count_fails_unprocessed_and_is_archived_as_malformed(aws):
+    """x-redrive-count values a producer can set that are no count ("inf", "-5", "abc",
+    Binary): redrive_count() never raises (None), the guard fails the record unprocessed
+    with the reason, and the redrive function archives it as malformed. Before:
+    redrive_count() raised OverflowError on "inf"; "-5" passed the kill switch."""
+    from tooling.redrive_scenario import archived, config, queue_pair
+
+    sqs, s3 = aws.client("sqs"), aws.client("s3")
+    name = f"malformed-consumer-{uuid.uuid4().hex[:8]}"
+    src_url, dlq_url, _ = queue_pair(sqs, name)
+    arn = sqs.get_queue_attributes(QueueUrl=src_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    values = {"inf": {"DataType": "String", "StringValue": "inf"}, "minus5": {"DataType": "Number", "StringValue": "-5"},
+              "abc": {"DataType": "String", "StringValue": "abc"}, "binary": {"DataType": "Binary", "BinaryValue": b"\x01"},
+              "ok": {"DataType": "Number", "StringValue": "1"}}
+    for body, attr in values.items():
+        sqs.send_message(QueueUrl=src_url, MessageBody=body, MessageAttributes={"x-redrive-count": attr})
+    msgs = _receive(sqs, src_url, len(values))
+    event = lambda_event(msgs, arn)
+    assert sorted(redrive_count(r) is None for r in event["Records"]) == [False] + [True] * 4
+    ran, lines = [], []
+
+    @redrive_guard(max_redrive_count=3, log=lines.append)
+    def record_handler(record):
+        ran.append(record.body)
+
+    result = process_partial_response(event=event, record_handler=record_handler,
+                                      processor=BatchProcessor(event_type=EventType.SQS), context=FakeContext(30))
+    ids = {m["Body"]: m["MessageId"] for m in msgs}
+    assert ran == ["ok"]
+    assert {f["itemIdentifier"] for f in result["batchItemFailures"]} == {ids[b] for b in values if b != "ok"}
+    poison = {json.loads(x)["message_id"]: json.loads(x)["detail"] for x in lines}
+    assert set(poison) == {ids[b] for b in values if b != "ok"}
+    assert "'inf' is not a non-negative whole number" in poison[ids["inf"]] and "Binary" in poison[ids["binary"]]
+    # what SQS does after maxReceiveCount failures, then the redrive function's run
+    for m in msgs:
+        if m["Body"] != "ok":
+            sqs.send_message(QueueUrl=dlq_url, MessageBody=m["Body"], MessageAttributes=m["MessageAttributes"])
+    bucket = f"{name}-archive"
+    s3.create_bucket(Bucket=bucket)
+    mod = load_dlq_redrive()
+    summary = mod.Redriver(config(mod, src_url, dlq_url, bucket), aws, log=lambda _: None).run()
+    assert (summary.archived, summary.redriven, summary.reasons) == (4, 0, {"malformed-attribute": 4})
+    assert sorted(d["body"] for d in archived(s3, bucket)) == ["abc", "binary", "inf", "minus5"]
+
+
+def test_a_batch_where_every_record_fails_logs_each_reason(aws):
+    """Powertools raises one BatchProcessingError when every record fails; the guard has
+    logged each record's reason before that (before: nothing in the logs)."""
+    sqs = aws.client("sqs")
+    url, arn = _queue(sqs, f"allfail-{uuid.uuid4().hex[:8]}")
+    for i in range(3):
+        sqs.send_message(QueueUrl=url, MessageBody=f"b{i}")
+    msgs = _receive(sqs, url, 3)
+    lines: list[str] = []
+
+    @redrive_guard(max_redrive_count=3, log=lines.append)
+    def record_handler(record):
+        raise ConnectionError(f"orders-db unreachable for {record.body}")
+
+    with pytest.raises(BatchProcessingError):
+        process_partial_response(event=lambda_event(msgs, arn), record_handler=record_handler,
+                                 processor=BatchProcessor(event_type=EventType.SQS), context=FakeContext(30))
+    logged = sorted((json.loads(x)["message_id"], json.loads(x)["outcome"], json.loads(x)["detail"]) for x in lines)
+    assert logged == sorted((m["MessageId"], "failed", f"ConnectionError: orders-db unreachable for {m['Body']}") for m in msgs)

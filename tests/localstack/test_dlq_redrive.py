@@ -9,7 +9,8 @@ import uuid
 import pytest
 
 from tests.helpers import load_dlq_redrive
-from tooling.redrive_scenario import MAX_REDRIVE, archived as _archived, config as _config, drain as _drain, queue_pair as _queue_pair, seed as _seed
+from tests.localstack.faults import FaultProxy
+from tooling.redrive_scenario import EndpointSession, MAX_REDRIVE, archived as _archived, config as _config, drain as _drain, queue_pair as _queue_pair, seed as _seed
 
 pytestmark = pytest.mark.localstack
 
@@ -70,10 +71,14 @@ def test_thousand_messages_conserved(aws, bucket, record_property):
     assert summary.redriven <= rate * (summary.finished_at - summary.started_at) + 10
 
 
-def test_send_failure_mid_batch_leaves_unsent_messages(aws, bucket):
-    """Entries the source queue rejects stay in the DLQ; the rest of the batch moves."""
+def test_send_failure_mid_batch_leaves_unsent_messages(aws, localstack, bucket):
+    """Entries the source queue rejects stay in the DLQ; the rest of the batch moves.
+
+    The function checks sizes against the source's MaximumMessageSize (read once per run);
+    here that read fails (injected), so it falls back to the SQS maximum, says so in a
+    warning line, and SQS itself rejects the large entries of the batch."""
     mod = load_dlq_redrive()
-    sqs, s3 = aws.client("sqs"), aws.client("s3")
+    sqs = aws.client("sqs")
     # the source accepts at most 1 KiB: the big messages of the batch are rejected by SQS itself
     src_url, dlq_url, _ = _queue_pair(sqs, f"partial-{uuid.uuid4().hex[:8]}", source_max_size=1024)
     entries = []
@@ -84,7 +89,9 @@ def test_send_failure_mid_batch_leaves_unsent_messages(aws, bucket):
     lines: list[str] = []
     # a short visibility so the left messages can be inspected right after
     cfg = _config(mod, src_url, dlq_url, bucket, visibility=6)
-    summary = mod.Redriver(cfg, aws, log=lines.append).run()
+    with FaultProxy(localstack.endpoint) as proxy:
+        proxy.on("GetQueueAttributes", ("error", 500, "InternalError"), times=10)
+        summary = mod.Redriver(cfg, EndpointSession(proxy.endpoint), log=lines.append).run()
     big = {f"p{i}" for i in range(10) if i % 3 == 0}
     assert summary.left == len(big) and summary.redriven == 10 - len(big)
     moved = {json.loads(m["Body"])["id"] for m in _drain(sqs, src_url)}
@@ -94,6 +101,8 @@ def test_send_failure_mid_batch_leaves_unsent_messages(aws, bucket):
     assert still == big
     left_lines = [d for d in map(json.loads, lines) if d.get("event") == "decision" and d["decision"] == "left"]
     assert len(left_lines) == len(big) and all("send failed" in x["reason"] for x in left_lines)
+    [warning] = [d for d in map(json.loads, lines) if d.get("event") == "warning"]
+    assert warning["queue"] == src_url and "sqs:GetQueueAttributes" in warning["message"]
 
 
 def test_poison_queue_archive_and_fifo_groups(aws):
@@ -142,7 +151,8 @@ def test_message_too_large_to_carry_the_counter_is_archived(aws, bucket):
     """A DLQ message so close to the SQS size limit that the redrive attributes would not fit."""
     mod = load_dlq_redrive()
     sqs, s3 = aws.client("sqs"), aws.client("s3")
-    src_url, dlq_url, _ = _queue_pair(sqs, f"large-{uuid.uuid4().hex[:8]}")
+    # the source at 256 KiB (the module's queues' largest max_message_size); LocalStack's DLQ at its 1 MiB default
+    src_url, dlq_url, _ = _queue_pair(sqs, f"large-{uuid.uuid4().hex[:8]}", source_max_size=mod.MAX_PAYLOAD_BYTES)
     sqs.send_message(QueueUrl=dlq_url, MessageBody="x" * (mod.MAX_PAYLOAD_BYTES - 16))
     sqs.send_message(QueueUrl=dlq_url, MessageBody="small")
     summary = mod.Redriver(_config(mod, src_url, dlq_url, bucket), aws, log=lambda _: None).run()

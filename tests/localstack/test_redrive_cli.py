@@ -130,3 +130,26 @@ def test_a_lost_start_response_is_not_retried_and_what_moved_is_reported(aws, lo
     assert lines[-1].startswith("COMPLETED: moved 30"), lines
     assert len(sqs.list_message_move_tasks(SourceArn=dlq_arn)["Results"]) == 1
     assert _depth(sqs, src_url) == 30 and _depth(sqs, dlq_url) == 0
+
+
+def test_a_refusing_destination_exits_non_zero_naming_the_queue(aws, localstack, cli, capsys, monkeypatch):
+    """The source queue was deleted: one line that names the DLQ and the likely cause, exit 2.
+    The caller is denied StartMessageMoveTask (LocalStack does not enforce IAM: the proxy
+    answers with AWS's AccessDenied): one line naming the queue, the code and the policy, exit 2."""
+    from tests.localstack.faults import FaultProxy
+
+    sqs = aws.client("sqs")
+    src_url, dlq_url, dlq_arn = _dead_lettered_pair(sqs, 3)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    with FaultProxy(localstack.endpoint) as proxy:
+        proxy.on("StartMessageMoveTask", ("error", 403, "AccessDenied"))
+        rc = redrive.main(["--endpoint-url", proxy.endpoint, "start", dlq_arn, "--no-wait"], out=lambda _: None)
+    [err] = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and f"StartMessageMoveTask on {dlq_arn} failed: AccessDenied" in err and "redrive-operator" in err
+    sqs.delete_queue(QueueUrl=src_url)
+    rc, _ = cli("start", dlq_url)
+    [err] = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and dlq_arn in err and "source queue deleted" in err
+    assert _depth(sqs, dlq_url) == 3

@@ -52,13 +52,29 @@ run "defaults" {
   }
   assert {
     condition = toset(flatten([for s in jsondecode(data.aws_iam_policy_document.function.json).Statement : s.Action])) == toset([
-      "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:SendMessage", "s3:PutObject",
+      "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:SendMessage", "sqs:GetQueueAttributes", "s3:PutObject",
     ])
-    error_message = "the role should allow exactly the actions the function uses"
+    error_message = "the role should allow exactly the actions the function uses (no claim-check bucket: no payload look-ups)"
   }
   assert {
     condition     = one([for s in jsondecode(data.aws_iam_policy_document.function.json).Statement : s.Resource if s.Sid == "Archive"]) == "arn:aws:s3:::orders-payloads/dlq-archive/*"
     error_message = "archive writes should be limited to the archive prefix"
+  }
+}
+
+run "claim_check_payload_lookups" {
+  command = plan
+
+  variables {
+    claim_check_bucket = { name = "orders-payloads", payload_prefix = "payloads/" }
+  }
+
+  assert {
+    condition = toset([for s in jsondecode(data.aws_iam_policy_document.function.json).Statement : jsonencode([s.Sid, s.Action, s.Resource]) if startswith(s.Sid, "ClaimCheck")]) == toset([
+      jsonencode(["ClaimCheckPayloads", "s3:GetObject", "arn:aws:s3:::orders-payloads/payloads/*"]),
+      jsonencode(["ClaimCheckPayloadKeys", "s3:ListBucket", "arn:aws:s3:::orders-payloads"]),
+    ])
+    error_message = "payload look-ups: GetObject under the payload prefix, ListBucket on the bucket (404 for a missing payload)"
   }
 }
 

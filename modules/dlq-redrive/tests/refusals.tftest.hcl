@@ -195,3 +195,13 @@ run "kms_alias_not_arn" {
 
   expect_failures = [var.kms_key_arns]
 }
+
+run "claim_check_bucket_prefix_without_slash" {
+  command = plan
+
+  variables {
+    claim_check_bucket = { name = "orders-payloads", payload_prefix = "payloads" }
+  }
+
+  expect_failures = [var.claim_check_bucket]
+}
