@@ -87,6 +87,10 @@ locals {
     principal                       = "write principals, a list of { type, identifiers }"
     action                          = "write actions"
     resource                        = "the resource is always the queue itself; remove it"
+    # names whose closest spelling would mislead: say what holds instead
+    expiry_attr = "the TTL attribute is fixed at \"expiration\": Powertools' DynamoDBPersistenceLayer writes and reads it by that name and the table's TTL is set on it (idempotency_table.sort_key_attr is a key of the table, not the expiry: changing it replaces the table). Remove expiry_attr"
+    ttl_attr    = "the TTL attribute is fixed at \"expiration\" (Powertools' DynamoDBPersistenceLayer reads it by that name). Remove ttl_attr"
+    consumer    = "consumers are per queue (each has its own function and event source mapping): set consumer on each entry of queues"
   }
   # character pairs of every valid name, to find the closest one to a typo
   bigrams = {
