@@ -484,12 +484,16 @@ locals {
       reserved_concurrent_executions = "number", log_retention_days = "number", alarm_actions = "list", tags = "map",
     }
   }
-  typed_objects = concat(
-    [for o in local.queue_objects : o if contains(["queue", "queue_defaults", "consumer", "thresholds"], o.kind)],
-    flatten(values(local.switch_objects)),
-    local.consumer_function_objects,
-  )
-  type_problems = flatten([for o in local.typed_objects : [
+  # consumer_functions apart: nothing but the mappings may depend on them (a function of
+  # the stack reads the queues and the IAM documents: a cycle otherwise)
+  typed_objects = {
+    others = concat(
+      [for o in local.queue_objects : o if contains(["queue", "queue_defaults", "consumer", "thresholds"], o.kind)],
+      flatten(values(local.switch_objects)),
+    )
+    consumer_functions = local.consumer_function_objects
+  }
+  type_problems = { for group, objects in local.typed_objects : group => flatten([for o in objects : [
     for a, v in o.value : "${o.path}.${a}: ${jsonencode(v)} is not ${local.expected[lookup(local.attribute_types[o.kind == "queue_defaults" ? "queue" : o.kind], a, "")]}."
     if v != null && !(
       lookup(local.attribute_types[o.kind == "queue_defaults" ? "queue" : o.kind], a, "") == "bool" ? can(tobool(v)) :
@@ -499,11 +503,14 @@ locals {
       lookup(local.attribute_types[o.kind == "queue_defaults" ? "queue" : o.kind], a, "") == "map" ? can({ for k, x in v : k => tostring(x) if can(keys(v)) }) && can(keys(v)) :
       lookup(local.attribute_types[o.kind == "queue_defaults" ? "queue" : o.kind], a, "") == "object" ? can(keys(v)) : true
     )
-  ] if can(keys(o.value))])
+  ] if can(keys(o.value))]) }
   # by the output that carries them
-  type_problem_groups = {
-    for g in ["queues", "consumer_functions", "claim_check_bucket", "idempotency_table", "alarms", "iam", "dlq_redrive"] : g => [
-      for p in local.type_problems : p if startswith(p, g == "queues" ? "queue" : "${g}")
-    ]
-  }
+  type_problem_groups = merge(
+    {
+      for g in ["queues", "claim_check_bucket", "idempotency_table", "alarms", "iam", "dlq_redrive"] : g => [
+        for p in local.type_problems.others : p if startswith(p, g == "queues" ? "queue" : "${g}")
+      ]
+    },
+    { consumer_functions = local.type_problems.consumer_functions },
+  )
 }

@@ -52,7 +52,7 @@ variable "kinds" {
 
   validation {
     condition     = length(setsubtract(var.kinds, ["dlq_depth", "dlq_influx", "dlq_stale", "age_warning", "age_critical", "backlog"])) == 0
-    error_message = "kinds: ${join(", ", [for k in setsubtract(var.kinds, ["dlq_depth", "dlq_influx", "dlq_stale", "age_warning", "age_critical", "backlog"]) : "\"${k}\""])} is not a kind of alarm; valid kinds: dlq_depth, dlq_influx, dlq_stale, age_warning, age_critical, backlog."
+    error_message = "${var.input_prefix}kinds: ${join(", ", [for k in setsubtract(var.kinds, ["dlq_depth", "dlq_influx", "dlq_stale", "age_warning", "age_critical", "backlog"]) : "\"${k}\""])} is not a kind of alarm; valid kinds: dlq_depth, dlq_influx, dlq_stale, age_warning, age_critical, backlog."
   }
 
   # With both age alarms, the warning must come first. A validation (here, as
@@ -99,7 +99,7 @@ variable "sns_topic_arn" {
 
   validation {
     condition     = var.sns_topic_arn == null || can(regex("^arn:[a-z-]+:sns:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,256}$", coalesce(var.sns_topic_arn, "x")))
-    error_message = "sns_topic_arn: must be a standard SNS topic ARN (arn:aws:sns:<region>:<account>:<name>); CloudWatch alarms cannot notify FIFO topics."
+    error_message = "${var.input_prefix}sns_topic_arn: ${jsonencode(var.sns_topic_arn)} must be a standard SNS topic ARN (arn:aws:sns:<region>:<account>:<name>); CloudWatch alarms cannot notify FIFO topics."
   }
 }
 
@@ -132,7 +132,7 @@ variable "sns_kms_master_key_id" {
 
   validation {
     condition     = var.sns_kms_master_key_id == null || try(length(trimspace(var.sns_kms_master_key_id)) > 0 && !endswith(var.sns_kms_master_key_id, "alias/aws/sns"), false)
-    error_message = "sns_kms_master_key_id: alias/aws/sns (or an empty string) is refused. CloudWatch alarms cannot publish to a topic encrypted with the AWS-managed SNS key (its key policy cannot grant cloudwatch.amazonaws.com), so every notification would be dropped. Leave it null to let the module create a suitable key, or give a customer-managed key whose policy allows cloudwatch.amazonaws.com kms:GenerateDataKey and kms:Decrypt."
+    error_message = "${var.input_prefix}sns_kms_master_key_id: alias/aws/sns (or an empty string) is refused. CloudWatch alarms cannot publish to a topic encrypted with the AWS-managed SNS key (its key policy cannot grant cloudwatch.amazonaws.com), so every notification would be dropped. Leave it null to let the module create a suitable key, or give a customer-managed key whose policy allows cloudwatch.amazonaws.com kms:GenerateDataKey and kms:Decrypt."
   }
 }
 
@@ -151,7 +151,7 @@ variable "alarm_name_prefix" {
 
   validation {
     condition     = can(regex("^[A-Za-z0-9_-]{0,100}$", var.alarm_name_prefix))
-    error_message = "alarm_name_prefix: at most 100 letters, digits, hyphens or underscores."
+    error_message = "${var.input_prefix}alarm_name_prefix: ${jsonencode(var.alarm_name_prefix)} must be at most 100 letters, digits, hyphens or underscores."
   }
 }
 
