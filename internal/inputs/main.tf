@@ -486,14 +486,13 @@ locals {
   }
   # consumer_functions apart: nothing but the mappings may depend on them (a function of
   # the stack reads the queues and the IAM documents: a cycle otherwise)
-  typed_objects = {
-    others = concat(
-      [for o in local.queue_objects : o if contains(["queue", "queue_defaults", "consumer", "thresholds"], o.kind)],
-      flatten(values(local.switch_objects)),
-    )
-    consumer_functions = local.consumer_function_objects
-  }
-  type_problems = { for group, objects in local.typed_objects : group => flatten([for o in objects : [
+  # (Terraform orders by whole locals: a local that also read consumer_functions would
+  # make every output depend on them)
+  typed_objects = concat(
+    [for o in local.queue_objects : o if contains(["queue", "queue_defaults", "consumer", "thresholds"], o.kind)],
+    flatten(values(local.switch_objects)),
+  )
+  type_problems = { for group, objects in { others = local.typed_objects } : group => flatten([for o in objects : [
     for a, v in o.value : "${o.path}.${a}: ${jsonencode(v)} is not ${local.expected[lookup(local.attribute_types[o.kind == "queue_defaults" ? "queue" : o.kind], a, "")]}."
     if v != null && !(
       lookup(local.attribute_types[o.kind == "queue_defaults" ? "queue" : o.kind], a, "") == "bool" ? can(tobool(v)) :
@@ -505,12 +504,13 @@ locals {
     )
   ] if can(keys(o.value))]) }
   # by the output that carries them
-  type_problem_groups = merge(
-    {
-      for g in ["queues", "claim_check_bucket", "idempotency_table", "alarms", "iam", "dlq_redrive"] : g => [
-        for p in local.type_problems.others : p if startswith(p, g == "queues" ? "queue" : "${g}")
-      ]
-    },
-    { consumer_functions = local.type_problems.consumer_functions },
-  )
+  type_problem_groups = {
+    for g in ["queues", "claim_check_bucket", "idempotency_table", "alarms", "iam", "dlq_redrive"] : g => [
+      for p in local.type_problems.others : p if startswith(p, g == "queues" ? "queue" : "${g}")
+    ]
+  }
+  consumer_function_type_problems = flatten([for o in local.consumer_function_objects : [
+    for a, v in o.value : "${o.path}.${a}: ${jsonencode(v)} is not ${a == "function_name" ? local.expected.string : local.expected.number}."
+    if v != null && !(a == "function_name" ? can(tostring(v)) : a == "timeout_seconds" ? can(tonumber(v)) : true)
+  ]])
 }

@@ -34,8 +34,8 @@ output "consumers" {
   value       = local.consumers
 
   precondition {
-    condition     = length(local.type_problem_groups.consumer_functions) == 0
-    error_message = join("\n", local.type_problem_groups.consumer_functions)
+    condition     = length(local.consumer_function_type_problems) == 0
+    error_message = join("\n", local.consumer_function_type_problems)
   }
 
   precondition {
