@@ -886,10 +886,13 @@ class Evaluator:
                 each = attrs.get("for_each")
                 sc = Scope(parent, key, (parent, each) if each is not None else None)
                 got = self.eval(attrs[name], sc)
-                # null given to a `nullable = false` variable: Terraform uses its default
+                # null given to a `nullable = false` variable: Terraform uses its default. The
+                # evaluator may also reach null where Terraform has a value (an expression it
+                # does not follow, caught by try()), so the value is not decided: unknown, never
+                # "null" (which SQS would refuse)
                 if got is None and self._not_nullable(module, name):
-                    var = (cfg.variables.get(name) if cfg else None) or {}
-                    return var.get("default")
+                    return Unknown(f"var.{name} of {module} is null in the source, which Terraform replaces "
+                                   "with the variable's default; the value is not read from source")
                 return got
             var = (cfg.variables.get(name) if cfg else None) or {}
             return var.get("default")

@@ -100,7 +100,7 @@ CASES = [
     (
         "policy-public",
         {"queue_policy_statements": [{"sid": "Pub", "actions": ["sqs:SendMessage"], "principals": [{"type": "AWS", "identifiers": ["*"]}]}]},
-        ["principal \"*\" without a condition makes the queue public"],
+        ["principal \"*\" without a condition that pins the caller", "makes the queue public"],
     ),
     (
         "policy-effect",
@@ -154,7 +154,7 @@ CASES = [
     (
         "policy-public-via-document",
         {"source_queue_policy_documents": ['{"Statement":[{"Sid":"Open","Effect":"Allow","Principal":"*","Action":"sqs:SendMessage"}]}']},
-        ["source_queue_policy_documents[0] statement \"Open\": an Allow to principal \"*\" without a Condition makes the source queue public"],
+        ["source_queue_policy_documents[0] statement \"Open\": an Allow to principal \"*\" without a Condition that pins the caller", "makes the source queue public"],
     ),
     ("partition", {"partition": "amazon"}, ["partition:", "\"aws-cn\""]),
     ("region", {"region": "EU West 1"}, ["region:", "\"eu-west-1\""]),
