@@ -248,7 +248,11 @@ def test_examples_with_source_change_nothing(plan_doc, name):
     """Our examples build their ARNs: nothing to read from source, and nothing changes."""
     doc = plan_doc(name)
     report = evaluate(doc, source_dir=str(_source_of(name)))
-    assert _got(report) == _got(evaluate(doc)) and report.notes == []
+    with_source, without = _got(report), _got(evaluate(doc))
+    # except ESM001 on a mapping whose function is outside the plan: decided from the
+    # timeout declared to modules/lambda-consumer, read from source (issue #23)
+    decided = {g for g in without - with_source if g[0] == "ESM001" and g[1] == UNK}
+    assert with_source == without - decided and report.notes == []
 
 
 # -- source missing or not matching the plan: said once, fallback ----------------------------------------
