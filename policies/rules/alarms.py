@@ -34,11 +34,16 @@ def _silent(a: Alarm) -> bool:
     return not acts
 
 
-def _loud(q: Queue, address: str, good: list[Alarm], what: str):
+REQUIRE_ACTIONS = Option("require_actions", False, bool,
+                         "warn when the alarm has no alarm_actions and actions_enabled is not false "
+                         "(it notifies nobody)")
+
+
+def _loud(q: Queue, address: str, good: list[Alarm], what: str, opts):
     """ok when one of the alarms notifies someone (or is silent on purpose); else a warning."""
     loud = [a for a in good if not _silent(a)]
-    if loud:
-        return ok(q.address, f"{what} {loud[0].address}")
+    if loud or not opts.get("require_actions"):
+        return ok(q.address, f"{what} {(loud or good)[0].address}")
     a = good[0]
     return fail(q.address, f"{what} {a.address} notifies nobody: it has no alarm_actions, so when it fires nobody is "
                            "paged", "Give the alarm alarm_actions (your on-call SNS topic; with the module: "
@@ -79,7 +84,7 @@ intended).""",
       fix='Add an aws_cloudwatch_metric_alarm: namespace "AWS/SQS", metric_name "ApproximateNumberOfMessagesVisible", '
           'dimensions { QueueName = <DLQ name> }, comparison_operator "GreaterThanThreshold", threshold 0.',
       sources=('sqs-dlq-alarms', 'sqs-metrics'),
-      options=(Option("max_threshold", 0, (int, float), "alarm must fire when visible messages exceed this"),),
+      options=(Option("max_threshold", 0, (int, float), "alarm must fire when visible messages exceed this"), REQUIRE_ACTIONS),
       severity_note=SEVERITY_NOTE)
 def dlq_depth_alarm(model: Model, opts):
     metric = "ApproximateNumberOfMessagesVisible"
@@ -93,7 +98,7 @@ def dlq_depth_alarm(model: Model, opts):
         bad = next(((a, v) for a, v in verdicts if isinstance(v, Invalid)), None)
         maybe = _maybe_alarms(q, metric)
         if good:
-            yield _loud(q, q.address, good, "depth alarm")
+            yield _loud(q, q.address, good, "depth alarm", opts)
         elif bad:
             yield invalid(bad[0].address, bad[1])
         elif any(v is UNKNOWN for _, v in verdicts):
@@ -122,6 +127,7 @@ messages it should have saved are gone.""",
       fix='Add an aws_cloudwatch_metric_alarm: namespace "AWS/SQS", metric_name "ApproximateAgeOfOldestMessage", '
           "dimensions { QueueName = <queue name> }, threshold well below message_retention_seconds.",
       sources=('sqs-metrics',),
+      options=(REQUIRE_ACTIONS,),
       severity_note=SEVERITY_NOTE)
 def age_alarm(model: Model, opts):
     metric = "ApproximateAgeOfOldestMessage"
@@ -151,7 +157,7 @@ def age_alarm(model: Model, opts):
                 late.append(a)
         maybe = _maybe_alarms(q, metric)
         if good:
-            yield _loud(q, q.address, good, "age alarm")
+            yield _loud(q, q.address, good, "age alarm", opts)
         elif bad:
             yield invalid(bad[0][0].address, bad[0][1])
         elif undecided:
