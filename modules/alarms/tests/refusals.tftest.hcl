@@ -11,8 +11,7 @@ provider "aws" {
 }
 
 variables {
-  account_id     = "123456789012"
-  sns_topic_name = "orders-alarms"
+  account_id = "123456789012"
   queues = {
     orders = { queue_name = "orders", dlq_name = "orders-dlq" }
   }
