@@ -16,9 +16,10 @@ from pathlib import Path
 
 from tests.helpers import REPO_ROOT
 
-ANCHOR = Path(os.environ.get("SQS_ANCHOR_DIR", REPO_ROOT.parent.parent / "shared" / "anchors" / "terraform-aws-sqs-v4.3.1"))
-if not ANCHOR.is_dir():
-    ANCHOR = Path("/work/shared/anchors/terraform-aws-sqs-v4.3.1")
+# $SQS_ANCHOR_DIR, else shared/anchors beside the checkout or beside one of its parents (a worktree)
+_ANCHOR_REL = Path("shared") / "anchors" / "terraform-aws-sqs-v4.3.1"
+ANCHOR = Path(os.environ["SQS_ANCHOR_DIR"]) if os.environ.get("SQS_ANCHOR_DIR") else next(
+    (p / _ANCHOR_REL for p in REPO_ROOT.parents if (p / _ANCHOR_REL).is_dir()), REPO_ROOT.parent / _ANCHOR_REL)
 
 PROVIDER = '''terraform {
   required_providers {
