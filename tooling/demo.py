@@ -25,15 +25,14 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 import boto3
 
+from resilient_sqs.testing.stack import ticking as _ticking
 from tooling import localstack
 from tooling.example_settings import example_variables
 from tooling.terraform import REPO_ROOT, Terraform, TerraformError, copy_config
@@ -61,23 +60,9 @@ def step(msg: str) -> None:
     say(f"\n==> {msg}")
 
 
-@contextlib.contextmanager
-def ticking(what: str, every: float = 15.0) -> Iterator[None]:
-    """Print a progress line every ``every`` seconds while a slow step runs."""
-    done = threading.Event()
-    started = time.monotonic()
-
-    def tick() -> None:
-        while not done.wait(every):
-            say(f"    ... {what}: {time.monotonic() - started:.0f} s")
-
-    t = threading.Thread(target=tick, daemon=True)
-    t.start()
-    try:
-        yield
-    finally:
-        done.set()
-        t.join()
+def ticking(what: str, every: float = 15.0):
+    """Print a progress line every ``every`` seconds while a slow step runs (the shipped harness's ticker)."""
+    return _ticking(lambda line: say(f"    {line}"), what, every)
 
 
 @dataclass
