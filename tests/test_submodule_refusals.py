@@ -74,9 +74,9 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
     "modules/alarms": {
         "queue_url_instead_of_name": ["queues:", "not URLs or ARNs", "QueueName dimension"],
         "per_queue_threshold_zero": ['queues["orders"].thresholds.backlog_messages = 0: every override must be a whole number of at least 1'],
-        "threshold_fractional": ["thresholds:", "whole number of at least 1"],
-        "age_threshold_below_metric_period": ["thresholds:", "at least 60", "once a minute"],
-        "evaluation_periods_above_one_day": ["thresholds:", "at most 1440"],
+        "threshold_fractional": ["thresholds.", "whole number of at least 1"],
+        "age_threshold_below_metric_period": ["thresholds.", "at least 60", "once a minute"],
+        "evaluation_periods_above_one_day": ["thresholds.", "at most 1440"],
         "critical_age_not_above_warning": [
             'queues["orders"].thresholds: age_critical_seconds (900) must be greater than age_warning_seconds (1800)'
         ],

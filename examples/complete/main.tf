@@ -44,6 +44,7 @@ module "messaging" {
   # key CloudWatch may use
   alarms = {
     create_sns_topic = true
+    sns_topic_name   = "sqs-alarms-${var.name_prefix}-orders"
     kinds            = ["dlq_depth", "dlq_influx", "dlq_stale", "age_warning", "age_critical", "backlog"]
   }
 

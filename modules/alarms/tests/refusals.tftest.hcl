@@ -11,7 +11,8 @@ provider "aws" {
 }
 
 variables {
-  account_id = "123456789012"
+  account_id     = "123456789012"
+  sns_topic_name = "orders-alarms"
   queues = {
     orders = { queue_name = "orders", dlq_name = "orders-dlq" }
   }
