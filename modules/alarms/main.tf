@@ -152,7 +152,7 @@ resource "aws_sns_topic" "alarms" {
   lifecycle {
     precondition {
       condition     = !(var.create_sns_topic == true && var.sns_topic_arn != null)
-      error_message = "create_sns_topic: true together with sns_topic_arn (${coalesce(var.sns_topic_arn, "-")}). Give an existing topic or ask for a new one, not both."
+      error_message = "${var.input_prefix}create_sns_topic: true together with ${var.input_prefix}sns_topic_arn (${coalesce(var.sns_topic_arn, "-")}). Give an existing topic or ask for a new one, not both: remove ${var.input_prefix}create_sns_topic to notify the existing topic."
     }
   }
 }

@@ -21,7 +21,9 @@ variable "queues" {
     condition = alltrue([for q in values(var.queues) : alltrue([
       for n in [q.queue_name, q.dlq_name] : can(regex("^[A-Za-z0-9_-]+(\\.fifo)?$", n)) && length(n) <= 80
     ])])
-    error_message = "queues: queue_name and dlq_name must be SQS queue names (letters, digits, hyphens, underscores, optional .fifo suffix), not URLs or ARNs: the alarms use them as the QueueName dimension."
+    error_message = "${join("; ", flatten([for key, q in var.queues : [
+      for a, n in { queue_name = q.queue_name, dlq_name = q.dlq_name } : "queues[\"${key}\"].${a}: ${jsonencode(n)}" if !(can(regex("^[A-Za-z0-9_-]+(\\.fifo)?$", n)) && length(n) <= 80)
+    ]]))}: queue_name and dlq_name must be SQS queue names (1-80 letters, digits, hyphens, underscores, optional .fifo suffix), not URLs or ARNs: the alarms use them as the QueueName dimension. Give the name, the last part of the queue's ARN or URL."
   }
 
   validation {
@@ -120,7 +122,8 @@ variable "sns_topic_name" {
   }
 
   validation {
-    condition     = var.sns_topic_name != null || !local.create_topic
+    # (with sns_topic_arn too, the conflict is the mistake: aws_sns_topic.alarms says so)
+    condition     = var.sns_topic_name != null || !local.create_topic || var.sns_topic_arn != null
     error_message = "${var.input_prefix}sns_topic_name: required when the module creates the alarm topic (${var.input_prefix}create_sns_topic = true). The name must not depend on which queues exist: the former default, named after the first queue, changed when a queue was added, which replaced the topic and deleted every subscription on it. If this stack already has the topic, keep it: sns_topic_name = \"${local.former_topic_name}\". Otherwise choose a name, such as \"<team>-<env>-sqs-alarms\"."
   }
 }
