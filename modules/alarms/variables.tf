@@ -147,7 +147,7 @@ variable "notify_on_ok" {
 }
 
 variable "alarm_name_prefix" {
-  description = "Prefix for every alarm name (and the default topic name), e.g. `prod-`."
+  description = "Prefix for every alarm name, e.g. `prod-` (not of the created topic: its name is `sns_topic_name`)."
   type        = string
   default     = ""
   nullable    = false
