@@ -21,7 +21,7 @@ WORKERS ?= 4
 all: test
 
 terraform-on-path:
-	@command -v terraform >/dev/null || { echo "error: terraform is not on PATH; install Terraform >= 1.7 and retry" >&2; exit 2; }
+	@command -v terraform >/dev/null || { echo "error: terraform is not on PATH; install Terraform >= 1.9 and retry" >&2; exit 2; }
 
 $(STAMP): requirements.txt pyproject.toml
 	@echo "==> $(VENV): creating it and installing the pinned packages of requirements.txt (1-3 min, once)"

@@ -155,7 +155,8 @@ module "claim_check_bucket" {
   access_log_bucket                      = local.cc.access_log_bucket
   prevent_destroy                        = local.cc.prevent_destroy
 
-  tags = merge(var.tags, local.cc.tags)
+  input_prefix = "claim_check_bucket."
+  tags         = merge(var.tags, local.cc.tags)
 }
 
 module "idempotency_table" {
@@ -169,7 +170,8 @@ module "idempotency_table" {
   prevent_destroy             = module.inputs.idempotency_table.prevent_destroy
   account_id                  = local.account_id
 
-  tags = merge(var.tags, module.inputs.idempotency_table.tags)
+  input_prefix = "idempotency_table."
+  tags         = merge(var.tags, module.inputs.idempotency_table.tags)
 }
 
 # --- IAM policy documents, one set per queue ------------------------------------
@@ -198,7 +200,22 @@ locals {
     )
   }
   kms_aws_managed = { for src, id in local.kms_ids : src => can(regex("(^|:)alias/aws/", id)) }
-  kms_unresolved  = [for src, id in local.kms_ids : "${src} = \"${id}\"" if local.kms_resolved[src] == null && !local.kms_aws_managed[src]]
+  # how a refusal names each key's input: where the user wrote it
+  kms_paths = merge(
+    { for k, x in local.q : "queues.${k}.kms_master_key_id" => x.input_names.kms_master_key_id },
+    { for k, x in local.q : "queues.${k}.dlq_kms_master_key_id" => x.input_names.dlq_kms_master_key_id },
+    { "claim_check_bucket.kms_key_arn" = "claim_check_bucket.kms_key_arn" },
+  )
+  kms_unresolved = [for src, id in local.kms_ids : "${local.kms_paths[src]} = \"${id}\"" if local.kms_resolved[src] == null && !local.kms_aws_managed[src]]
+  # customer-managed keys named by alias, each alias once
+  kms_aliases = distinct([for src, id in local.kms_ids : id if local.kms_resolved[src] == null && !local.kms_aws_managed[src]])
+  # A KMS key serves resources of its own region only: SQS, S3 and DynamoDB
+  # refuse a key of another region at apply. The region of a key or alias ARN:
+  kms_region_of = { for src, id in local.kms_ids : src => try(regex("^arn:[a-z-]+:kms:([a-z0-9-]+):", id)[0], null) }
+  kms_region_problems = concat(
+    [for src, r in local.kms_region_of : "${local.kms_paths[src]}: \"${local.kms_ids[src]}\" is a key in ${r}, but the ${startswith(src, "claim_check_bucket") ? "bucket" : "queue"} is created in ${data.aws_region.current.id}: a KMS key serves resources of its own region only, so the apply would fail. Use a key of ${data.aws_region.current.id} (a multi-Region key's replica there has its own ARN)." if r != null && r != data.aws_region.current.id],
+    [for a in local.iam_in.kms_key_arns : "iam.kms_key_arns: \"${a}\" is a key in ${regex("^arn:[a-z-]+:kms:([a-z0-9-]+):", a)[0]}, but the queues, the bucket and the table of this module are in ${data.aws_region.current.id} and cannot be encrypted with it, so granting it gives the roles nothing they need. List the ARN of the key in ${data.aws_region.current.id} behind the queues' alias." if can(regex("^arn:[a-z-]+:kms:([a-z0-9-]+):", a)) && try(regex("^arn:[a-z-]+:kms:([a-z0-9-]+):", a)[0] != data.aws_region.current.id, false)],
+  )
 
   bucket_kms_arn = try(local.kms_resolved["claim_check_bucket.kms_key_arn"], null)
   iam_kms = {
@@ -254,7 +271,8 @@ module "iam" {
   name                    = "${local.iam_in.name_prefix}${replace(local.pairs[each.key].queue.name, ".fifo", "-fifo")}"
   path                    = local.iam_in.path
 
-  tags = merge(var.tags, each.value.tags)
+  input_prefix = "iam."
+  tags         = merge(var.tags, each.value.tags)
 }
 
 # --- alarms ----------------------------------------------------------------------
@@ -282,6 +300,11 @@ module "alarms" {
       dlq_alarms = x.dlq_alarms
       input_name = "queues[\"${k}\"].alarm_thresholds"
     }
+    # a queue whose name or dlq_arn is not valid is refused by modules/queue, naming
+    # the input: the alarms leave it out rather than refuse it a second time
+    # (decided at plan: a DLQ of the stack, create_dlq = false, has a name known only
+    # after apply, and is not alarmed here)
+    if can(regex("^[A-Za-z0-9_-]{1,80}(\\.fifo)?$", x.queue_name)) && (x.dlq_alarms ? can(regex("^[A-Za-z0-9_-]{1,80}(\\.fifo)?$", x.dlq_final)) : true)
   }
   kinds                 = local.al.kinds
   thresholds            = local.al.thresholds
@@ -292,6 +315,7 @@ module "alarms" {
   notify_on_ok          = local.al.notify_on_ok
   alarm_name_prefix     = local.al.alarm_name_prefix
   account_id            = local.account_id
+  input_prefix          = "alarms."
 
   tags = var.tags
 }
@@ -385,5 +409,6 @@ module "dlq_redrive" {
   kms_key_arns                   = local.iam_kms[each.key]
   alarm_actions                  = local.rd.alarm_actions != null ? local.rd.alarm_actions : compact([try(module.alarms[0].sns_topic_arn, null)])
 
-  tags = merge(var.tags, local.rd.tags)
+  input_prefix = "dlq_redrive."
+  tags         = merge(var.tags, local.rd.tags)
 }

@@ -65,6 +65,11 @@ output "claim_check_bucket" {
   } : null
 
   precondition {
+    condition     = !local.cc.enabled || length(local.cc_served) > 0 || length(local.rd_names) > 0 || length(local.cc_unknown_keys) > 0
+    error_message = "claim_check_bucket: enabled, but it serves nothing: ${length(local.q) == 0 ? "queues is empty" : "claim_check_bucket.queues is empty"}, and no DLQ redrive archives into it. A bucket that no producer offloads to still costs its resources and its name. Add the queues, or set claim_check_bucket.enabled = false."
+  }
+
+  precondition {
     condition     = length(local.cc_unknown_keys) == 0
     error_message = "claim_check_bucket.queues: ${join(", ", [for k in local.cc_unknown_keys : "\"${k}\""])} ${length(local.cc_unknown_keys) == 1 ? "is not a key" : "are not keys"} of queues (keys: ${join(", ", keys(local.q))}). List the queue keys whose producers offload payloads to the bucket, or leave it null for all."
   }
@@ -100,6 +105,19 @@ output "iam_policies" {
   precondition {
     condition     = length(local.kms_unresolved) == 0 || length(local.iam_in.kms_key_arns) > 0
     error_message = "iam.kms_key_arns: ${join(", ", local.kms_unresolved)} names a customer-managed KMS key by alias, which cannot be resolved to the key ARN at plan time, and an IAM grant on an alias does not cover the key. Producers and consumers would fail with KMS AccessDenied. Add the key ARN to iam.kms_key_arns, or use the key ARN in place of the alias."
+  }
+
+  # Every listed key is granted for every queue: with fewer keys than aliases, some
+  # alias's key is not listed, and its queues' producers and consumers would get
+  # AccessDenied at run time (which key an alias names is not known at plan).
+  precondition {
+    condition     = length(local.kms_unresolved) == 0 || length(local.iam_in.kms_key_arns) == 0 || length(local.kms_aliases) <= length(local.iam_in.kms_key_arns)
+    error_message = "iam.kms_key_arns: ${length(local.iam_in.kms_key_arns)} key ARN${length(local.iam_in.kms_key_arns) == 1 ? "" : "s"} for ${length(local.kms_aliases)} customer-managed keys named by alias (${join(", ", local.kms_unresolved)}). An alias cannot be resolved at plan, so each queue is granted every listed key: with fewer keys than aliases, the queues of an alias whose key is not listed are granted only the others, and their producers and consumers fail with KMS AccessDenied. List the ARN of the key behind each alias; if two aliases name the same key, give that key's ARN as their kms_master_key_id instead."
+  }
+
+  precondition {
+    condition     = length(local.kms_region_problems) == 0
+    error_message = join("\n", local.kms_region_problems)
   }
 }
 
@@ -150,6 +168,11 @@ output "dlq_redrive" {
   precondition {
     condition     = length(local.rd_foreign_dlq) == 0
     error_message = "dlq_redrive.queues: ${join(", ", [for k in local.rd_foreign_dlq : "\"${k}\""])} ${length(local.rd_foreign_dlq) == 1 ? "uses" : "use"} an existing DLQ (dlq_arn), which may hold messages of other queues: a redrive function would send them all to this one. Redrive that DLQ where it is managed, and leave these keys out of dlq_redrive.queues."
+  }
+
+  precondition {
+    condition     = !local.rd.enabled || length(local.rd_queue_keys) > 0
+    error_message = "dlq_redrive: enabled, but it covers no DLQ: ${length(local.q) == 0 ? "queues is empty" : local.rd.queues != null ? "dlq_redrive.queues is empty" : "every queue uses an existing DLQ (dlq_arn), which is redriven where it is managed"}, so no redrive function is created. List the queue keys whose DLQs to redrive, or set dlq_redrive.enabled = false."
   }
 
   precondition {

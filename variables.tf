@@ -63,6 +63,11 @@ variable "tags" {
   type        = map(string)
   default     = {}
   nullable    = false
+
+  validation {
+    condition     = alltrue([for t in keys(var.tags) : !startswith(lower(t), "aws:") && can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]{1,128}$", t))])
+    error_message = "tags: ${join(", ", [for t in keys(var.tags) : "\"${t}\"" if startswith(lower(t), "aws:") || !can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]{1,128}$", t))])}: AWS refuses these tag keys (a key is 1-128 letters, digits, spaces or _ . : / = + - @, and the aws: prefix is reserved for AWS's own tags). Rename them."
+  }
 }
 
 variable "claim_check_bucket" {

@@ -397,6 +397,8 @@ class Plan:
                 else:
                     unknown, actions = None, ["no-op"]
                 seen.add(raw["address"])
+                if actions == ["forget"]:
+                    continue  # a `removed` block: it leaves the state, nothing of it is configured
                 self._add(raw, maddr, raw.get("values") or {}, unknown if isinstance(unknown, dict) else {}, actions)
             stack.extend(m.get("child_modules") or ())
         # data sources read while planning live in prior_state only

@@ -936,6 +936,20 @@ class Model:
             else:
                 q.elsewhere_alarms.append((a, metric))
 
+    def declared_function_timeout(self, e: ESM):
+        """The function timeout a module was told for the mapping's function when the
+        function is not in the plan (this project's modules/lambda-consumer takes it as
+        `function_timeout_seconds` and refuses a queue whose visibility does not cover
+        it): (seconds, input) or None."""
+        mod = e.res.module
+        cfg = self.plan.module_config(mod) if mod else None
+        if self.source is None or cfg is None or "function_timeout_seconds" not in cfg.variables:
+            return None
+        v = self.source.module_variable(mod, "function_timeout_seconds")
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            return None
+        return v, f"function_timeout_seconds of {mod}"
+
     # -- claim check bucket ---------------------------------------------------------------
     def _buckets(self) -> list[Bucket]:
         buckets = [Bucket(r) for r in self.plan.of_type("aws_s3_bucket") if r.mode == "managed"]
@@ -991,7 +1005,22 @@ class Model:
                 elif r.type == "aws_lambda_function" and r.mode == "managed":
                     yield r, self.functions.get(r.address)
 
+        def resource_policy(r: Resource) -> bool:
+            """A document whose statements all name principals: a resource policy (a queue's
+            policy letting S3 send a bucket's notifications), not a role's access to both."""
+            if r.type == "aws_sns_topic_policy":
+                return True
+            if r.type != "aws_iam_policy_document":
+                return False
+            pd = self.document_from(r, "json")
+            doc = pd.doc if pd is not None else None
+            if doc is None or not doc.statements:
+                return False
+            return all(s.principals not in (None, UNKNOWN) and s.principals for s in doc.statements)
+
         for r, fn in docs_and_funcs():
+            if fn is None and resource_policy(r):
+                continue
             targets = self.plan.all_targets(r)
             bs = {t.res.address for t in targets if t.res is not None and t.res.address in by_res}
             qs = {t.res.address for t in targets if t.res is not None and t.res.address in self.queue_by_res}

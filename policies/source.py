@@ -905,11 +905,19 @@ class Evaluator:
             if call is None:
                 return Unknown(f"the module call {call_name} is not in the source")
             attrs = call.attrs()
+            cfg = self.plan.module_config(module)
             if name in attrs:
                 each = attrs.get("for_each")
                 sc = Scope(parent, key, (parent, each) if each is not None else None)
-                return self.eval(attrs[name], sc)
-            cfg = self.plan.module_config(module)
+                got = self.eval(attrs[name], sc)
+                # null given to a `nullable = false` variable: Terraform uses its default. The
+                # evaluator may also reach null where Terraform has a value (an expression it
+                # does not follow, caught by try()), so the value is not decided: unknown, never
+                # "null" (which SQS would refuse)
+                if got is None and self._not_nullable(module, name):
+                    return Unknown(f"var.{name} of {module} is null in the source, which Terraform replaces "
+                                   "with the variable's default; the value is not read from source")
+                return got
             var = (cfg.variables.get(name) if cfg else None) or {}
             return var.get("default")
 
@@ -927,6 +935,14 @@ class Evaluator:
             return True
         ms = self.src._modules.get(tuple(n for n, _ in parse_module_address(module)))
         return ms is not None and _declared_sensitive(ms.variables.get(name))
+
+    def _not_nullable(self, module: str, name: str) -> bool:
+        ms = self.module_source(module)
+        block = ms.variables.get(name) if ms is not None else None
+        if block is None:
+            return False
+        expr = block.attrs().get("nullable")
+        return expr is not None and self.eval(expr, Scope(module)) is False
 
     def local(self, module: str, name: str):
         def compute():
@@ -2032,6 +2048,17 @@ class Source:
             self._note(("crash", res.address), f"source of {res.address} could not be read ({type(e).__name__}: "
                        f"{' '.join(str(e).split())[:200]}); its values known only after apply stay unknown")
             return None
+
+    def module_variable(self, module: str, name: str):
+        """The value a module instance's input variable gets, plain (int, str, ...), or
+        None when the source cannot say or it is only known after apply."""
+        try:
+            v = _whole_deep(self.evaluator.variable(module, name))
+        except Exception:  # noqa: BLE001 - an odd configuration must not stop the check
+            return None
+        if isinstance(v, (Unknown, Template)) or first_unknown(v) is not None:
+            return None
+        return v
 
     def value(self, res: Resource, attr: str) -> Evaluated | None:
         """The partial value of ``res.attr`` from source; None when the source cannot say

@@ -266,7 +266,7 @@ run "alarm_topic_and_key_created_when_asked" {
   command = plan
 
   variables {
-    alarms = { create_sns_topic = true }
+    alarms = { create_sns_topic = true, sns_topic_name = "orders-alarms" }
   }
 
   assert {

@@ -128,3 +128,48 @@ run "redrive_of_an_existing_dlq" {
   }
   expect_failures = [output.dlq_redrive]
 }
+
+run "tag_key_reserved_by_aws" {
+  command = plan
+  variables {
+    tags = { "aws:team" = "orders", team = "orders" }
+  }
+  expect_failures = [var.tags]
+}
+
+run "bucket_serves_nothing" {
+  command = plan
+  variables {
+    claim_check_bucket = { enabled = true, name = "acme-claim-check", queues = [] }
+  }
+  expect_failures = [output.claim_check_bucket]
+}
+
+run "fewer_kms_key_arns_than_aliases" {
+  command = plan
+  variables {
+    queues = {
+      orders   = { kms_master_key_id = "alias/orders" }
+      payments = { kms_master_key_id = "alias/payments" }
+    }
+    iam = { kms_key_arns = ["arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"] }
+  }
+  expect_failures = [output.iam_policies]
+}
+
+run "kms_key_arn_of_another_region" {
+  command = plan
+  variables {
+    queues = { orders = { kms_master_key_id = "alias/orders" } }
+    iam    = { kms_key_arns = ["arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"] }
+  }
+  expect_failures = [output.iam_policies]
+}
+
+run "redrive_covers_no_dlq" {
+  command = plan
+  variables {
+    dlq_redrive = { enabled = true, queues = [], archive_bucket_name = "acme-dlq-archive" }
+  }
+  expect_failures = [output.dlq_redrive]
+}

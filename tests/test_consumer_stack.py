@@ -62,23 +62,22 @@ def _hcl(value) -> str:
 
 # --- refusals ------------------------------------------------------------------------------
 
-REFUSALS_STACK = '''
-variable "queues" {
+ROOT_INPUTS = ("queues", "queue_defaults", "consumer_functions", "claim_check_bucket", "idempotency_table", "iam", "dlq_redrive")
+REFUSALS_STACK = "".join(f'variable "{v}" {{\n  type    = any\n  default = {{}}\n}}\n' for v in ROOT_INPUTS) + '''
+variable "alarms" {
   type    = any
-  default = {}
+  default = { create_sns_topic = false }
 }
-variable "queue_defaults" {
-  type    = any
+variable "tags" {
+  type    = map(string)
   default = {}
 }
 module "messaging" {
-  source         = "{source}"
-  account_id     = "%s"
-  alarms         = { create_sns_topic = false }
-  queues         = var.queues
-  queue_defaults = var.queue_defaults
-}
-''' % OFFLINE_ACCOUNT
+  source     = "{source}"
+  account_id = "%s"
+  alarms     = var.alarms
+  tags       = var.tags
+''' % OFFLINE_ACCOUNT + "".join(f"  {v} = var.{v}\n" for v in ROOT_INPUTS) + "}\n"
 
 STATEMENT = {"sid": "Sns", "actions": ["sqs:SendMessage"], "principals": [{"type": "Service", "identifiers": ["sns.amazonaws.com"]}]}
 
@@ -130,6 +129,76 @@ for case, inputs, fragments in QUEUE_CASES:
 
 BASELINE = ("baseline", {"queues": {"orders": {}, "emails": {"fifo": True}}}, [])
 
+KEY = f"arn:aws:kms:us-east-1:{OFFLINE_ACCOUNT}:key/11111111-2222-3333-4444-555555555555"
+BUCKET = {"enabled": True, "name": "stack-claim-check"}
+FN = {"timeout_seconds": 30, "function_name": "orders-consumer"}
+
+# Issue #23: inputs that planned green with a wrong or dropped setting, or were refused
+# naming an internal variable, a submodule's variable or no value. Each must be refused
+# naming the user's own input (the root path), with the fragments given.
+# (id, variables, fragments every one of which must appear in Terraform's errors)
+ROOT_CASES = [
+    # settings that quietly did nothing
+    ("consumer-settings-without-function", {"queues": {"orders": {"consumer": {"timeout_seconds": 30, "batch_size": 100}}}},
+     ['queues["orders"].consumer.batch_size: 100 configures the event source mapping, but none is created']),
+    ("no-report-batch-item-failures", {"queues": {"orders": {"consumer": {**FN, "report_batch_item_failures": False}}}},
+     ['queues["orders"].consumer.report_batch_item_failures: false is refused', "ESM002"]),
+    ("window-with-batch-of-one", {"queues": {"orders": {"consumer": {**FN, "batch_size": 1, "maximum_batching_window_seconds": 5}}}},
+     ['queues["orders"].consumer.maximum_batching_window_seconds: 5 s with batch_size = 1']),
+    ("redrive-reserved-concurrency-zero", {"queues": {"orders": {}}, "claim_check_bucket": BUCKET, "dlq_redrive": {"enabled": True, "reserved_concurrent_executions": 0}},
+     ["dlq_redrive.reserved_concurrent_executions"]),
+    ("queue-age-threshold-below-a-minute", {"queues": {"orders": {"alarm_thresholds": {"age_critical_seconds": 30}}}},
+     ['queues["orders"].alarm_thresholds.age_critical_seconds = 30 must be at least 60']),
+    ("threshold-of-an-alarm-kind-that-is-off", {"queues": {"orders": {}}, "alarms": {"create_sns_topic": False, "thresholds": {"backlog_messages": 500}}},
+     ['alarms.thresholds.backlog_messages: 500 tunes the backlog alarm, which is not created']),
+    ("queue-threshold-of-an-alarm-kind-that-is-off", {"queues": {"orders": {"alarm_thresholds": {"dlq_influx_messages": 5}}}},
+     ['queues["orders"].alarm_thresholds.dlq_influx_messages: 5 tunes the dlq_influx alarm, which is not created']),
+    ("kms-reuse-without-a-key-from-defaults", {"queues": {"orders": {}}, "queue_defaults": {"kms_data_key_reuse_period_seconds": 900}},
+     ['queue_defaults.kms_data_key_reuse_period_seconds (used by queues["orders"]): 900 is set, but the queue has no KMS key']),
+    ("queue-tag-key-with-aws-prefix", {"queues": {"orders": {"dlq_tags": {"aws:cost": "x"}}}},
+     ['queues["orders"].dlq_tags: tag key "aws:cost" is refused by AWS']),
+    ("root-tag-key-with-bad-characters", {"queues": {"orders": {}}, "tags": {"team#1": "x"}},
+     ['tags: "team#1": AWS refuses these tag keys']),
+    ("bucket-serving-no-queue", {"queues": {}, "claim_check_bucket": BUCKET},
+     ["claim_check_bucket: enabled, but it serves nothing: queues is empty"]),
+    ("redrive-covering-no-dlq", {"queues": {"orders": {}}, "claim_check_bucket": BUCKET, "dlq_redrive": {"enabled": True, "queues": []}},
+     ["dlq_redrive: enabled, but it covers no DLQ: dlq_redrive.queues is empty"]),
+    ("topic-name-without-a-created-topic", {"queues": {"orders": {}}, "alarms": {"sns_topic_arn": f"arn:aws:sns:us-east-1:{OFFLINE_ACCOUNT}:oncall", "sns_topic_name": "mine"}},
+     ['alarms.sns_topic_name: "mine" names the topic the module creates, but none is created']),
+    # KMS grants that do not match the keys
+    ("kms-key-of-another-region", {"queues": {"orders": {"kms_master_key_id": KEY.replace("us-east-1", "eu-west-1")}}},
+     ['queues["orders"].kms_master_key_id: "arn:aws:kms:eu-west-1:', "is a key in eu-west-1, but the queue is created in us-east-1"]),
+    ("iam-kms-key-of-another-region", {"queues": {"orders": {"kms_master_key_id": "alias/orders"}}, "iam": {"kms_key_arns": [KEY.replace("us-east-1", "ap-south-1")]}},
+     ['iam.kms_key_arns: "arn:aws:kms:ap-south-1:', "is a key in ap-south-1"]),
+    ("fewer-kms-keys-than-aliases", {"queues": {"orders": {"kms_master_key_id": "alias/orders"}, "payments": {"kms_master_key_id": "alias/payments"}}, "iam": {"kms_key_arns": [KEY]}},
+     ["iam.kms_key_arns: 1 key ARN for 2 customer-managed keys named by alias", 'queues["payments"].kms_master_key_id = "alias/payments"']),
+    # refusals naming the user's root path and value
+    ("threshold-value-named", {"queues": {"orders": {}}, "alarms": {"create_sns_topic": False, "kinds": ["backlog", "dlq_depth"], "thresholds": {"backlog_messages": 0}}},
+     ["alarms.thresholds.backlog_messages = 0"]),
+    ("inverted-thresholds-blamed-on-alarms-thresholds", {"queues": {"orders": {}}, "alarms": {"create_sns_topic": False, "kinds": ["age_warning", "age_critical"], "thresholds": {"age_warning_seconds": 900, "age_critical_seconds": 600}}},
+     ["alarms.thresholds: age_critical_seconds (600) must be greater than age_warning_seconds (900)"]),
+    ("created-topic-needs-a-name", {"queues": {"orders": {}}, "alarms": {"create_sns_topic": True}},
+     ["alarms.sns_topic_name: required when the module creates the alarm topic", 'sns_topic_name = "sqs-alarms-orders"']),
+    # type errors name the root path, not module.inputs.var.*
+    ("type-bucket-enabled", {"queues": {"orders": {}}, "claim_check_bucket": {"enabled": "yes", "name": "stack-claim-check"}},
+     ['claim_check_bucket.enabled: "yes" is not true or false']),
+    ("type-redrive-timeout", {"queues": {"orders": {}}, "dlq_redrive": {"enabled": True, "archive_bucket_name": "archive", "timeout_seconds": "30s"}},
+     ['dlq_redrive.timeout_seconds: "30s" is not a number']),
+    ("type-max-receive-count", {"queues": {"orders": {"max_receive_count": "five"}}},
+     ['queues["orders"].max_receive_count: "five" is not a number']),
+    ("type-consumer-functions-entry", {"queues": {"orders": {"consumer": {"timeout_seconds": 30}}}, "consumer_functions": {"orders": "fn"}},
+     ['consumer_functions["orders"]: must be an object']),
+    ("type-deletion-protection", {"queues": {"orders": {}}, "idempotency_table": {"enabled": True, "name": "stack-idempotency", "deletion_protection_enabled": "no"}},
+     ['idempotency_table.deletion_protection_enabled: "no" is not true or false']),
+    ("type-defaults", {"queues": {"orders": {}}, "queue_defaults": {"message_retention_seconds": "4d"}},
+     ['queue_defaults.message_retention_seconds: "4d" is not a number']),
+    # one mistake, one message: an invalid queue name is not refused by the alarms too
+    ("invalid-name-one-message", {"queues": {"orders": {"name": "orders/v1"}}},
+     ['queues["orders"].name: "orders/v1" must be 1-75 characters']),
+]
+# fragments that must NOT appear (a second message for the same mistake)
+ROOT_CASES_NOT = {"invalid-name-one-message": ["queue_name and dlq_name must be SQS queue names"]}
+
 
 def _run_file(name: str, variables: dict) -> str:
     body = "".join(f"    {k} = {_hcl(v)}\n" for k, v in variables.items())
@@ -143,7 +212,7 @@ def refusals():
     try:
         (work / "tests").mkdir()
         files = {}
-        for case, variables, _ in [*CONSUMER_CASES, BASELINE]:
+        for case, variables, _ in [*CONSUMER_CASES, *ROOT_CASES, BASELINE]:
             stem = case.replace(":", "--")
             files[stem] = case
             (work / "tests" / f"{stem}.tftest.hcl").write_text(_run_file("case", variables))
@@ -180,6 +249,18 @@ def test_refused_naming_the_queue(refusals, case, fragments):
     plain = message.replace('queues["orders"].', "")
     for fragment in fragments:
         assert fragment in message or fragment in plain, f"expected {fragment!r} in:\n{message}"
+
+
+@pytest.mark.parametrize("case,fragments", [pytest.param(c, f, id=c) for c, _, f in ROOT_CASES])
+def test_refused_naming_the_root_input(refusals, case, fragments):
+    got = refusals.get(case)
+    assert got is not None and got.get("status") == "error", f"the plan was not refused: {got}"
+    message = " ".join(got["errors"])
+    for fragment in fragments:
+        assert fragment in message, f"expected {fragment!r} in:\n{message}"
+    assert "module.inputs.var." not in message and ".var." not in message, f"names an internal variable:\n{message}"
+    for fragment in ROOT_CASES_NOT.get(case, []):
+        assert fragment not in message, f"a second message for one mistake, {fragment!r}, in:\n{message}"
 
 
 def test_baseline_plans_cleanly(refusals):
@@ -461,3 +542,152 @@ def test_plan_without_account_id_says_what_to_set():
         assert "Planning without credentials? Set account_id." in text
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+# --- the checker agrees with the module on the module's own patterns (issue #23) ----------------
+
+# The README's shared DLQ (create_dlq = false: its ARN is known only after apply), a
+# bucket that only sends notifications to a module queue, a consumer that is an existing
+# function (its timeout declared to the module as consumer.timeout_seconds), the module's
+# alarms without a topic on purpose; and beside them, for the checker's sake, a raw queue
+# whose policy lets SNS send without a source condition and an alarm that notifies nobody.
+CHECKER_AGREES = '''
+resource "aws_sqs_queue" "shared_dlq" {
+  name                      = "shared-dlq"
+  message_retention_seconds = 1209600
+  receive_wait_time_seconds = 20
+  sqs_managed_sse_enabled   = true
+}
+
+resource "aws_s3_bucket" "uploads" {
+  bucket = "stack-uploads"
+}
+
+resource "aws_s3_bucket_notification" "uploads" {
+  bucket = aws_s3_bucket.uploads.id
+  queue {
+    queue_arn = module.messaging.queues["uploads"].arn
+    events    = ["s3:ObjectCreated:*"]
+  }
+}
+
+module "messaging" {
+  source     = "{source}"
+  account_id = "%s"
+  alarms     = { create_sns_topic = false }
+  queues = {
+    orders = { dlq_arn = aws_sqs_queue.shared_dlq.arn, create_dlq = false }
+    emails = { dlq_arn = aws_sqs_queue.shared_dlq.arn, create_dlq = false, max_receive_count = 4 }
+    worker = { consumer = { timeout_seconds = 30, function_name = "existing-worker", batch_size = 5 } }
+    uploads = {
+      queue_policy_statements = [{
+        sid        = "FromBucket"
+        actions    = ["sqs:SendMessage"]
+        principals = [{ type = "Service", identifiers = ["s3.amazonaws.com"] }]
+        condition  = [{ test = "ArnEquals", variable = "aws:SourceArn", values = [aws_s3_bucket.uploads.arn] }]
+      }]
+    }
+  }
+}
+
+resource "aws_sqs_queue" "raw" {
+  name                      = "raw-events"
+  receive_wait_time_seconds = 20
+  sqs_managed_sse_enabled   = true
+  policy = jsonencode({
+    Version = "2012-10-17"
+    Statement = [{
+      Sid       = "FromAnyTopic"
+      Effect    = "Allow"
+      Principal = { Service = "sns.amazonaws.com" }
+      Action    = "sqs:SendMessage"
+      Resource  = "arn:aws:sqs:us-east-1:%s:raw-events"
+    }]
+  })
+}
+
+resource "aws_cloudwatch_metric_alarm" "raw_age" {
+  alarm_name          = "raw-events-age"
+  namespace           = "AWS/SQS"
+  metric_name         = "ApproximateAgeOfOldestMessage"
+  dimensions          = { QueueName = aws_sqs_queue.raw.name }
+  statistic           = "Maximum"
+  period              = 60
+  evaluation_periods  = 5
+  comparison_operator = "GreaterThanThreshold"
+  threshold           = 900
+}
+''' % (OFFLINE_ACCOUNT, OFFLINE_ACCOUNT)
+
+
+@pytest.fixture(scope="module")
+def checker_agrees():
+    """(plan, report with the source, report without it) of the stack above."""
+    from resilient_sqs.policy.config import Config
+    from resilient_sqs.policy.engine import evaluate
+
+    work = consumer_stack(CHECKER_AGREES)
+    try:
+        plan = plan_cache.load(work, offline=False)
+        # CW001/CW002's require_actions (off by default until the fixture stacks' own alarms
+        # get actions; see the CHANGELOG) on, as a stack that wants paging alarms sets it
+        config = Config(options={"CW001": {"require_actions": True}, "CW002": {"require_actions": True}})
+        # the stack calls the checkout by a relative path outside its directory: the checkout is a
+        # source root, as `sqs-policy check --source-root` gives it
+        return (plan, evaluate(plan, config, source_dir=str(work), source_roots=(str(REPO_ROOT),)),
+                evaluate(plan, config))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _by(report, rule: str, address_part: str) -> list:
+    return [f for f in report.passed + report.findings if f.rule_id == rule and address_part in f.address]
+
+
+def test_shared_dlq_pattern_is_not_an_sqs003_error(checker_agrees):
+    """The README's shared DLQ: the redrive policy is only known after apply, but the
+    module's max_receive_count is known (5 by default): decided with the source, unknown
+    without it, never a fail."""
+    _, with_source, without = checker_agrees
+    for key in ("orders", "emails"):
+        for report in (with_source, without):
+            got = _by(report, "SQS003", f'queue["{key}"].aws_sqs_queue.this')
+            assert got and all(f.status in ("pass", "unknown") for f in got), [(f.status, f.message) for f in got]
+            assert not any("None" in f.message for f in got), [f.message for f in got]
+
+
+def test_notification_bucket_is_not_a_claim_check_bucket(checker_agrees):
+    _, with_source, without = checker_agrees
+    for report in (with_source, without):
+        assert _by(report, "S3004", "aws_s3_bucket.uploads") == [], \
+            [(f.status, f.message) for f in _by(report, "S3004", "aws_s3_bucket.uploads")]
+
+
+def test_consumer_visibility_decided_from_the_declared_timeout(checker_agrees):
+    """ESM001 on a mapping whose function is not in the plan: the module was told its
+    timeout (consumer.timeout_seconds) and derived the visibility from it."""
+    _, with_source, _ = checker_agrees
+    got = _by(with_source, "ESM001", 'queue["worker"]')
+    assert [f.status for f in got] == ["pass"], [(f.status, f.message) for f in got]
+    assert "180 s >= 6 × 30 s + 0 s" in got[0].message and "as declared to the module" in got[0].message
+
+
+def test_service_principal_without_source_condition_is_public(checker_agrees):
+    _, with_source, _ = checker_agrees
+    got = _by(with_source, "SQS010", "aws_sqs_queue.raw")
+    assert [f.status for f in got] == ["fail"], [(f.status, f.message) for f in got]
+    assert "service principal sns.amazonaws.com without an aws:SourceArn or aws:SourceAccount condition" in got[0].message
+    # the module's own queue, whose S3 statement names the bucket: never a fail (its policy
+    # embeds the bucket's ARN, known only after apply)
+    assert [f.status for f in _by(with_source, "SQS010", 'queue["uploads"].aws_sqs_queue.this')] in (["pass"], ["unknown"])
+
+
+def test_alarm_without_actions_warns_unless_silent_on_purpose(checker_agrees):
+    plan, with_source, _ = checker_agrees
+    got = _by(with_source, "CW002", "aws_sqs_queue.raw")
+    assert [(f.status, f.severity) for f in got] == [("fail", "warning")], [(f.status, f.message) for f in got]
+    assert "notifies nobody" in got[0].message
+    # the module's alarms, create_sns_topic = false: actions disabled on purpose, not a finding
+    alarms = [rc for rc in plan["resource_changes"] if rc["type"] == "aws_cloudwatch_metric_alarm" and rc["address"].startswith("module.")]
+    assert alarms and all(rc["change"]["after"]["actions_enabled"] is False for rc in alarms)
+    assert [f.status for f in _by(with_source, "CW002", 'queue["orders"].aws_sqs_queue.this')] == ["pass"]

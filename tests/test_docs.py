@@ -234,6 +234,14 @@ def test_documented_hcl_plans():
             created[top] = created.get(top, 0) + 1
     empty = [name for name in usage if created.get(name.replace(".", "_"), 0) == 0]
     assert empty == [], f"documented blocks that create nothing: {empty}"
+    # and what the documentation shows passes the project's own checker: no error
+    # (the shared-DLQ block gave three SQS003 errors before issue #23)
+    from resilient_sqs.policy.engine import evaluate
+
+    report = evaluate(plan, source_dir=str(USAGE_DIR), source_roots=(str(REPO_ROOT),))  # blocks call the checkout
+    errors = [(f.rule_id, f.address, f.message) for f in report.findings if f.status == "fail" and f.severity == "error"
+              and f.counts_toward_exit()]  # a waiver the block documents waives
+    assert errors == [], "documented ```hcl fails sqs-policy check:\n" + "\n".join(map(str, errors))
 
 
 @pytest.mark.static

@@ -136,3 +136,14 @@ def test_without_the_blocks_the_queues_would_be_destroyed():
     plan = _plan(OURS)
     deleted = {rc["address"] for rc in plan["resource_changes"] if rc["change"]["actions"] == ["delete"]}
     assert {f"{OLD}.aws_sqs_queue.this[0]", f"{OLD}.aws_sqs_queue.dlq[0]"} <= deleted
+
+
+def test_checker_reports_nothing_on_resources_that_only_leave_the_state(migrated):
+    """The `removed` block's resources are forgotten (they leave the state, nothing is
+    configured): no rule judges them, e.g. SQS011 on the old redrive-allow policy."""
+    from resilient_sqs.policy.engine import evaluate
+
+    report = evaluate(migrated)
+    forgotten = [f for f in report.findings + report.passed if f.address.startswith(f"{OLD}.")]
+    assert forgotten == [], [(f.rule_id, f.status, f.address, f.message) for f in forgotten]
+    assert [f for f in report.findings if f.status == "fail" and f.severity == "error"] == []

@@ -72,18 +72,29 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
         "managed_policies_without_name": ["name: create_managed_policies = true needs a base name"],
     },
     "modules/alarms": {
-        "queue_url_instead_of_name": ["queues:", "not URLs or ARNs", "QueueName dimension"],
+        "queue_url_instead_of_name": [
+            'queues["orders"].queue_name: "https://sqs.us-east-1.amazonaws.com/123456789012/orders"', "not URLs or ARNs", "QueueName dimension",
+        ],
+        "per_queue_age_threshold_below_metric_period": [
+            'queues["orders"].thresholds.age_critical_seconds = 30 must be at least 60', "once a minute",
+        ],
+        "created_topic_without_name": [
+            "sns_topic_name: required when the module creates the alarm topic",
+            'keep it: sns_topic_name = "sqs-alarms-orders"',
+        ],
         "per_queue_threshold_zero": ['queues["orders"].thresholds.backlog_messages = 0: every override must be a whole number of at least 1'],
-        "threshold_fractional": ["thresholds:", "whole number of at least 1"],
-        "age_threshold_below_metric_period": ["thresholds:", "at least 60", "once a minute"],
-        "evaluation_periods_above_one_day": ["thresholds:", "at most 1440"],
+        "threshold_fractional": ["thresholds.", "whole number of at least 1"],
+        "age_threshold_below_metric_period": ["thresholds.", "at least 60", "once a minute"],
+        "evaluation_periods_above_one_day": ["thresholds.", "at most 1440"],
         "critical_age_not_above_warning": [
-            'queues["orders"].thresholds: age_critical_seconds (900) must be greater than age_warning_seconds (1800)'
+            # module-wide thresholds hold both values: blamed on thresholds, not on a queue
+            'variable: thresholds: age_critical_seconds (900) must be greater than age_warning_seconds (1800)'
         ],
         "unknown_alarm_kind": ['kinds: "age"', "is not a kind of alarm", "valid kinds: dlq_depth,"],
         "fifo_topic_arn": ["sns_topic_arn:", "cannot notify FIFO topics"],
         "topic_given_and_create_requested": [
-            "create_sns_topic: true together with sns_topic_arn (arn:aws:sns:us-east-1:123456789012:oncall)"
+            "create_sns_topic: true together with sns_topic_arn (arn:aws:sns:us-east-1:123456789012:oncall)",
+            "remove create_sns_topic to notify the existing topic",
         ],
         "topic_name_with_dot": ["sns_topic_name:", "letters, digits, hyphens or underscores"],
         "aws_managed_sns_key": ["sns_kms_master_key_id: alias/aws/sns", "every notification would be dropped"],
@@ -129,6 +140,7 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
         "not_python": ["runtime:", "Python 3 Lambda runtime"],
         "log_retention_not_allowed": ["log_retention_days:", "must be one of 1, 3, 5"],
         "kms_alias_not_arn": ["kms_key_arns:", "aliases cannot scope an IAM policy"],
+        "reserved_concurrency_zero": ["reserved_concurrent_executions: 0 must be a whole number of at least 1", "could never run"],
     },
     ".": {
         # tests/root_refusals.tftest.hcl: refusals of the root module itself
@@ -136,7 +148,7 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
         "bucket_serves_unknown_queue": ['claim_check_bucket.queues: "invoices" is not a key of queues (keys: orders)'],
         "table_enabled_without_name": ["idempotency_table.name: required when idempotency_table.enabled = true"],
         "custom_kms_alias_without_key_arns": [
-            'iam.kms_key_arns: queues.orders.kms_master_key_id = "alias/messaging" names a customer-managed KMS key by alias',
+            'iam.kms_key_arns: queues["orders"].kms_master_key_id = "alias/messaging" names a customer-managed KMS key by alias',
             "Add the key ARN to iam.kms_key_arns",
         ],
         "account_id_not_12_digits": ["account_id:", "12-digit"],
@@ -151,6 +163,23 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
         "redrive_archive_under_expiring_payload_prefix": [
             'dlq_redrive.archive_prefix: "payloads/archive/" is inside the claim-check payload prefix "payloads/"',
             "archived messages would be deleted",
+        ],
+        "tag_key_reserved_by_aws": ['tags: "aws:team": AWS refuses these tag keys', "the aws: prefix is reserved", "Rename them"],
+        "bucket_serves_nothing": [
+            "claim_check_bucket: enabled, but it serves nothing: claim_check_bucket.queues is empty",
+            "set claim_check_bucket.enabled = false",
+        ],
+        "fewer_kms_key_arns_than_aliases": [
+            "iam.kms_key_arns: 1 key ARN for 2 customer-managed keys named by alias",
+            'queues["orders"].kms_master_key_id = "alias/orders"',
+            'queues["payments"].kms_master_key_id = "alias/payments"',
+        ],
+        "kms_key_arn_of_another_region": [
+            'iam.kms_key_arns: "arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab" is a key in eu-west-1',
+            "are in us-east-1",
+        ],
+        "redrive_covers_no_dlq": [
+            "dlq_redrive: enabled, but it covers no DLQ: dlq_redrive.queues is empty", "set dlq_redrive.enabled = false",
         ],
         # tests/fixtures/root-refusals.tftest.hcl: submodule refusals reached through the root
         "root_bucket_expiry_below_dlq_retention": [
@@ -170,7 +199,10 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
         ],
         "root_alarm_topic_with_aws_managed_key": ["sns_kms_master_key_id: alias/aws/sns", "every notification would be dropped"],
         "root_alarm_kind_unknown": ['kinds: "oldest_message" is not a kind of alarm', "valid kinds: dlq_depth, dlq_influx,"],
-        "root_alarm_topic_and_create": ["create_sns_topic: true together with sns_topic_arn"],
+        # the conflict, not the missing topic name (no topic is wanted)
+        "root_alarm_topic_and_create": [
+            "alarms.create_sns_topic: true together with alarms.sns_topic_arn (arn:aws:sns:us-east-1:123456789012:oncall)"
+        ],
         "root_iam_kms_alias_arn_refused": ["kms_key_arns:", "Aliases, alias ARNs and bare key IDs are refused"],
         # attributes the module does not know: refused with the closest valid name, never dropped
         "root_queue_attribute_typo": [
@@ -218,7 +250,7 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
         # the queue (or queue_defaults) a refusal comes from
         "root_refusal_names_the_queue": ['queues["emails"].max_receive_count: 1 must be a whole number from 2 to 1000'],
         "root_refusal_names_queue_defaults": [
-            'queue_defaults.message_retention_seconds (used by queues["orders"]): 3600 must be from 86400 (1 day)'
+            'queue_defaults.message_retention_seconds (used by queues["orders"]): 3600 must be a whole number of seconds from 86400 (1 day)'
         ],
         "root_explicit_visibility_below_consumer": [
             'queues["orders"].visibility_timeout_seconds: 60 s is below 6 x consumer timeout 30 s + batching window 0 s = 180 s (queues["orders"].consumer)'
@@ -229,7 +261,8 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
         "root_encryption_turned_off": ['queues["orders"].sqs_managed_sse_enabled: false is refused: the queues are always encrypted'],
         "root_statement_condition_refused_when_public": [
             'queues["orders"].queue_policy_statements[0] (sid "Open"): resources/not_resources: the resource of this policy is always the source queue itself',
-            'queues["orders"].queue_policy_statements[0] (sid "Open"): an Allow to principal "*" without a condition makes the queue public',
+            'queues["orders"].queue_policy_statements[0] (sid "Open"): an Allow to principal "*" without a condition that pins the caller (aws:SourceArn, aws:SourceAccount, aws:PrincipalOrgID',
+            "makes the queue public",
         ],
         # consumer functions of the same stack
         "root_consumer_function_for_unknown_queue": ['consumer_functions["invoices"]: "invoices" is not a key of queues (keys: orders)'],
@@ -276,7 +309,9 @@ def split_runs(text: str) -> tuple[str, dict[str, str]]:
 def replay_without_expect_failures(config: str, sources: list[Path]) -> dict[str, dict]:
     """Run every refusal run alone, without expect_failures; {run: {"status", "errors"}}."""
     src_dir = REPO_ROOT / config
-    work = Path(tempfile.mkdtemp(prefix=f"refusals-{src_dir.name or 'root'}-", dir=REPO_ROOT / ".plans"))
+    base = REPO_ROOT / ".plans"  # git-ignored: absent on a fresh clone until something plans
+    base.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f"refusals-{src_dir.name or 'root'}-", dir=base))
     try:
         for f in src_dir.glob("*.tf"):
             shutil.copy2(f, work / f.name)

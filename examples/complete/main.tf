@@ -9,12 +9,14 @@ module "messaging" {
 
   queues = {
     "${var.name_prefix}-orders" = {
+      # the mapping settings only where there is a mapping: without a function
+      # (consumer_function_name = null) the module refuses them as doing nothing
       consumer = {
         timeout_seconds                 = 30
         maximum_batching_window_seconds = 5
         function_name                   = var.consumer_function_name
-        batch_size                      = 20
-        maximum_concurrency             = 5
+        batch_size                      = var.consumer_function_name == null ? null : 20
+        maximum_concurrency             = var.consumer_function_name == null ? null : 5
       }
     }
     "${var.name_prefix}-payments" = {
@@ -44,6 +46,7 @@ module "messaging" {
   # key CloudWatch may use
   alarms = {
     create_sns_topic = true
+    sns_topic_name   = "sqs-alarms-${var.name_prefix}-orders"
     kinds            = ["dlq_depth", "dlq_influx", "dlq_stale", "age_warning", "age_critical", "backlog"]
   }
 

@@ -30,9 +30,11 @@ module "messaging" {
   queues = {
     (local.queue) = {
       consumer = {
-        timeout_seconds     = local.consumer_timeout
-        batch_size          = 10
-        maximum_concurrency = 5
+        timeout_seconds = local.consumer_timeout
+        # settings of the event source mapping: only with the function (the
+        # module refuses them on a queue nobody consumes, as doing nothing)
+        batch_size          = var.create_function ? 10 : null
+        maximum_concurrency = var.create_function ? 5 : null
       }
     }
   }

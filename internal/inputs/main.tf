@@ -87,6 +87,10 @@ locals {
     principal                       = "write principals, a list of { type, identifiers }"
     action                          = "write actions"
     resource                        = "the resource is always the queue itself; remove it"
+    # names whose closest spelling would mislead: say what holds instead
+    expiry_attr = "the TTL attribute is fixed at \"expiration\": Powertools' DynamoDBPersistenceLayer writes and reads it by that name and the table's TTL is set on it (idempotency_table.sort_key_attr is a key of the table, not the expiry: changing it replaces the table). Remove expiry_attr"
+    ttl_attr    = "the TTL attribute is fixed at \"expiration\" (Powertools' DynamoDBPersistenceLayer reads it by that name). Remove ttl_attr"
+    consumer    = "consumers are per queue (each has its own function and event source mapping): set consumer on each entry of queues"
   }
   # character pairs of every valid name, to find the closest one to a typo
   bigrams = {
@@ -329,7 +333,8 @@ locals {
 # nothing the queues need may depend on the function. Only the mappings do.
 
 locals {
-  cf = var.consumer_functions
+  # entries that are not objects are refused by consumer_problems
+  cf = { for k, f in var.consumer_functions : k => f if can(keys(f)) }
   consumer_keys = sort(distinct(concat(
     [for k in keys(local.cf) : k if contains(keys(local.q_entries), k) && can(keys(try(local.q_entries[k].consumer, null)))],
     [for k, q in local.q_entries : k if try(q.consumer.function_name, null) != null],
@@ -367,4 +372,145 @@ locals {
     [for k in keys(local.cf) : "consumer_functions[\"${k}\"]: ${local.q_paths[k]}.consumer is not set. Set ${local.q_paths[k]}.consumer = { timeout_seconds = <the function's timeout> } (a literal or a local shared with the function, not a reference to it): the queue's visibility timeout is derived from it, and the queue must not depend on the function." if contains(keys(local.q_entries), k) && !can(keys(try(local.q_entries[k].consumer, null)))],
     [for k in keys(local.cf) : "consumer_functions[\"${k}\"]: ${local.q_paths[k]}.consumer.function_name names a function too. Give the function in one place: consumer_functions for a function of the same stack, consumer.function_name for an existing one." if contains(keys(local.q_entries), k) && try(local.q_entries[k].consumer.function_name, null) != null],
   )
+}
+
+# --- settings that would do nothing --------------------------------------------------
+#
+# A setting the module would accept and then not use is refused like an unknown
+# attribute: the user meant something by it. Each check reads only what is known
+# at plan (attribute names, the switches); values read here that may be unknown
+# until apply (tags of a resource of the stack) are checked apart, so that they
+# defer only their own check.
+
+locals {
+  # which kind of alarm each threshold tunes
+  threshold_kind = {
+    dlq_influx_messages = "dlq_influx", dlq_influx_evaluation_periods = "dlq_influx", dlq_stale_age_seconds = "dlq_stale",
+    age_warning_seconds = "age_warning", age_critical_seconds = "age_critical", backlog_messages = "backlog", backlog_evaluation_periods = "backlog",
+  }
+  alarm_kinds = try(toset(coalesce(var.alarms.kinds, ["dlq_depth", "age_critical"])), toset(["dlq_depth", "age_critical"]))
+  alarm_threshold_inputs = concat(
+    [{ path = "alarms.thresholds", value = try(var.switches_raw.alarms.thresholds, {}) }],
+    [for k, q in local.q_entries : { path = "${local.q_paths[k]}.alarm_thresholds", value = q.alarm_thresholds } if can(keys(q.alarm_thresholds))],
+  )
+  alarm_noop_problems = !try(tobool(var.alarms.enabled), false) ? [] : concat(
+    flatten([for t in local.alarm_threshold_inputs : [
+      for a, v in t.value : "${t.path}.${a}: ${jsonencode(v)} tunes the ${local.threshold_kind[a]} alarm, which is not created (alarms.kinds = ${jsonencode(sort(local.alarm_kinds))}): the value would do nothing. Add \"${local.threshold_kind[a]}\" to alarms.kinds, or remove it." if v != null && contains(keys(local.threshold_kind), a) && !contains(local.alarm_kinds, lookup(local.threshold_kind, a, ""))
+    ] if can(keys(t.value))]),
+    var.alarms.sns_topic_name != null && (var.alarms.sns_topic_arn != null || var.alarms.create_sns_topic == false) ? ["alarms.sns_topic_name: \"${var.alarms.sns_topic_name}\" names the topic the module creates, but none is created (${var.alarms.sns_topic_arn != null ? "alarms.sns_topic_arn names an existing one" : "alarms.create_sns_topic = false"}): remove it, or set alarms.create_sns_topic = true without alarms.sns_topic_arn."] : [],
+    var.alarms.sns_kms_master_key_id != null && (var.alarms.sns_topic_arn != null || var.alarms.create_sns_topic == false) ? ["alarms.sns_kms_master_key_id: encrypts the topic the module creates, but none is created (${var.alarms.sns_topic_arn != null ? "alarms.sns_topic_arn names an existing one, encrypted by its owner" : "alarms.create_sns_topic = false"}): the key would do nothing. Remove it."] : [],
+  )
+
+  # SSE-KMS settings without a KMS key: the queue uses SSE-SQS and drops them
+  kms_noop_problems = flatten([for k, p in local.picked : concat(
+    p.kms_data_key_reuse_period_seconds != null && p.kms_master_key_id == null ? ["${local.input_names[k].kms_data_key_reuse_period_seconds}: ${p.kms_data_key_reuse_period_seconds} is set, but the queue has no KMS key (${local.input_names[k].kms_master_key_id} is not set): it is encrypted with SSE-SQS, whose keys SQS manages, so a data key reuse period would do nothing. Remove it, or set kms_master_key_id to the key it is for."] : [],
+    p.dlq_kms_data_key_reuse_period_seconds != null && p.dlq_kms_master_key_id == null && p.kms_master_key_id == null ? ["${local.input_names[k].dlq_kms_data_key_reuse_period_seconds}: ${p.dlq_kms_data_key_reuse_period_seconds} is set, but the DLQ has no KMS key (neither dlq_kms_master_key_id nor kms_master_key_id is set): it is encrypted with SSE-SQS, so the reuse period would do nothing. Remove it, or give the DLQ's KMS key."] : [],
+  )])
+
+  # Tags AWS refuses at apply: keys of 1-128 characters (values up to 256) of
+  # letters, digits, spaces and _ . : / = + - @, not starting with "aws:"
+  tag_maps = concat(
+    [for k, q in local.q_entries : { path = "${local.q_paths[k]}.tags", value = q.tags } if can(keys(q.tags))],
+    [for k, q in local.q_entries : { path = "${local.q_paths[k]}.dlq_tags", value = q.dlq_tags } if can(keys(q.dlq_tags))],
+    [for s in ["claim_check_bucket", "idempotency_table", "dlq_redrive"] : { path = "${s}.tags", value = var.switches_raw[s].tags } if can(keys(var.switches_raw[s].tags))],
+  )
+  tag_key_problems = flatten([for m in local.tag_maps : [
+    for t in keys(m.value) : "${m.path}: tag key \"${t}\" is refused by AWS: ${startswith(lower(t), "aws:") ? "the aws: prefix is reserved for AWS's own tags" : "a key must be 1-128 letters, digits, spaces or _ . : / = + - @"}. Rename it." if startswith(lower(t), "aws:") || !can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]{1,128}$", t))
+  ]])
+  tag_value_problems = flatten([for m in local.tag_maps : [
+    for t, v in m.value : "${m.path}: the value of tag \"${t}\" is refused by AWS: a value must be at most 256 letters, digits, spaces or _ . : / = + - @ (it has ${length(v)} characters)." if !can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]{0,256}$", v))
+  ]])
+
+  # consumer settings of the event source mapping, given where no mapping is created
+  mapping_settings = ["batch_size", "maximum_concurrency", "filter_patterns", "report_batch_item_failures", "enabled"]
+  consumer_noop_problems = concat(
+    flatten([for k, q in local.q_entries : [
+      for a in local.mapping_settings : "${local.q_paths[k]}.consumer.${a}: ${jsonencode(q.consumer[a])} configures the event source mapping, but none is created for this queue: it has no consumer.function_name and no consumer_functions[\"${k}\"] entry. Name the function (consumer.function_name for an existing one, consumer_functions for one of this stack), or remove ${a}."
+      if contains(keys(q.consumer), a) && try(q.consumer[a] != null, true)
+    ] if can(keys(q.consumer)) && !contains(local.consumer_keys, k)]),
+    [for k, c in local.consumers : "${local.q_paths[k]}.consumer.report_batch_item_failures: false is refused. Without it one failed message makes Lambda retry the whole batch, so messages that were processed are processed again and the failing one reaches the DLQ only with its batch; sqs-policy (ESM002) calls it an error. true costs nothing for a function that does not report failures: a raised error still retries the whole batch. Remove it, and return batchItemFailures from the function (Powertools' BatchProcessor does)." if c.report_batch_item_failures == false],
+    [for k, c in local.consumers : "${local.q_paths[k]}.consumer.maximum_batching_window_seconds: ${c.maximum_batching_window_seconds} s with batch_size = 1: a batching window waits for a batch to fill, and a batch of one is full with its first message, so the window would do nothing but lengthen the queue's visibility timeout. Remove it, or raise batch_size." if try(c.batch_size == 1 && c.maximum_batching_window_seconds > 0, false)],
+  )
+}
+
+# --- values of the wrong type ----------------------------------------------------------
+#
+# Every object input is `type = any` (see variables.tf), so Terraform does not
+# convert its attributes: a wrong type would surface deep inside, naming an
+# internal variable. Each attribute is checked here against the type its
+# submodule takes, and refused naming the user's input. A value known only
+# after apply is checked at apply.
+
+locals {
+  expected = {
+    bool   = "true or false"
+    number = "a number"
+    string = "a string"
+    list   = "a list of strings, such as [\"a\", \"b\"]"
+    map    = "a map of strings, such as { team = \"orders\" }"
+    object = "an object { attribute = value }"
+  }
+  attribute_types = {
+    queue = merge(
+      { for a in ["fifo", "create_dlq", "allow_short_polling", "sqs_managed_sse_enabled", "content_based_deduplication", "dlq_sqs_managed_sse_enabled", "dlq_content_based_deduplication", "prevent_destroy"] : a => "bool" },
+      { for a in ["visibility_timeout_seconds", "message_retention_seconds", "dlq_message_retention_seconds", "max_receive_count", "receive_wait_time_seconds", "delay_seconds", "max_message_size", "kms_data_key_reuse_period_seconds", "dlq_visibility_timeout_seconds", "dlq_delay_seconds", "dlq_receive_wait_time_seconds", "dlq_kms_data_key_reuse_period_seconds"] : a => "number" },
+      { for a in ["name", "dlq_name", "dlq_arn", "kms_master_key_id", "deduplication_scope", "fifo_throughput_limit", "dlq_kms_master_key_id", "dlq_deduplication_scope", "dlq_fifo_throughput_limit"] : a => "string" },
+      { tags = "map", dlq_tags = "map", source_queue_policy_documents = "list", override_queue_policy_documents = "list", source_dlq_queue_policy_documents = "list", override_dlq_queue_policy_documents = "list" },
+    )
+    consumer = {
+      timeout_seconds = "number", maximum_batching_window_seconds = "number", batch_size = "number", maximum_concurrency = "number",
+      function_name   = "string", report_batch_item_failures = "bool", enabled = "bool", filter_patterns = "list",
+    }
+    consumer_function = { function_name = "string", timeout_seconds = "number" }
+    thresholds        = { for a in local.thresholds : a => "number" }
+    claim_check_bucket = {
+      enabled            = "bool", name = "string", queues = "list", payload_prefix = "string", expiration_days = "number", kms_key_arn = "string",
+      versioning_enabled = "bool", force_destroy = "bool", abort_incomplete_multipart_upload_days = "number", access_log_bucket = "string",
+      prevent_destroy    = "bool", tags = "map",
+    }
+    idempotency_table = {
+      enabled         = "bool", name = "string", sort_key_attr = "string", kms_key_arn = "string", deletion_protection_enabled = "bool",
+      prevent_destroy = "bool", tags = "map",
+    }
+    alarms = {
+      enabled      = "bool", sns_topic_arn = "string", create_sns_topic = "bool", sns_topic_name = "string", sns_kms_master_key_id = "string",
+      notify_on_ok = "bool", alarm_name_prefix = "string", kinds = "list", thresholds = "object",
+    }
+    iam = { create_managed_policies = "bool", name_prefix = "string", path = "string", kms_key_arns = "list" }
+    dlq_redrive = {
+      enabled                        = "bool", queues = "list", schedule_expression = "string", schedule_enabled = "bool", max_messages_per_second = "number",
+      max_messages_per_run           = "number", max_redrive_count = "number", max_message_age_seconds = "number", permanent_failure_reasons = "list",
+      failure_reason_attribute       = "string", archive_bucket_name = "string", archive_prefix = "string", timeout_seconds = "number",
+      reserved_concurrent_executions = "number", log_retention_days = "number", alarm_actions = "list", tags = "map",
+    }
+  }
+  # consumer_functions apart: nothing but the mappings may depend on them (a function of
+  # the stack reads the queues and the IAM documents: a cycle otherwise)
+  # (Terraform orders by whole locals: a local that also read consumer_functions would
+  # make every output depend on them)
+  typed_objects = concat(
+    [for o in local.queue_objects : o if contains(["queue", "queue_defaults", "consumer", "thresholds"], o.kind)],
+    flatten(values(local.switch_objects)),
+  )
+  type_problems = { for group, objects in { others = local.typed_objects } : group => flatten([for o in objects : [
+    for a, v in o.value : "${o.path}.${a}: ${jsonencode(v)} is not ${local.expected[lookup(local.attribute_types[o.kind == "queue_defaults" ? "queue" : o.kind], a, "")]}."
+    if v != null && !(
+      lookup(local.attribute_types[o.kind == "queue_defaults" ? "queue" : o.kind], a, "") == "bool" ? can(tobool(v)) :
+      lookup(local.attribute_types[o.kind == "queue_defaults" ? "queue" : o.kind], a, "") == "number" ? can(tonumber(v)) :
+      lookup(local.attribute_types[o.kind == "queue_defaults" ? "queue" : o.kind], a, "") == "string" ? can(tostring(v)) :
+      lookup(local.attribute_types[o.kind == "queue_defaults" ? "queue" : o.kind], a, "") == "list" ? can([for x in tolist(v) : tostring(x)]) :
+      lookup(local.attribute_types[o.kind == "queue_defaults" ? "queue" : o.kind], a, "") == "map" ? can({ for k, x in v : k => tostring(x) if can(keys(v)) }) && can(keys(v)) :
+      lookup(local.attribute_types[o.kind == "queue_defaults" ? "queue" : o.kind], a, "") == "object" ? can(keys(v)) : true
+    )
+  ] if can(keys(o.value))]) }
+  # by the output that carries them
+  type_problem_groups = {
+    for g in ["queues", "claim_check_bucket", "idempotency_table", "alarms", "iam", "dlq_redrive"] : g => [
+      for p in local.type_problems.others : p if startswith(p, g == "queues" ? "queue" : "${g}")
+    ]
+  }
+  consumer_function_type_problems = flatten([for o in local.consumer_function_objects : [
+    for a, v in o.value : "${o.path}.${a}: ${jsonencode(v)} is not ${a == "function_name" ? local.expected.string : local.expected.number}."
+    if v != null && !(a == "function_name" ? can(tostring(v)) : a == "timeout_seconds" ? can(tonumber(v)) : true)
+  ]])
 }

@@ -3,6 +3,11 @@ output "queues" {
   value       = local.queues
 
   precondition {
+    condition     = length(local.type_problem_groups.queues) == 0
+    error_message = join("\n", local.type_problem_groups.queues)
+  }
+
+  precondition {
     condition     = length(local.shape_problems) == 0 && length(local.attribute_problems.queues) == 0
     error_message = join("\n", concat(local.shape_problems, [local.attribute_messages.queues]))
   }
@@ -11,6 +16,17 @@ output "queues" {
     condition     = length(local.value_problems) == 0
     error_message = join("\n", local.value_problems)
   }
+
+  precondition {
+    condition     = length(local.kms_noop_problems) == 0 && length(local.tag_key_problems) == 0
+    error_message = join("\n", concat(local.kms_noop_problems, local.tag_key_problems))
+  }
+
+  # apart: a tag value may be known only after apply (an ARN of the stack)
+  precondition {
+    condition     = length(local.tag_value_problems) == 0
+    error_message = join("\n", local.tag_value_problems)
+  }
 }
 
 output "consumers" {
@@ -18,14 +34,24 @@ output "consumers" {
   value       = local.consumers
 
   precondition {
-    condition     = length(local.consumer_problems) == 0
-    error_message = join("\n", local.consumer_problems)
+    condition     = length(local.consumer_function_type_problems) == 0
+    error_message = join("\n", local.consumer_function_type_problems)
+  }
+
+  precondition {
+    condition     = length(local.consumer_problems) == 0 && length(local.consumer_noop_problems) == 0
+    error_message = join("\n", concat(local.consumer_problems, local.consumer_noop_problems))
   }
 }
 
 output "claim_check_bucket" {
   description = "`claim_check_bucket` with its defaults."
   value       = var.claim_check_bucket
+
+  precondition {
+    condition     = length(local.type_problem_groups.claim_check_bucket) == 0
+    error_message = join("\n", local.type_problem_groups.claim_check_bucket)
+  }
 
   precondition {
     condition     = length(local.attribute_problems.claim_check_bucket) == 0
@@ -38,6 +64,11 @@ output "idempotency_table" {
   value       = var.idempotency_table
 
   precondition {
+    condition     = length(local.type_problem_groups.idempotency_table) == 0
+    error_message = join("\n", local.type_problem_groups.idempotency_table)
+  }
+
+  precondition {
     condition     = length(local.attribute_problems.idempotency_table) == 0
     error_message = local.attribute_messages.idempotency_table
   }
@@ -48,14 +79,29 @@ output "alarms" {
   value       = var.alarms
 
   precondition {
+    condition     = length(local.type_problem_groups.alarms) == 0
+    error_message = join("\n", local.type_problem_groups.alarms)
+  }
+
+  precondition {
     condition     = length(local.attribute_problems.alarms) == 0
     error_message = local.attribute_messages.alarms
+  }
+
+  precondition {
+    condition     = length(local.alarm_noop_problems) == 0
+    error_message = join("\n", local.alarm_noop_problems)
   }
 }
 
 output "iam" {
   description = "`iam` with its defaults."
   value       = var.iam
+
+  precondition {
+    condition     = length(local.type_problem_groups.iam) == 0
+    error_message = join("\n", local.type_problem_groups.iam)
+  }
 
   precondition {
     condition     = length(local.attribute_problems.iam) == 0
@@ -66,6 +112,11 @@ output "iam" {
 output "dlq_redrive" {
   description = "`dlq_redrive` with its defaults."
   value       = var.dlq_redrive
+
+  precondition {
+    condition     = length(local.type_problem_groups.dlq_redrive) == 0
+    error_message = join("\n", local.type_problem_groups.dlq_redrive)
+  }
 
   precondition {
     condition     = length(local.attribute_problems.dlq_redrive) == 0

@@ -2,7 +2,10 @@
 # drop attributes they do not declare, silently: a typo would plan green with
 # the default. So every input that holds objects arrives here twice: `raw`
 # (type any, every attribute kept) is checked for attributes the module does
-# not know; the typed copy gives the switch objects their defaults. Queue
+# not know; the typed copy gives the switch objects their defaults. Each
+# attribute of a typed copy is `any`: a value of the wrong type is refused by
+# internal/inputs naming the user's input (claim_check_bucket.enabled), not by
+# Terraform's conversion naming this module's variable. Queue
 # settings are passed on raw: each is converted by the submodule variable that
 # takes it, whose errors name the queue (module.queue["<key>"].var.<name>).
 
@@ -23,33 +26,33 @@ variable "queue_defaults_raw" {
 variable "queue_defaults" {
   description = "The root module's `queue_defaults`, typed."
   type = object({
-    fifo                                  = optional(bool)
-    dlq_arn                               = optional(string)
-    create_dlq                            = optional(bool)
-    visibility_timeout_seconds            = optional(number)
-    message_retention_seconds             = optional(number)
-    dlq_message_retention_seconds         = optional(number)
-    max_receive_count                     = optional(number)
-    receive_wait_time_seconds             = optional(number)
-    allow_short_polling                   = optional(bool)
-    delay_seconds                         = optional(number)
-    max_message_size                      = optional(number)
-    kms_master_key_id                     = optional(string)
-    kms_data_key_reuse_period_seconds     = optional(number)
-    sqs_managed_sse_enabled               = optional(bool)
-    content_based_deduplication           = optional(bool)
-    deduplication_scope                   = optional(string)
-    fifo_throughput_limit                 = optional(string)
-    dlq_visibility_timeout_seconds        = optional(number)
-    dlq_delay_seconds                     = optional(number)
-    dlq_receive_wait_time_seconds         = optional(number)
-    dlq_kms_master_key_id                 = optional(string)
-    dlq_kms_data_key_reuse_period_seconds = optional(number)
-    dlq_sqs_managed_sse_enabled           = optional(bool)
-    dlq_content_based_deduplication       = optional(bool)
-    dlq_deduplication_scope               = optional(string)
-    dlq_fifo_throughput_limit             = optional(string)
-    prevent_destroy                       = optional(bool)
+    fifo                                  = optional(any)
+    dlq_arn                               = optional(any)
+    create_dlq                            = optional(any)
+    visibility_timeout_seconds            = optional(any)
+    message_retention_seconds             = optional(any)
+    dlq_message_retention_seconds         = optional(any)
+    max_receive_count                     = optional(any)
+    receive_wait_time_seconds             = optional(any)
+    allow_short_polling                   = optional(any)
+    delay_seconds                         = optional(any)
+    max_message_size                      = optional(any)
+    kms_master_key_id                     = optional(any)
+    kms_data_key_reuse_period_seconds     = optional(any)
+    sqs_managed_sse_enabled               = optional(any)
+    content_based_deduplication           = optional(any)
+    deduplication_scope                   = optional(any)
+    fifo_throughput_limit                 = optional(any)
+    dlq_visibility_timeout_seconds        = optional(any)
+    dlq_delay_seconds                     = optional(any)
+    dlq_receive_wait_time_seconds         = optional(any)
+    dlq_kms_master_key_id                 = optional(any)
+    dlq_kms_data_key_reuse_period_seconds = optional(any)
+    dlq_sqs_managed_sse_enabled           = optional(any)
+    dlq_content_based_deduplication       = optional(any)
+    dlq_deduplication_scope               = optional(any)
+    dlq_fifo_throughput_limit             = optional(any)
+    prevent_destroy                       = optional(any)
   })
   default  = {}
   nullable = false
@@ -64,12 +67,9 @@ variable "consumer_functions_raw" {
 
 variable "consumer_functions" {
   description = "The root module's `consumer_functions`, typed."
-  type = map(object({
-    function_name   = string
-    timeout_seconds = optional(number)
-  }))
-  default  = {}
-  nullable = false
+  type        = any
+  default     = {}
+  nullable    = false
 }
 
 variable "switches_raw" {
@@ -82,18 +82,18 @@ variable "switches_raw" {
 variable "claim_check_bucket" {
   description = "The root module's `claim_check_bucket`, typed."
   type = object({
-    enabled                                = optional(bool, false)
-    name                                   = optional(string)
-    queues                                 = optional(list(string))
-    payload_prefix                         = optional(string, "payloads/")
-    expiration_days                        = optional(number)
-    kms_key_arn                            = optional(string)
-    versioning_enabled                     = optional(bool, false)
-    force_destroy                          = optional(bool, false)
-    abort_incomplete_multipart_upload_days = optional(number, 1)
-    access_log_bucket                      = optional(string)
-    prevent_destroy                        = optional(bool, false)
-    tags                                   = optional(map(string), {})
+    enabled                                = optional(any, false)
+    name                                   = optional(any)
+    queues                                 = optional(any)
+    payload_prefix                         = optional(any, "payloads/")
+    expiration_days                        = optional(any)
+    kms_key_arn                            = optional(any)
+    versioning_enabled                     = optional(any, false)
+    force_destroy                          = optional(any, false)
+    abort_incomplete_multipart_upload_days = optional(any, 1)
+    access_log_bucket                      = optional(any)
+    prevent_destroy                        = optional(any, false)
+    tags                                   = optional(any, {})
   })
   default  = {}
   nullable = false
@@ -102,13 +102,13 @@ variable "claim_check_bucket" {
 variable "idempotency_table" {
   description = "The root module's `idempotency_table`, typed."
   type = object({
-    enabled                     = optional(bool, false)
-    name                        = optional(string)
-    sort_key_attr               = optional(string)
-    kms_key_arn                 = optional(string)
-    deletion_protection_enabled = optional(bool, true)
-    prevent_destroy             = optional(bool, false)
-    tags                        = optional(map(string), {})
+    enabled                     = optional(any, false)
+    name                        = optional(any)
+    sort_key_attr               = optional(any)
+    kms_key_arn                 = optional(any)
+    deletion_protection_enabled = optional(any, true)
+    prevent_destroy             = optional(any, false)
+    tags                        = optional(any, {})
   })
   default  = {}
   nullable = false
@@ -117,23 +117,15 @@ variable "idempotency_table" {
 variable "alarms" {
   description = "The root module's `alarms`, typed."
   type = object({
-    enabled               = optional(bool, true)
-    sns_topic_arn         = optional(string)
-    create_sns_topic      = optional(bool)
-    sns_topic_name        = optional(string)
-    sns_kms_master_key_id = optional(string)
-    notify_on_ok          = optional(bool, true)
-    alarm_name_prefix     = optional(string, "")
-    kinds                 = optional(set(string))
-    thresholds = optional(object({
-      dlq_influx_messages           = optional(number)
-      dlq_influx_evaluation_periods = optional(number)
-      dlq_stale_age_seconds         = optional(number)
-      age_warning_seconds           = optional(number)
-      age_critical_seconds          = optional(number)
-      backlog_messages              = optional(number)
-      backlog_evaluation_periods    = optional(number)
-    }), {})
+    enabled               = optional(any, true)
+    sns_topic_arn         = optional(any)
+    create_sns_topic      = optional(any)
+    sns_topic_name        = optional(any)
+    sns_kms_master_key_id = optional(any)
+    notify_on_ok          = optional(any, true)
+    alarm_name_prefix     = optional(any, "")
+    kinds                 = optional(any)
+    thresholds            = optional(any, {})
   })
   default  = {}
   nullable = false
@@ -142,10 +134,10 @@ variable "alarms" {
 variable "iam" {
   description = "The root module's `iam`, typed."
   type = object({
-    create_managed_policies = optional(bool, false)
-    name_prefix             = optional(string, "")
-    path                    = optional(string, "/")
-    kms_key_arns            = optional(list(string), [])
+    create_managed_policies = optional(any, false)
+    name_prefix             = optional(any, "")
+    path                    = optional(any, "/")
+    kms_key_arns            = optional(any, [])
   })
   default  = {}
   nullable = false
@@ -154,23 +146,23 @@ variable "iam" {
 variable "dlq_redrive" {
   description = "The root module's `dlq_redrive`, typed."
   type = object({
-    enabled                        = optional(bool, false)
-    queues                         = optional(list(string))
-    schedule_expression            = optional(string, "rate(5 minutes)")
-    schedule_enabled               = optional(bool, true)
-    max_messages_per_second        = optional(number, 10)
-    max_messages_per_run           = optional(number, 1000)
-    max_redrive_count              = optional(number, 3)
-    max_message_age_seconds        = optional(number, 259200)
-    permanent_failure_reasons      = optional(list(string), [])
-    failure_reason_attribute       = optional(string, "x-failure-reason")
-    archive_bucket_name            = optional(string)
-    archive_prefix                 = optional(string, "dlq-archive/")
-    timeout_seconds                = optional(number, 120)
-    reserved_concurrent_executions = optional(number, 1)
-    log_retention_days             = optional(number, 30)
-    alarm_actions                  = optional(list(string))
-    tags                           = optional(map(string), {})
+    enabled                        = optional(any, false)
+    queues                         = optional(any)
+    schedule_expression            = optional(any, "rate(5 minutes)")
+    schedule_enabled               = optional(any, true)
+    max_messages_per_second        = optional(any, 10)
+    max_messages_per_run           = optional(any, 1000)
+    max_redrive_count              = optional(any, 3)
+    max_message_age_seconds        = optional(any, 259200)
+    permanent_failure_reasons      = optional(any, [])
+    failure_reason_attribute       = optional(any, "x-failure-reason")
+    archive_bucket_name            = optional(any)
+    archive_prefix                 = optional(any, "dlq-archive/")
+    timeout_seconds                = optional(any, 120)
+    reserved_concurrent_executions = optional(any, 1)
+    log_retention_days             = optional(any, 30)
+    alarm_actions                  = optional(any)
+    tags                           = optional(any, {})
   })
   default  = {}
   nullable = false

@@ -26,13 +26,21 @@ locals {
   partition    = data.aws_partition.current.partition
   region       = data.aws_region.current.id
 
-  first_queue      = length(var.queues) > 0 ? trimsuffix(sort([for q in values(var.queues) : q.queue_name])[0], ".fifo") : ""
-  topic_name       = coalesce(var.sns_topic_name, "${var.alarm_name_prefix}sqs-alarms-${local.first_queue}")
-  topic_arn_static = "arn:${local.partition}:sns:${local.region}:${coalesce(local.account_id, "000000000000")}:${local.topic_name}"
+  first_queue = length(var.queues) > 0 ? trimsuffix(sort([for q in values(var.queues) : q.queue_name])[0], ".fifo") : ""
+  # The name of the created topic is the caller's (sns_topic_name, required then):
+  # a default built from the queues (it was the first queue's name) changed when a
+  # queue was added, replacing the topic and deleting its subscriptions.
+  topic_name        = coalesce(var.sns_topic_name, local.former_topic_name)
+  former_topic_name = "${var.alarm_name_prefix}sqs-alarms-${local.first_queue}"
+  topic_arn_static  = "arn:${local.partition}:sns:${local.region}:${coalesce(local.account_id, "000000000000")}:${local.topic_name}"
 
   topic_arn     = local.create_topic ? aws_sns_topic.alarms[0].arn : var.sns_topic_arn
   alarm_actions = local.topic_arn == null ? null : [local.topic_arn]
   ok_actions    = var.notify_on_ok ? local.alarm_actions : null
+  # no topic, and the caller said that is intended (create_sns_topic = false): the
+  # alarms act on nothing, and say so (plan checks read actions_enabled = false as
+  # "silent on purpose"; with actions enabled and none given, they warn)
+  actions_enabled = !(var.sns_topic_arn == null && var.create_sns_topic == false)
 
   # module-wide thresholds, overridden per queue where given
   t = {
@@ -144,7 +152,7 @@ resource "aws_sns_topic" "alarms" {
   lifecycle {
     precondition {
       condition     = !(var.create_sns_topic == true && var.sns_topic_arn != null)
-      error_message = "create_sns_topic: true together with sns_topic_arn (${coalesce(var.sns_topic_arn, "-")}). Give an existing topic or ask for a new one, not both."
+      error_message = "${var.input_prefix}create_sns_topic: true together with ${var.input_prefix}sns_topic_arn (${coalesce(var.sns_topic_arn, "-")}). Give an existing topic or ask for a new one, not both: remove ${var.input_prefix}create_sns_topic to notify the existing topic."
     }
   }
 }
@@ -167,9 +175,10 @@ resource "aws_cloudwatch_metric_alarm" "dlq_depth" {
   threshold           = 0
   treat_missing_data  = "notBreaching"
 
-  alarm_actions = local.alarm_actions
-  ok_actions    = local.ok_actions
-  tags          = var.tags
+  actions_enabled = local.actions_enabled
+  alarm_actions   = local.alarm_actions
+  ok_actions      = local.ok_actions
+  tags            = var.tags
 }
 
 resource "aws_cloudwatch_metric_alarm" "dlq_influx" {
@@ -203,9 +212,10 @@ resource "aws_cloudwatch_metric_alarm" "dlq_influx" {
   threshold           = local.t[each.key].dlq_influx_messages
   treat_missing_data  = "notBreaching"
 
-  alarm_actions = local.alarm_actions
-  ok_actions    = local.ok_actions
-  tags          = var.tags
+  actions_enabled = local.actions_enabled
+  alarm_actions   = local.alarm_actions
+  ok_actions      = local.ok_actions
+  tags            = var.tags
 }
 
 resource "aws_cloudwatch_metric_alarm" "dlq_stale" {
@@ -224,9 +234,10 @@ resource "aws_cloudwatch_metric_alarm" "dlq_stale" {
   threshold           = local.t[each.key].dlq_stale_age_seconds
   treat_missing_data  = "notBreaching"
 
-  alarm_actions = local.alarm_actions
-  ok_actions    = local.ok_actions
-  tags          = var.tags
+  actions_enabled = local.actions_enabled
+  alarm_actions   = local.alarm_actions
+  ok_actions      = local.ok_actions
+  tags            = var.tags
 }
 
 # --- source queue alarms -------------------------------------------------------
@@ -247,9 +258,10 @@ resource "aws_cloudwatch_metric_alarm" "age_warning" {
   threshold           = local.t[each.key].age_warning_seconds
   treat_missing_data  = "notBreaching"
 
-  alarm_actions = local.alarm_actions
-  ok_actions    = local.ok_actions
-  tags          = var.tags
+  actions_enabled = local.actions_enabled
+  alarm_actions   = local.alarm_actions
+  ok_actions      = local.ok_actions
+  tags            = var.tags
 }
 
 resource "aws_cloudwatch_metric_alarm" "age_critical" {
@@ -268,9 +280,10 @@ resource "aws_cloudwatch_metric_alarm" "age_critical" {
   threshold           = local.t[each.key].age_critical_seconds
   treat_missing_data  = "notBreaching"
 
-  alarm_actions = local.alarm_actions
-  ok_actions    = local.ok_actions
-  tags          = var.tags
+  actions_enabled = local.actions_enabled
+  alarm_actions   = local.alarm_actions
+  ok_actions      = local.ok_actions
+  tags            = var.tags
 }
 
 resource "aws_cloudwatch_metric_alarm" "backlog" {
@@ -289,7 +302,8 @@ resource "aws_cloudwatch_metric_alarm" "backlog" {
   threshold           = local.t[each.key].backlog_messages
   treat_missing_data  = "notBreaching"
 
-  alarm_actions = local.alarm_actions
-  ok_actions    = local.ok_actions
-  tags          = var.tags
+  actions_enabled = local.actions_enabled
+  alarm_actions   = local.alarm_actions
+  ok_actions      = local.ok_actions
+  tags            = var.tags
 }

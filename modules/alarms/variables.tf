@@ -19,9 +19,11 @@ variable "queues" {
 
   validation {
     condition = alltrue([for q in values(var.queues) : alltrue([
-      for n in [q.queue_name, q.dlq_name] : can(regex("^[A-Za-z0-9_-]{1,75}(\\.fifo)?$", n))
+      for n in [q.queue_name, q.dlq_name] : can(regex("^[A-Za-z0-9_-]+(\\.fifo)?$", n)) && length(n) <= 80
     ])])
-    error_message = "queues: queue_name and dlq_name must be SQS queue names (letters, digits, hyphens, underscores, optional .fifo suffix), not URLs or ARNs: the alarms use them as the QueueName dimension."
+    error_message = "${join("; ", flatten([for key, q in var.queues : [
+      for a, n in { queue_name = q.queue_name, dlq_name = q.dlq_name } : "queues[\"${key}\"].${a}: ${jsonencode(n)}" if !(can(regex("^[A-Za-z0-9_-]+(\\.fifo)?$", n)) && length(n) <= 80)
+    ]]))}: queue_name and dlq_name must be SQS queue names (1-80 letters, digits, hyphens, underscores, optional .fifo suffix), not URLs or ARNs: the alarms use them as the QueueName dimension. Give the name, the last part of the queue's ARN or URL."
   }
 
   validation {
@@ -31,6 +33,16 @@ variable "queues" {
     error_message = "${join(", ", flatten([for key, q in var.queues : [
       for k, v in q.thresholds : "${coalesce(q.input_name, "queues[\"${key}\"].thresholds")}.${k} = ${v}" if !(v == null || try(v >= 1 && floor(v) == v, false))
     ]]))}: every override must be a whole number of at least 1 (messages, seconds or periods), or unset to take the module-wide value."
+  }
+
+  # the same bounds as the module-wide thresholds
+  validation {
+    condition = alltrue([for q in values(var.queues) : alltrue([
+      for k, v in q.thresholds : v == null || try(!endswith(k, "_seconds") || v >= 60, false) && try(!endswith(k, "_periods") || v <= 1440, false)
+    ])])
+    error_message = "${join("; ", flatten([for key, q in var.queues : [
+      for k, v in q.thresholds : "${coalesce(q.input_name, "queues[\"${key}\"].thresholds")}.${k} = ${v} must be ${endswith(k, "_seconds") ? "at least 60 (SQS publishes its metrics once a minute, so a shorter age is never seen)" : "at most 1440 one-minute periods (one day, CloudWatch's limit)"}" if !(v == null || try(!endswith(k, "_seconds") || v >= 60, false) && try(!endswith(k, "_periods") || v <= 1440, false))
+    ]]))}."
   }
 }
 
@@ -42,7 +54,7 @@ variable "kinds" {
 
   validation {
     condition     = length(setsubtract(var.kinds, ["dlq_depth", "dlq_influx", "dlq_stale", "age_warning", "age_critical", "backlog"])) == 0
-    error_message = "kinds: ${join(", ", [for k in setsubtract(var.kinds, ["dlq_depth", "dlq_influx", "dlq_stale", "age_warning", "age_critical", "backlog"]) : "\"${k}\""])} is not a kind of alarm; valid kinds: dlq_depth, dlq_influx, dlq_stale, age_warning, age_critical, backlog."
+    error_message = "${var.input_prefix}kinds: ${join(", ", [for k in setsubtract(var.kinds, ["dlq_depth", "dlq_influx", "dlq_stale", "age_warning", "age_critical", "backlog"]) : "\"${k}\""])} is not a kind of alarm; valid kinds: dlq_depth, dlq_influx, dlq_stale, age_warning, age_critical, backlog."
   }
 
   # With both age alarms, the warning must come first. A validation (here, as
@@ -53,7 +65,7 @@ variable "kinds" {
     condition = !(contains(var.kinds, "age_warning") && contains(var.kinds, "age_critical")) || alltrue([
       for k, t in local.t : t.age_critical_seconds > t.age_warning_seconds
     ])
-    error_message = "${join("; ", [for k, t in local.t : "${coalesce(var.queues[k].input_name, "queues[\"${k}\"].thresholds")}: age_critical_seconds (${t.age_critical_seconds}) must be greater than age_warning_seconds (${t.age_warning_seconds})" if t.age_critical_seconds <= t.age_warning_seconds])}, or the warning never comes first."
+    error_message = "${join("; ", distinct([for k, t in local.t : "${var.queues[k].thresholds.age_critical_seconds != null || var.queues[k].thresholds.age_warning_seconds != null ? coalesce(var.queues[k].input_name, "queues[\"${k}\"].thresholds") : "${var.input_prefix}thresholds"}: age_critical_seconds (${t.age_critical_seconds}) must be greater than age_warning_seconds (${t.age_warning_seconds})" if t.age_critical_seconds <= t.age_warning_seconds]))}, or the warning never comes first."
   }
 }
 
@@ -73,17 +85,12 @@ variable "thresholds" {
 
   validation {
     condition     = alltrue([for k, v in var.thresholds : try(v >= 1 && floor(v) == v, false)])
-    error_message = "thresholds: every value must be a whole number of at least 1 (messages, seconds or periods)."
+    error_message = "${join("; ", [for k, v in var.thresholds : "${var.input_prefix}thresholds.${k} = ${v}" if !try(v >= 1 && floor(v) == v, false)])}: must be a whole number of at least 1 (messages, seconds or periods)."
   }
 
   validation {
-    condition     = try(var.thresholds.dlq_stale_age_seconds >= 60 && var.thresholds.age_warning_seconds >= 60 && var.thresholds.age_critical_seconds >= 60, false)
-    error_message = "thresholds: dlq_stale_age_seconds, age_warning_seconds and age_critical_seconds must be at least 60 (SQS publishes its metrics once a minute)."
-  }
-
-  validation {
-    condition     = try(var.thresholds.dlq_influx_evaluation_periods <= 1440 && var.thresholds.backlog_evaluation_periods <= 1440, false)
-    error_message = "thresholds: dlq_influx_evaluation_periods and backlog_evaluation_periods must be at most 1440 one-minute periods (one day, CloudWatch's limit)."
+    condition     = alltrue([for k, v in var.thresholds : try(!endswith(k, "_seconds") || v >= 60, false) && try(!endswith(k, "_periods") || v <= 1440, false)])
+    error_message = "${join("; ", [for k, v in var.thresholds : "${var.input_prefix}thresholds.${k} = ${v} must be ${endswith(k, "_seconds") ? "at least 60 (SQS publishes its metrics once a minute, so a shorter age is never seen)" : "at most 1440 one-minute periods (one day, CloudWatch's limit)"}" if !(try(!endswith(k, "_seconds") || v >= 60, false) && try(!endswith(k, "_periods") || v <= 1440, false))])}."
   }
 }
 
@@ -94,7 +101,7 @@ variable "sns_topic_arn" {
 
   validation {
     condition     = var.sns_topic_arn == null || can(regex("^arn:[a-z-]+:sns:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,256}$", coalesce(var.sns_topic_arn, "x")))
-    error_message = "sns_topic_arn: must be a standard SNS topic ARN (arn:aws:sns:<region>:<account>:<name>); CloudWatch alarms cannot notify FIFO topics."
+    error_message = "${var.input_prefix}sns_topic_arn: ${jsonencode(var.sns_topic_arn)} must be a standard SNS topic ARN (arn:aws:sns:<region>:<account>:<name>); CloudWatch alarms cannot notify FIFO topics."
   }
 }
 
@@ -105,13 +112,19 @@ variable "create_sns_topic" {
 }
 
 variable "sns_topic_name" {
-  description = "Name of the created topic. Default: `<alarm_name_prefix>sqs-alarms-<first queue name>`."
+  description = "Name of the created topic; required when the module creates one. It has no default: a name built from the queues (before: `<alarm_name_prefix>sqs-alarms-<first queue name>`) changed when a queue was added, and a renamed topic is replaced, losing its subscriptions. A stack whose topic has that name keeps it by giving the name here."
   type        = string
   default     = null
 
   validation {
     condition     = var.sns_topic_name == null || can(regex("^[A-Za-z0-9_-]{1,256}$", coalesce(var.sns_topic_name, "x")))
-    error_message = "sns_topic_name: must be 1-256 letters, digits, hyphens or underscores."
+    error_message = "${var.input_prefix}sns_topic_name: \"${coalesce(var.sns_topic_name, "-")}\" must be 1-256 letters, digits, hyphens or underscores."
+  }
+
+  validation {
+    # (with sns_topic_arn too, the conflict is the mistake: aws_sns_topic.alarms says so)
+    condition     = var.sns_topic_name != null || !local.create_topic || var.sns_topic_arn != null
+    error_message = "${var.input_prefix}sns_topic_name: required when the module creates the alarm topic (${var.input_prefix}create_sns_topic = true). The name must not depend on which queues exist: the former default, named after the first queue, changed when a queue was added, which replaced the topic and deleted every subscription on it. If this stack already has the topic, keep it: sns_topic_name = \"${local.former_topic_name}\". Otherwise choose a name, such as \"<team>-<env>-sqs-alarms\"."
   }
 }
 
@@ -122,7 +135,7 @@ variable "sns_kms_master_key_id" {
 
   validation {
     condition     = var.sns_kms_master_key_id == null || try(length(trimspace(var.sns_kms_master_key_id)) > 0 && !endswith(var.sns_kms_master_key_id, "alias/aws/sns"), false)
-    error_message = "sns_kms_master_key_id: alias/aws/sns (or an empty string) is refused. CloudWatch alarms cannot publish to a topic encrypted with the AWS-managed SNS key (its key policy cannot grant cloudwatch.amazonaws.com), so every notification would be dropped. Leave it null to let the module create a suitable key, or give a customer-managed key whose policy allows cloudwatch.amazonaws.com kms:GenerateDataKey and kms:Decrypt."
+    error_message = "${var.input_prefix}sns_kms_master_key_id: alias/aws/sns (or an empty string) is refused. CloudWatch alarms cannot publish to a topic encrypted with the AWS-managed SNS key (its key policy cannot grant cloudwatch.amazonaws.com), so every notification would be dropped. Leave it null to let the module create a suitable key, or give a customer-managed key whose policy allows cloudwatch.amazonaws.com kms:GenerateDataKey and kms:Decrypt."
   }
 }
 
@@ -134,15 +147,22 @@ variable "notify_on_ok" {
 }
 
 variable "alarm_name_prefix" {
-  description = "Prefix for every alarm name (and the default topic name), e.g. `prod-`."
+  description = "Prefix for every alarm name, e.g. `prod-` (not of the created topic: its name is `sns_topic_name`)."
   type        = string
   default     = ""
   nullable    = false
 
   validation {
     condition     = can(regex("^[A-Za-z0-9_-]{0,100}$", var.alarm_name_prefix))
-    error_message = "alarm_name_prefix: at most 100 letters, digits, hyphens or underscores."
+    error_message = "${var.input_prefix}alarm_name_prefix: ${jsonencode(var.alarm_name_prefix)} must be at most 100 letters, digits, hyphens or underscores."
   }
+}
+
+variable "input_prefix" {
+  description = "Put in front of an input's name in refusal messages: the root module passes \"alarms.\" so that they name `alarms.thresholds.<name>`, as the user wrote it."
+  type        = string
+  default     = ""
+  nullable    = false
 }
 
 variable "account_id" {

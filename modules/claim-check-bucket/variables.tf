@@ -10,7 +10,7 @@ variable "name" {
       !startswith(var.name, "xn--") && !startswith(var.name, "sthree-") &&
       !endswith(var.name, "-s3alias") && !endswith(var.name, "--ol-s3") && !endswith(var.name, "--x-s3")
     )
-    error_message = "name: must be a valid S3 bucket name: 3-63 characters of lowercase letters, digits, hyphens and dots, starting and ending with a letter or digit, no \"..\", not an IP address, not starting with \"xn--\"/\"sthree-\" nor ending with \"-s3alias\"/\"--ol-s3\"/\"--x-s3\". Uppercase letters and underscores are refused by S3."
+    error_message = "${var.input_prefix}name: ${jsonencode(var.name)} must be a valid S3 bucket name: 3-63 characters of lowercase letters, digits, hyphens and dots, starting and ending with a letter or digit, no \"..\", not an IP address, not starting with \"xn--\"/\"sthree-\" nor ending with \"-s3alias\"/\"--ol-s3\"/\"--x-s3\". Uppercase letters and underscores are refused by S3."
   }
 }
 
@@ -22,7 +22,7 @@ variable "payload_prefix" {
 
   validation {
     condition     = can(regex("^([A-Za-z0-9._-]+/)*$", var.payload_prefix)) && length(var.payload_prefix) <= 512
-    error_message = "payload_prefix: must be \"\" (whole bucket) or path segments of letters, digits, '.', '_' or '-', each ending in \"/\" (e.g. \"payloads/\"), at most 512 characters. Without the trailing slash \"payloads\" would also match \"payloads-archive/...\"; wildcards are not prefixes."
+    error_message = "${var.input_prefix}payload_prefix: ${jsonencode(var.payload_prefix)} must be \"\" (whole bucket) or path segments of letters, digits, '.', '_' or '-', each ending in \"/\" (e.g. \"payloads/\"), at most 512 characters. Without the trailing slash \"payloads\" would also match \"payloads-archive/...\"; wildcards are not prefixes."
   }
 }
 
@@ -57,7 +57,7 @@ variable "expiration_days" {
 
   validation {
     condition     = var.expiration_days == null || try(var.expiration_days >= 1 && var.expiration_days <= 3650 && floor(var.expiration_days) == var.expiration_days, false)
-    error_message = "expiration_days: must be a whole number of days from 1 to 3650 (S3 expires objects in whole days), or null to derive it from the DLQ retention."
+    error_message = "${var.input_prefix}expiration_days: ${jsonencode(var.expiration_days)} must be a whole number of days from 1 to 3650 (S3 expires objects in whole days), or null to derive it from the DLQ retention."
   }
 }
 
@@ -69,7 +69,7 @@ variable "abort_incomplete_multipart_upload_days" {
 
   validation {
     condition     = var.abort_incomplete_multipart_upload_days >= 1 && var.abort_incomplete_multipart_upload_days <= 365 && floor(var.abort_incomplete_multipart_upload_days) == var.abort_incomplete_multipart_upload_days
-    error_message = "abort_incomplete_multipart_upload_days: must be a whole number of days from 1 to 365."
+    error_message = "${var.input_prefix}abort_incomplete_multipart_upload_days: ${jsonencode(var.abort_incomplete_multipart_upload_days)} must be a whole number of days from 1 to 365."
   }
 }
 
@@ -80,7 +80,7 @@ variable "kms_key_arn" {
 
   validation {
     condition     = var.kms_key_arn == null || can(regex("^arn:[a-z-]+:kms:[a-z0-9-]+:[0-9]{12}:(key|alias)/[A-Za-z0-9/_-]+$", coalesce(var.kms_key_arn, "x")))
-    error_message = "kms_key_arn: must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>) or alias ARN, or null for SSE-S3. A bare alias name or key ID is refused: IAM policies for the producer and consumer need the ARN."
+    error_message = "${var.input_prefix}kms_key_arn: ${jsonencode(var.kms_key_arn)} must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>) or alias ARN, or null for SSE-S3. A bare alias name or key ID is refused: IAM policies for the producer and consumer need the ARN."
   }
 }
 
@@ -117,7 +117,7 @@ variable "access_log_bucket" {
 
   validation {
     condition     = var.access_log_bucket == null || can(regex("^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$", coalesce(var.access_log_bucket, "x")))
-    error_message = "access_log_bucket: must be the name of an existing S3 bucket, or null."
+    error_message = "${var.input_prefix}access_log_bucket: ${jsonencode(var.access_log_bucket)} must be the name of an existing S3 bucket, or null."
   }
 }
 
@@ -138,5 +138,12 @@ variable "tags" {
   description = "Tags for the bucket."
   type        = map(string)
   default     = {}
+  nullable    = false
+}
+
+variable "input_prefix" {
+  description = "Put in front of an input's name in refusal messages: the root module passes \"claim_check_bucket.\" so that they name the input as the user wrote it (`claim_check_bucket.<name>`)."
+  type        = string
+  default     = ""
   nullable    = false
 }

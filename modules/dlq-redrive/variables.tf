@@ -42,7 +42,7 @@ variable "schedule_expression" {
 
   validation {
     condition     = can(regex("^(rate\\([1-9][0-9]* (minute|minutes|hour|hours|day|days)\\)|cron\\(.+\\))$", var.schedule_expression))
-    error_message = "schedule_expression: must be rate(N minute[s]|hour[s]|day[s]) or cron(...), e.g. \"rate(5 minutes)\"."
+    error_message = "${var.input_prefix}schedule_expression: ${jsonencode(var.schedule_expression)} must be rate(N minute[s]|hour[s]|day[s]) or cron(...), e.g. \"rate(5 minutes)\"."
   }
 }
 
@@ -61,7 +61,7 @@ variable "max_messages_per_second" {
 
   validation {
     condition     = var.max_messages_per_second >= 0.1 && var.max_messages_per_second <= 3000
-    error_message = "max_messages_per_second: must be from 0.1 to 3000."
+    error_message = "${var.input_prefix}max_messages_per_second: ${jsonencode(var.max_messages_per_second)} must be from 0.1 to 3000."
   }
 }
 
@@ -73,7 +73,7 @@ variable "max_messages_per_run" {
 
   validation {
     condition     = var.max_messages_per_run >= 1 && var.max_messages_per_run <= 1000000 && floor(var.max_messages_per_run) == var.max_messages_per_run
-    error_message = "max_messages_per_run: must be a whole number from 1 to 1000000."
+    error_message = "${var.input_prefix}max_messages_per_run: ${jsonencode(var.max_messages_per_run)} must be a whole number from 1 to 1000000."
   }
 }
 
@@ -85,7 +85,7 @@ variable "max_redrive_count" {
 
   validation {
     condition     = var.max_redrive_count >= 1 && var.max_redrive_count <= 100 && floor(var.max_redrive_count) == var.max_redrive_count
-    error_message = "max_redrive_count: must be a whole number from 1 to 100 (a poison message would otherwise cycle between queue and DLQ forever)."
+    error_message = "${var.input_prefix}max_redrive_count: ${jsonencode(var.max_redrive_count)} must be a whole number from 1 to 100 (a poison message would otherwise cycle between queue and DLQ forever)."
   }
 }
 
@@ -97,7 +97,7 @@ variable "max_message_age_seconds" {
 
   validation {
     condition     = var.max_message_age_seconds >= 60 && var.max_message_age_seconds <= 1209600
-    error_message = "max_message_age_seconds: must be from 60 to 1209600 (14 days, the longest a message can live in SQS)."
+    error_message = "${var.input_prefix}max_message_age_seconds: ${jsonencode(var.max_message_age_seconds)} must be from 60 to 1209600 (14 days, the longest a message can live in SQS)."
   }
 }
 
@@ -116,7 +116,7 @@ variable "failure_reason_attribute" {
 
   validation {
     condition     = can(regex("^[A-Za-z0-9_.-]{1,256}$", var.failure_reason_attribute)) && !startswith(lower(var.failure_reason_attribute), "aws.") && !startswith(lower(var.failure_reason_attribute), "amazon.")
-    error_message = "failure_reason_attribute: must be a valid SQS message attribute name (letters, digits, _ - .; not starting with AWS. or Amazon.)."
+    error_message = "${var.input_prefix}failure_reason_attribute: ${jsonencode(var.failure_reason_attribute)} must be a valid SQS message attribute name (letters, digits, _ - .; not starting with AWS. or Amazon.)."
   }
 }
 
@@ -159,7 +159,7 @@ variable "timeout_seconds" {
 
   validation {
     condition     = var.timeout_seconds >= 10 && var.timeout_seconds <= 900
-    error_message = "timeout_seconds: must be from 10 to 900."
+    error_message = "${var.input_prefix}timeout_seconds: ${jsonencode(var.timeout_seconds)} must be from 10 to 900."
   }
 }
 
@@ -190,9 +190,14 @@ variable "claim_check_bucket" {
 }
 
 variable "reserved_concurrent_executions" {
-  description = "Reserved concurrency. Default 1: one run at a time, so `max_messages_per_second` holds. Null (unreserved, for accounts whose concurrency quota cannot spare one) or more than 1 REMOVES THE RATE GUARANTEE: each overlapping run paces itself at `max_messages_per_second`, so two runs send up to twice that to the source queue (measured: 98/s against 50/s), and they race on the same DLQ."
+  description = "Reserved concurrency, 1 or more. Default 1: one run at a time, so `max_messages_per_second` holds. Null (unreserved, for accounts whose concurrency quota cannot spare one) or more than 1 REMOVES THE RATE GUARANTEE: each overlapping run paces itself at `max_messages_per_second`, so two runs send up to twice that to the source queue (measured: 98/s against 50/s), and they race on the same DLQ. 0 is refused: the function could never run."
   type        = number
   default     = 1
+
+  validation {
+    condition     = var.reserved_concurrent_executions == null || try(var.reserved_concurrent_executions >= 1 && floor(var.reserved_concurrent_executions) == var.reserved_concurrent_executions, false)
+    error_message = "${var.input_prefix}reserved_concurrent_executions: ${jsonencode(var.reserved_concurrent_executions)} must be a whole number of at least 1 (1 is the default and enough: runs must not overlap), or null for unreserved concurrency. 0 reserves no concurrency at all, so the redrive function could never run and the DLQ would never be redriven."
+  }
 }
 
 variable "runtime" {
@@ -215,7 +220,7 @@ variable "log_retention_days" {
 
   validation {
     condition     = contains([1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653], var.log_retention_days)
-    error_message = "log_retention_days: must be one of 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653."
+    error_message = "${var.input_prefix}log_retention_days: ${jsonencode(var.log_retention_days)} must be one of 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653."
   }
 }
 
@@ -248,5 +253,12 @@ variable "tags" {
   description = "Tags for every resource."
   type        = map(string)
   default     = {}
+  nullable    = false
+}
+
+variable "input_prefix" {
+  description = "Put in front of an input's name in refusal messages: the root module passes \"dlq_redrive.\" so that they name the input as the user wrote it (`dlq_redrive.<name>`)."
+  type        = string
+  default     = ""
   nullable    = false
 }

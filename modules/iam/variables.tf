@@ -120,7 +120,7 @@ variable "name" {
 
   validation { # path
     condition     = var.name == var.name && (can(regex("^/([A-Za-z0-9+=,.@_-]+/)*$", var.path)))
-    error_message = "path: must begin and end with \"/\" (e.g. \"/\" or \"/messaging/\")."
+    error_message = "${var.input_prefix}path: ${jsonencode(var.path)} must begin and end with \"/\" (e.g. \"/\" or \"/messaging/\")."
   }
 }
 
@@ -135,5 +135,12 @@ variable "tags" {
   description = "Tags for the managed policies."
   type        = map(string)
   default     = {}
+  nullable    = false
+}
+
+variable "input_prefix" {
+  description = "Put in front of an input's name in refusal messages: the root module passes \"iam.\" so that they name the input as the user wrote it (`iam.<name>`)."
+  type        = string
+  default     = ""
   nullable    = false
 }

@@ -4,7 +4,7 @@ variable "name" {
 
   validation {
     condition     = can(regex("^[A-Za-z0-9_.-]{3,255}$", var.name))
-    error_message = "name: must be 3-255 characters of letters, digits, '_', '-' or '.' (DynamoDB's table-name rule)."
+    error_message = "${var.input_prefix}name: ${jsonencode(var.name)} must be 3-255 characters of letters, digits, '_', '-' or '.' (DynamoDB's table-name rule)."
   }
 }
 
@@ -15,7 +15,7 @@ variable "sort_key_attr" {
 
   validation {
     condition     = var.sort_key_attr == null || try(can(regex("^[A-Za-z0-9_.-]{1,255}$", var.sort_key_attr)) && !contains(["id", "expiration", "status", "data", "validation", "in_progress_expiration"], var.sort_key_attr), false)
-    error_message = "sort_key_attr: must be an attribute name of 1-255 letters, digits, '_', '-' or '.', and not one Powertools already uses (id, expiration, status, data, validation, in_progress_expiration). Powertools' own examples use \"sk\"."
+    error_message = "${var.input_prefix}sort_key_attr: ${jsonencode(var.sort_key_attr)} must be an attribute name of 1-255 letters, digits, '_', '-' or '.', and not one Powertools already uses (id, expiration, status, data, validation, in_progress_expiration). Powertools' own examples use \"sk\"."
   }
 }
 
@@ -26,7 +26,7 @@ variable "kms_key_arn" {
 
   validation {
     condition     = var.kms_key_arn == null || can(regex("^arn:[a-z-]+:kms:[a-z0-9-]+:[0-9]{12}:key/[A-Za-z0-9-]+$", coalesce(var.kms_key_arn, "x")))
-    error_message = "kms_key_arn: must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>), or null for an AWS-owned key. DynamoDB does not accept aliases here."
+    error_message = "${var.input_prefix}kms_key_arn: ${jsonencode(var.kms_key_arn)} must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>), or null for an AWS-owned key. DynamoDB does not accept aliases here."
   }
 }
 
@@ -59,5 +59,12 @@ variable "tags" {
   description = "Tags for the table."
   type        = map(string)
   default     = {}
+  nullable    = false
+}
+
+variable "input_prefix" {
+  description = "Put in front of an input's name in refusal messages: the root module passes \"idempotency_table.\" so that they name the input as the user wrote it (`idempotency_table.<name>`)."
+  type        = string
+  default     = ""
   nullable    = false
 }

@@ -133,8 +133,18 @@ locals {
   }
   # `condition` (aws_iam_policy_document's block name) and `conditions` are both used
   statements = {
-    for which, v in local.statement_inputs : which => [for s in v.list : merge(s, { conditions = concat(s.conditions, s.condition) })]
+    for which, v in local.statement_inputs : which => [for s in v.list : merge(s, {
+      conditions = concat(s.conditions, s.condition)
+      # the condition keys, lower-cased (IAM compares them without case)
+      keys = [for c in concat(s.conditions, s.condition) : lower(c.variable)]
+    })]
   }
+  # Condition keys that bind a service principal to the resource acting through it
+  # (the topic, bucket, rule), or any principal to an account or organisation. A
+  # service principal without one lets the service act for any account: the confused
+  # deputy. The same keys as sqs-policy's SQS010 (policies/iamdoc.py).
+  source_keys      = ["aws:sourcearn", "aws:sourceaccount", "aws:sourceowner", "aws:sourceorgid", "aws:sourceorgpaths"]
+  restricting_keys = concat(local.source_keys, ["aws:principalorgid", "aws:principalaccount", "aws:principalarn", "aws:sourcevpc", "aws:sourcevpce", "aws:principalorgpaths", "aws:userid", "aws:username", "aws:principalservicename"])
   statement_problems = {
     for which, v in local.statement_inputs : which => flatten([
       for i, s in local.statements[which] : [
@@ -146,7 +156,8 @@ locals {
           (length(s.principals) > 0) != (length(s.not_principals) > 0) ? "" : "give exactly one of principals and not_principals (a queue policy statement must say whom it applies to).",
           s.effect != "Allow" || length(s.not_principals) == 0 ? "" : "not_principals in an Allow grants every principal not listed, across all accounts. Name the principals in principals, or make the statement a Deny.",
           s.resources == null && s.not_resources == null ? "" : "resources/not_resources: the resource of this policy is always ${local.what[which]} itself (${local.policy_arn[which]}); remove them.",
-          s.effect != "Allow" || length(s.conditions) > 0 || !anytrue([for p in s.principals : contains(p.identifiers, "*")]) ? "" : "an Allow to principal \"*\" without a condition makes ${which == "queue" ? "the queue" : "the DLQ"} public. Name the principal (e.g. {type = \"Service\", identifiers = [\"sns.amazonaws.com\"]}) and add an aws:SourceArn condition (conditions or condition).",
+          s.effect != "Allow" || length(setintersection(s.keys, local.restricting_keys)) > 0 || !anytrue([for p in s.principals : contains(p.identifiers, "*")]) ? "" : "an Allow to principal \"*\" without a condition that pins the caller (aws:SourceArn, aws:SourceAccount, aws:PrincipalOrgID, aws:PrincipalArn, ...) makes ${which == "queue" ? "the queue" : "the DLQ"} public${length(s.keys) > 0 ? " (${join(", ", distinct(s.keys))} can be met by a caller of any account)" : ""}. Name the principal (e.g. {type = \"Service\", identifiers = [\"sns.amazonaws.com\"]}) and add an aws:SourceArn condition (conditions or condition).",
+          s.effect != "Allow" || length(setintersection(s.keys, local.source_keys)) > 0 || !anytrue([for p in s.principals : p.type == "Service"]) ? "" : "an Allow to service principal ${join(", ", flatten([for p in s.principals : p.identifiers if p.type == "Service"]))} without an aws:SourceArn or aws:SourceAccount condition lets that service send for any account (any topic, bucket or rule anywhere): the confused deputy. Add condition = [{ test = \"ArnEquals\", variable = \"aws:SourceArn\", values = [<the ARN of your topic, bucket or rule>] }] (or aws:SourceAccount with your account ID).",
         ] : "${v.input}[${i}]${s.sid != null ? " (sid \"${s.sid}\")" : ""}: ${p}" if p != ""
       ]
     ])
@@ -179,7 +190,8 @@ locals {
             try(s.Effect, "Allow") != "Allow" || !can(s.NotAction) ? "" : "NotAction in an Allow grants every other action on ${local.what[v.which]}.",
             try(s.Effect, "Allow") != "Allow" || !can(s.NotPrincipal) ? "" : "NotPrincipal in an Allow grants every principal not listed.",
             try(s.Effect, "Allow") != "Allow" || alltrue([for a in flatten([try(s.Action, [])]) : can(regex("(?i)^sqs:[a-z]+$", a))]) ? "" : "Action ${jsonencode(try(s.Action, null))} in an Allow: name each SQS action; wildcards grant more than intended.",
-            try(s.Effect, "Allow") != "Allow" || can(keys(s.Condition)) || !(try(s.Principal == "*", false) || contains(flatten([try(s.Principal.AWS, [])]), "*")) ? "" : "an Allow to principal \"*\" without a Condition makes ${local.what[v.which]} public.",
+            try(s.Effect, "Allow") != "Allow" || length(setintersection([for c in flatten([for op, m in try(s.Condition, {}) : keys(m)]) : lower(c)], local.restricting_keys)) > 0 || !(try(s.Principal == "*", false) || contains(flatten([try(s.Principal.AWS, [])]), "*")) ? "" : "an Allow to principal \"*\" without a Condition that pins the caller (aws:SourceArn, aws:SourceAccount, aws:PrincipalOrgID, aws:PrincipalArn, ...) makes ${local.what[v.which]} public.",
+            try(s.Effect, "Allow") != "Allow" || length(setintersection([for c in flatten([for op, m in try(s.Condition, {}) : keys(m)]) : lower(c)], local.source_keys)) > 0 || length(flatten([try(s.Principal.Service, [])])) == 0 ? "" : "an Allow to service principal ${join(", ", flatten([try(s.Principal.Service, [])]))} without an aws:SourceArn or aws:SourceAccount Condition lets that service act for any account (any topic, bucket or rule anywhere): the confused deputy. Add a Condition on aws:SourceArn (the ARN of your topic, bucket or rule) or aws:SourceAccount.",
           ] : "${v.input}[${i}] statement ${try(jsonencode(s.Sid), j)}: ${p}" if p != ""
         ]
       ]
@@ -464,7 +476,7 @@ resource "aws_sqs_queue" "this" {
 
     precondition {
       condition     = !local.create_dlq || var.dlq_message_retention_seconds > var.message_retention_seconds
-      error_message = "${local.n.dlq_message_retention_seconds}: ${var.dlq_message_retention_seconds} s must be greater than ${local.n.message_retention_seconds} (${var.message_retention_seconds} s). A message keeps its original enqueue time when it moves to the DLQ, so a DLQ that keeps messages no longer than the source deletes failures before anyone can inspect or redrive them. Raise the DLQ retention (max 1209600) or lower the source retention."
+      error_message = "${local.n.dlq_message_retention_seconds}: ${var.dlq_message_retention_seconds} s must be greater than ${local.n.message_retention_seconds} (${var.message_retention_seconds} s). ${var.fifo ? "On a FIFO queue a message's retention restarts when it moves to the DLQ, so a failure is kept there for the DLQ retention from the moment it fails; the module still requires the DLQ to keep failures longer than the source keeps unprocessed messages, so that failures are never the first thing lost." : "On a standard queue a message keeps its original enqueue time when it moves to the DLQ, so a DLQ that keeps messages no longer than the source deletes failures before anyone can inspect or redrive them."} Raise the DLQ retention (max 1209600) or lower the source retention."
     }
 
     precondition {

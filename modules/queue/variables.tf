@@ -39,23 +39,23 @@ variable "name" {
   }
 
   validation { # consumer
-    condition     = var.name == var.name && (var.consumer == null || try(var.consumer.timeout_seconds >= 1 && var.consumer.timeout_seconds <= 900, false))
-    error_message = "${local.n.consumer}.timeout_seconds: ${try(var.consumer.timeout_seconds, "-")} must be the consumer Lambda's timeout, 1-900 seconds (Lambda's own range)."
+    condition     = var.name == var.name && (var.consumer == null || try(var.consumer.timeout_seconds >= 1 && var.consumer.timeout_seconds <= 900 && floor(var.consumer.timeout_seconds) == var.consumer.timeout_seconds, false))
+    error_message = "${local.n.consumer}.timeout_seconds: ${try(var.consumer.timeout_seconds, "-")} must be the consumer Lambda's timeout, a whole number of seconds from 1 to 900 (Lambda's own range)."
   }
 
   validation { # consumer
-    condition     = var.name == var.name && (var.consumer == null || try(var.consumer.maximum_batching_window_seconds >= 0 && var.consumer.maximum_batching_window_seconds <= 300, false))
-    error_message = "${local.n.consumer}.maximum_batching_window_seconds: ${try(var.consumer.maximum_batching_window_seconds, "-")} must be 0-300 seconds (the event source mapping's range)."
+    condition     = var.name == var.name && (var.consumer == null || try(var.consumer.maximum_batching_window_seconds >= 0 && var.consumer.maximum_batching_window_seconds <= 300 && floor(var.consumer.maximum_batching_window_seconds) == var.consumer.maximum_batching_window_seconds, false))
+    error_message = "${local.n.consumer}.maximum_batching_window_seconds: ${try(var.consumer.maximum_batching_window_seconds, "-")} must be a whole number of seconds from 0 to 300 (the event source mapping's range)."
   }
 
   validation { # message_retention_seconds
-    condition     = var.name == var.name && (var.message_retention_seconds >= 86400 && var.message_retention_seconds <= 1209600)
-    error_message = "${local.n.message_retention_seconds}: ${var.message_retention_seconds} must be from 86400 (1 day) to 1209600 (14 days). Below 1 day messages expire before a typical incident is even noticed; 14 days is the SQS maximum."
+    condition     = var.name == var.name && (var.message_retention_seconds >= 86400 && var.message_retention_seconds <= 1209600 && floor(var.message_retention_seconds) == var.message_retention_seconds)
+    error_message = "${local.n.message_retention_seconds}: ${var.message_retention_seconds} must be a whole number of seconds from 86400 (1 day) to 1209600 (14 days). Below 1 day messages expire before a typical incident is even noticed; 14 days is the SQS maximum."
   }
 
   validation { # dlq_message_retention_seconds
-    condition     = var.name == var.name && (var.dlq_message_retention_seconds >= 60 && var.dlq_message_retention_seconds <= 1209600)
-    error_message = "${local.n.dlq_message_retention_seconds}: ${var.dlq_message_retention_seconds} must be from 60 to 1209600 (14 days, the SQS maximum)."
+    condition     = var.name == var.name && (var.dlq_message_retention_seconds >= 60 && var.dlq_message_retention_seconds <= 1209600 && floor(var.dlq_message_retention_seconds) == var.dlq_message_retention_seconds)
+    error_message = "${local.n.dlq_message_retention_seconds}: ${var.dlq_message_retention_seconds} must be a whole number of seconds from 60 to 1209600 (14 days, the SQS maximum)."
   }
 
   validation { # max_receive_count
@@ -84,8 +84,13 @@ variable "name" {
   }
 
   validation { # kms_data_key_reuse_period_seconds
-    condition     = var.name == var.name && (var.kms_data_key_reuse_period_seconds >= 60 && var.kms_data_key_reuse_period_seconds <= 86400)
-    error_message = "${local.n.kms_data_key_reuse_period_seconds}: ${var.kms_data_key_reuse_period_seconds} must be from 60 to 86400 seconds."
+    condition     = var.name == var.name && (var.kms_data_key_reuse_period_seconds >= 60 && var.kms_data_key_reuse_period_seconds <= 86400 && floor(var.kms_data_key_reuse_period_seconds) == var.kms_data_key_reuse_period_seconds)
+    error_message = "${local.n.kms_data_key_reuse_period_seconds}: ${var.kms_data_key_reuse_period_seconds} must be a whole number of seconds from 60 to 86400."
+  }
+
+  validation { # kms_data_key_reuse_period_seconds
+    condition     = var.name == var.name && (var.kms_data_key_reuse_period_seconds == 300 || var.kms_master_key_id != null)
+    error_message = "${local.n.kms_data_key_reuse_period_seconds}: ${var.kms_data_key_reuse_period_seconds} is set, but the queue has no KMS key (${local.n.kms_master_key_id} is not set): it is encrypted with SSE-SQS, whose keys SQS manages, and the reuse period would do nothing. Remove it, or set ${local.n.kms_master_key_id} to the key it is for."
   }
 
   validation { # deduplication_scope
@@ -119,8 +124,13 @@ variable "name" {
   }
 
   validation { # dlq_kms_data_key_reuse_period_seconds
-    condition     = var.name == var.name && (var.dlq_kms_data_key_reuse_period_seconds == null || try(var.dlq_kms_data_key_reuse_period_seconds >= 60 && var.dlq_kms_data_key_reuse_period_seconds <= 86400, false))
-    error_message = "${local.n.dlq_kms_data_key_reuse_period_seconds}: ${coalesce(var.dlq_kms_data_key_reuse_period_seconds, -1)} must be from 60 to 86400 seconds."
+    condition     = var.name == var.name && (var.dlq_kms_data_key_reuse_period_seconds == null || try(var.dlq_kms_data_key_reuse_period_seconds >= 60 && var.dlq_kms_data_key_reuse_period_seconds <= 86400 && floor(var.dlq_kms_data_key_reuse_period_seconds) == var.dlq_kms_data_key_reuse_period_seconds, false))
+    error_message = "${local.n.dlq_kms_data_key_reuse_period_seconds}: ${coalesce(var.dlq_kms_data_key_reuse_period_seconds, -1)} must be a whole number of seconds from 60 to 86400."
+  }
+
+  validation { # dlq_kms_data_key_reuse_period_seconds
+    condition     = var.name == var.name && (var.dlq_kms_data_key_reuse_period_seconds == null || var.dlq_kms_master_key_id != null || var.kms_master_key_id != null)
+    error_message = "${local.n.dlq_kms_data_key_reuse_period_seconds}: ${coalesce(var.dlq_kms_data_key_reuse_period_seconds, -1)} is set, but the DLQ has no KMS key (neither ${local.n.dlq_kms_master_key_id} nor ${local.n.kms_master_key_id} is set): it is encrypted with SSE-SQS and the reuse period would do nothing. Remove it, or give the DLQ's KMS key."
   }
 
   validation { # dlq_deduplication_scope

@@ -24,6 +24,34 @@ def _maybe_alarms(q: Queue, metric: str) -> list[tuple[Alarm, str]]:
     return [(a, why) for a, why in q.maybe_alarms if any(m == metric and mq is q for m, mq, _ in a.maybe)]
 
 
+def _silent(a: Alarm) -> bool:
+    """The alarm notifies nobody although its actions are on: no alarm_actions. An alarm
+    with actions_enabled = false says it is silent on purpose (a dashboard alarm, or the
+    module's alarms with create_sns_topic = false)."""
+    acts, enabled = a.res.attr("alarm_actions"), a.res.attr("actions_enabled")
+    if acts is UNKNOWN or enabled is UNKNOWN or enabled is False:
+        return False
+    return not acts
+
+
+REQUIRE_ACTIONS = Option("require_actions", False, bool,
+                         "warn when the alarm has no alarm_actions and actions_enabled is not false "
+                         "(it notifies nobody)")
+
+
+def _loud(q: Queue, address: str, good: list[Alarm], what: str, opts):
+    """ok when one of the alarms notifies someone (or is silent on purpose); else a warning."""
+    loud = [a for a in good if not _silent(a)]
+    if loud or not opts.get("require_actions"):
+        return ok(q.address, f"{what} {(loud or good)[0].address}")
+    a = good[0]
+    return fail(q.address, f"{what} {a.address} notifies nobody: it has no alarm_actions, so when it fires nobody is "
+                           "paged", "Give the alarm alarm_actions (your on-call SNS topic; with the module: "
+                           "alarms.sns_topic_arn or alarms.create_sns_topic = true), or set actions_enabled = false "
+                           "to say an alarm without notifications is intended (the module does with "
+                           "alarms.create_sns_topic = false).", severity="warning")
+
+
 def _fires_on_first_message(a: Alarm, max_threshold: float):
     """True / False / UNKNOWN / Invalid: the alarm fires when visible messages exceed max_threshold."""
     r = a.res
@@ -50,11 +78,13 @@ def _fires_on_first_message(a: Alarm, max_threshold: float):
       why="""
 A message in a DLQ is a failure that needs a person. Without an alarm on
 ApproximateNumberOfMessagesVisible > 0 failures pile up unseen until the DLQ's retention deletes
-them. An alarm whose threshold is higher than the first message hides the first failures.""",
+them. An alarm whose threshold is higher than the first message hides the first failures, and an
+alarm without alarm_actions pages nobody (a warning, unless actions_enabled = false says that is
+intended).""",
       fix='Add an aws_cloudwatch_metric_alarm: namespace "AWS/SQS", metric_name "ApproximateNumberOfMessagesVisible", '
           'dimensions { QueueName = <DLQ name> }, comparison_operator "GreaterThanThreshold", threshold 0.',
       sources=('sqs-dlq-alarms', 'sqs-metrics'),
-      options=(Option("max_threshold", 0, (int, float), "alarm must fire when visible messages exceed this"),),
+      options=(Option("max_threshold", 0, (int, float), "alarm must fire when visible messages exceed this"), REQUIRE_ACTIONS),
       severity_note=SEVERITY_NOTE)
 def dlq_depth_alarm(model: Model, opts):
     metric = "ApproximateNumberOfMessagesVisible"
@@ -68,7 +98,7 @@ def dlq_depth_alarm(model: Model, opts):
         bad = next(((a, v) for a, v in verdicts if isinstance(v, Invalid)), None)
         maybe = _maybe_alarms(q, metric)
         if good:
-            yield ok(q.address, f"depth alarm {good[0].address}")
+            yield _loud(q, q.address, good, "depth alarm", opts)
         elif bad:
             yield invalid(bad[0].address, bad[1])
         elif any(v is UNKNOWN for _, v in verdicts):
@@ -97,6 +127,7 @@ messages it should have saved are gone.""",
       fix='Add an aws_cloudwatch_metric_alarm: namespace "AWS/SQS", metric_name "ApproximateAgeOfOldestMessage", '
           "dimensions { QueueName = <queue name> }, threshold well below message_retention_seconds.",
       sources=('sqs-metrics',),
+      options=(REQUIRE_ACTIONS,),
       severity_note=SEVERITY_NOTE)
 def age_alarm(model: Model, opts):
     metric = "ApproximateAgeOfOldestMessage"
@@ -126,7 +157,7 @@ def age_alarm(model: Model, opts):
                 late.append(a)
         maybe = _maybe_alarms(q, metric)
         if good:
-            yield ok(q.address, f"age alarm {good[0].address}")
+            yield _loud(q, q.address, good, "age alarm", opts)
         elif bad:
             yield invalid(bad[0][0].address, bad[0][1])
         elif undecided:

@@ -641,3 +641,45 @@ def consumer_removed(model: Model, opts, ch: Changes, qs: _Queues):
         elif e.kept:
             yield ok(e.address, f"kept ({'/'.join(e.actions)})")
 
+
+
+# ------------------------------------------------------------------------------------
+# alarm notifications
+# ------------------------------------------------------------------------------------
+@rule("CHG012", "alarm-topic-replaced", "error", "change",
+      "An SNS topic that the plan's alarms notify is not deleted or replaced",
+      why="""
+An SNS topic's subscriptions (the on-call email, the pager, the chat hook) belong to the topic: when
+Terraform deletes or replaces it (a new `name` forces replacement) they are deleted with it, and
+subscriptions made outside Terraform are not re-created. The alarms that notify it then publish to a
+topic nobody listens to, and the first failure nobody hears about is the next one. Reported when an
+existing topic whose ARN is in the alarm_actions or ok_actions of an alarm of the plan is deleted or
+replaced.""",
+      fix="Keep the topic's name (with this project's module: alarms.sns_topic_name = the topic's current name), "
+          "or move it with a `moved` block; if a new topic is intended, re-create its subscriptions.",
+      sources=("sqs-dlq-alarms", TF_REFACTOR))
+@_on_update
+def alarm_topic_replaced(model: Model, opts, ch: Changes, qs: _Queues):
+    alarms = ch.of_type("aws_cloudwatch_metric_alarm")
+    for t in ch.of_type("aws_sns_topic"):
+        if not t.existed:
+            continue
+        if not (t.deleted or t.replaced):
+            yield ok(t.address, f"kept ({'/'.join(t.actions)})")
+            continue
+        arn = t.was("arn")
+        users = [a for a in alarms
+                 if isinstance(arn, str) and any(arn in (a.was(attr) or []) or arn in _listed(a.will(attr))
+                                                 for attr in ("alarm_actions", "ok_actions"))]
+        if not users:
+            yield ok(t.address, f"{'deleted' if t.deleted else 'replaced'}, but no alarm of the plan notifies it")
+            continue
+        doing = "deleted" if t.deleted else f"replaced ({t.why_replaced()})"
+        more = f" and {len(users) - 3} more" if len(users) > 3 else ""
+        yield fail(t.address, f"SNS topic {t.was('name') or t.address} is {doing}, and "
+                              f"{', '.join(a.address for a in users[:3])}{more} notify it: its subscriptions are "
+                              "deleted with it, so those alarms page nobody until they are made again")
+
+
+def _listed(v) -> list:
+    return v if isinstance(v, list) else []

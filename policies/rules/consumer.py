@@ -38,6 +38,21 @@ def visibility(model: Model, opts):
             continue
         link = e.function_link
         f = link.one
+        declared = model.declared_function_timeout(e) if f is None else None
+        if declared is not None:
+            t, w, vis = declared[0], e.batching_window(), q.visibility()
+            if not invalid_of(w, vis) and w is not UNKNOWN and vis is not UNKNOWN:
+                need = k * t + w
+                need = int(need) if float(need).is_integer() else need
+                detail = (f"visibility {vis:g} s {'>=' if vis >= need else '<'} {k:g} × {t:g} s + {w:g} s = {need:g} s "
+                          f"(the timeout of function {link.external or 'of the mapping'} as declared to the module: "
+                          f"{declared[1]}; mapping {e.address})")
+                if vis >= need:
+                    yield ok(q.address, detail)
+                else:
+                    yield fail(q.address, detail + ": messages reappear while still being processed (duplicates)",
+                               f"Set visibility_timeout_seconds of {q.address} to at least {need:g}.")
+                continue
         if f is None:
             what = (f"its function {link.external} is not in this plan, so its timeout is unknown"
                     if link.external else f"its function cannot be identified: {link.unknown_reason}")

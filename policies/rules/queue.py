@@ -352,6 +352,9 @@ def _tls_verdict(address: str, docs):
       why="""
 An Allow to principal "*" (or {"AWS": "*"}) without a condition that pins the caller (aws:SourceArn,
 aws:SourceAccount, aws:PrincipalOrgID, ...) lets anyone on the internet send, receive or delete.
+A service principal (sns.amazonaws.com, events.amazonaws.com, s3.amazonaws.com, ...) without an
+aws:SourceArn or aws:SourceAccount condition is public too: the service acts for every account, so
+any topic, rule or bucket anywhere can send to the queue (the confused deputy).
 Deny statements with "*" (such as the TLS guard) restrict access and are not findings. A queue
 policy resource is evaluated on its own when its queue is not in the plan.""",
       fix="Name the principal (e.g. {Service = \"sns.amazonaws.com\"}) and add an aws:SourceArn condition.",
@@ -361,6 +364,23 @@ def queue_policy_public(model: Model, opts):
         yield _public_verdict(q.address, model.queue_policies(q))
     for d in _unattached_policies(model):
         yield _public_verdict(d.address, [d])
+
+
+# Condition keys that bind a service principal to the resource acting through it (the
+# topic, bucket, rule) or to an account: without one, a service principal is public.
+# The module refuses the same (modules/queue, local.source_keys).
+_SOURCE_KEYS = {"aws:sourcearn", "aws:sourceaccount", "aws:sourceowner", "aws:sourceorgid", "aws:sourceorgpaths"}
+
+
+def _unbound_services(principals, conditions) -> list[str]:
+    """Service principals of an Allow that no source condition binds."""
+    if principals is None or principals is UNKNOWN or conditions is UNKNOWN:
+        return []
+    if any(isinstance(k, str) and k.lower() in _SOURCE_KEYS for _, k, _ in conditions):
+        return []
+    if any(not isinstance(k, str) for _, k, _ in conditions):
+        return []  # a key only known after apply: cannot tell
+    return [i for t, i in principals if t == "Service" and isinstance(i, str)]
 
 
 def _public_verdict(address: str, docs):
@@ -378,13 +398,16 @@ def _public_verdict(address: str, docs):
             if s.principals is UNKNOWN or s.not_principals is UNKNOWN:
                 undecided.append((d, "a principal is only known after apply"))
             elif (iamdoc.is_public_principal(s.principals) or s.not_principals) and not iamdoc.has_restricting_condition(s.conditions):
-                bad.append(s.label)
+                bad.append(f"{s.label} (principal \"*\" without a condition that pins the caller)")
+                bad_ref = bad_ref or d.ref
+            elif _unbound_services(s.principals, s.conditions):
+                bad.append(f"{s.label} (service principal {', '.join(_unbound_services(s.principals, s.conditions))} "
+                           "without an aws:SourceArn or aws:SourceAccount condition: the service acts for any account)")
                 bad_ref = bad_ref or d.ref
         if d.doc.incomplete:
             undecided.append((d, d.doc.incomplete))
     if bad:
-        return fail(address, f"queue policy allows principal \"*\" without a restricting condition in {', '.join(bad)}",
-                    ref=bad_ref)
+        return fail(address, f"queue policy is open to any account in {'; '.join(bad)}", ref=bad_ref)
     if undecided:
         d, why = undecided[0]
         return unknown(address, f"the queue policy on {d.address}: {why}", ref=d.ref)

@@ -46,6 +46,7 @@ EXPECTED: dict[str, set] = {
     "raw-kms-key-deleted": {("CHG010", FAIL, E, "aws_kms_key.orders[0]"), ("CHG010", FAIL, E, "aws_kms_key.billing")},
     "raw-consumer-removed": {("CHG011", FAIL, W, "aws_lambda_event_source_mapping.orders"),
                              ("CHG011", FAIL, W, "aws_lambda_event_source_mapping.billing")},
+    "raw-alarm-topic-renamed": {("CHG012", FAIL, E, "aws_sns_topic.oncall")},
     "raw-safe-changes": set(),
     "raw-alarms-added": set(),
     # every rule of the catalog on update plans (tests/policies/test_update_rules.py)

@@ -11,8 +11,9 @@ provider "aws" {
 }
 
 variables {
-  account_id = "123456789012"
-  kinds      = ["dlq_depth", "dlq_influx", "dlq_stale", "age_warning", "age_critical", "backlog"]
+  account_id     = "123456789012"
+  sns_topic_name = "sqs-alarms-orders"
+  kinds          = ["dlq_depth", "dlq_influx", "dlq_stale", "age_warning", "age_critical", "backlog"]
   queues = {
     orders   = { queue_name = "orders", dlq_name = "orders-dlq" }
     payments = { queue_name = "payments.fifo", dlq_name = "payments-dlq.fifo" }

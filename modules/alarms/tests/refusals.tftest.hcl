@@ -11,7 +11,8 @@ provider "aws" {
 }
 
 variables {
-  account_id = "123456789012"
+  account_id     = "123456789012"
+  sns_topic_name = "orders-alarms"
   queues = {
     orders = { queue_name = "orders", dlq_name = "orders-dlq" }
   }
@@ -121,4 +122,21 @@ run "account_id_not_12_digits" {
     account_id = "12345678901"
   }
   expect_failures = [var.account_id]
+}
+
+run "per_queue_age_threshold_below_metric_period" {
+  command = plan
+  variables {
+    queues = { orders = { queue_name = "orders", dlq_name = "orders-dlq", thresholds = { age_critical_seconds = 30 } } }
+  }
+  expect_failures = [var.queues]
+}
+
+run "created_topic_without_name" {
+  command = plan
+  variables {
+    sns_topic_name   = null
+    create_sns_topic = true
+  }
+  expect_failures = [var.sns_topic_name]
 }

@@ -205,3 +205,13 @@ run "claim_check_bucket_prefix_without_slash" {
 
   expect_failures = [var.claim_check_bucket]
 }
+
+run "reserved_concurrency_zero" {
+  command = plan
+
+  variables {
+    reserved_concurrent_executions = 0
+  }
+
+  expect_failures = [var.reserved_concurrent_executions]
+}

@@ -18,7 +18,7 @@ module "messaging" {
   account_id = "123456789012"
   queues     = { for k in local.keys : k => { consumer = { timeout_seconds = 30 } } }
   # the alarm topic (and its key) the root module created by default before 0.1.0
-  alarms = { create_sns_topic = true }
+  alarms = { create_sns_topic = true, sns_topic_name = "sqs-alarms-bench-0000" }
 }
 
 resource "aws_lambda_function" "consumer" {

@@ -9,7 +9,7 @@ module "messaging" {
     }
     payments = { name = "${var.name_prefix}-payments" }
   }
-  alarms             = { create_sns_topic = true } # the alarm topic and its KMS key stay
+  alarms             = { create_sns_topic = true, sns_topic_name = "sqs-alarms-${var.name_prefix}-orders" } # the alarm topic and its KMS key stay
   claim_check_bucket = { enabled = true, name = "${var.name_prefix}-payloads", expiration_days = 30 }
   tags               = { team = "orders" }
 }

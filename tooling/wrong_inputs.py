@@ -1,0 +1,288 @@
+"""Wrong inputs through the root module, each planned for real and classified
+in the four verdicts of issue #23:
+
+  named     refused, naming the user's own input (the root path)
+  unnamed   refused, but naming only a submodule variable, the wrong input, or no value
+  internal  a Terraform type error naming the module's internal variables
+  silent    planned green with a wrong or dropped setting
+
+Every case is one file of ONE `terraform test` of a consumer stack in a
+temporary directory that sources the checkout (or --source, e.g. an export
+of an older commit, to count before a change). Prints the counts and, with
+-v, every case that is not `named` with the first lines of its message.
+
+    .venv/bin/python -m tooling.wrong_inputs [--source DIR] [-v] [--json FILE]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from tooling.terraform import REPO_ROOT, Terraform
+
+ACCOUNT = "123456789012"
+KEY = f"arn:aws:kms:us-east-1:{ACCOUNT}:key/11111111-2222-3333-4444-555555555555"
+FN = {"function_name": "orders-consumer"}
+INPUTS = ["queues", "queue_defaults", "consumer_functions", "claim_check_bucket", "idempotency_table", "alarms", "iam",
+          "dlq_redrive", "tags", "name_prefix"]
+
+STACK = '''
+provider "aws" {
+  region                      = "us-east-1"
+  access_key                  = "offline-plan"
+  secret_key                  = "offline-plan"
+  skip_credentials_validation = true
+  skip_requesting_account_id  = true
+  skip_metadata_api_check     = true
+  max_retries                 = 1
+}
+%s
+module "messaging" {
+  source     = "{source}"
+  account_id = "%s"
+%s
+}
+''' % (
+    "".join(f'variable "{v}" {{\n  type    = any\n  default = {{}}\n}}\n' for v in INPUTS if v != "name_prefix")
+    + 'variable "name_prefix" {\n  type    = string\n  default = ""\n}\n',
+    ACCOUNT,
+    "".join(f"  {v} = var.{v}\n" for v in INPUTS),
+)
+
+
+def sns(conditions=None, principal=("Service", "sns.amazonaws.com")):
+    s = {"sid": "Topic", "actions": ["sqs:SendMessage"], "principals": [{"type": principal[0], "identifiers": [principal[1]]}]}
+    if conditions is not None:
+        s["conditions"] = conditions
+    return s
+
+
+def doc(statement):
+    return json.dumps({"Version": "2012-10-17", "Statement": [statement]})
+
+
+def q(**settings):
+    return {"queues": {"orders": settings}}
+
+
+# (id, variables, the root path the refusal must name)
+CASES: list[tuple[str, dict, str]] = [
+    # --- 1. silent accepts -------------------------------------------------------------------
+    ("svc-principal-no-condition", q(queue_policy_statements=[sns()]), 'queues["orders"].queue_policy_statements'),
+    ("svc-events-no-condition", q(queue_policy_statements=[sns(principal=("Service", "events.amazonaws.com"))]), 'queues["orders"].queue_policy_statements'),
+    ("svc-s3-only-tls-condition", q(queue_policy_statements=[sns([{"test": "Bool", "variable": "aws:SecureTransport", "values": ["true"]}], ("Service", "s3.amazonaws.com"))]), 'queues["orders"].queue_policy_statements'),
+    ("svc-dlq-statement", q(dlq_policy_statements=[sns()]), 'queues["orders"].dlq_policy_statements'),
+    ("svc-in-document", q(source_queue_policy_documents=[doc({"Effect": "Allow", "Principal": {"Service": "sns.amazonaws.com"}, "Action": "sqs:SendMessage"})]), 'queues["orders"].source_queue_policy_documents'),
+    ("star-principal-tag-only", q(queue_policy_statements=[sns([{"test": "StringEquals", "variable": "aws:PrincipalTag/team", "values": ["x"]}], ("AWS", "*"))]), 'queues["orders"].queue_policy_statements'),
+    ("star-requested-region-only", q(queue_policy_statements=[sns([{"test": "StringEquals", "variable": "aws:RequestedRegion", "values": ["us-east-1"]}], ("*", "*"))]), 'queues["orders"].queue_policy_statements'),
+    ("star-doc-current-time", q(source_queue_policy_documents=[doc({"Effect": "Allow", "Principal": "*", "Action": "sqs:SendMessage", "Condition": {"DateGreaterThan": {"aws:CurrentTime": "2020-01-01T00:00:00Z"}}})]), 'queues["orders"].source_queue_policy_documents'),
+    ("kms-other-region", q(kms_master_key_id=KEY.replace("us-east-1", "eu-west-1")), 'queues["orders"].kms_master_key_id'),
+    ("kms-other-account", q(kms_master_key_id=KEY.replace(ACCOUNT, "210987654321")), 'queues["orders"].kms_master_key_id'),
+    ("dlq-kms-other-region", q(dlq_kms_master_key_id=KEY.replace("us-east-1", "eu-central-1")), 'queues["orders"].dlq_kms_master_key_id'),
+    ("iam-kms-other-region", {**q(), "iam": {"kms_key_arns": [KEY.replace("us-east-1", "ap-south-1")]}}, "iam.kms_key_arns"),
+    ("iam-kms-two-aliases-one-key", {"queues": {"orders": {"kms_master_key_id": "alias/orders"}, "payments": {"kms_master_key_id": "alias/payments"}}, "iam": {"kms_key_arns": [KEY]}}, "iam.kms_key_arns"),
+    ("consumer-batch-no-function", q(consumer={"timeout_seconds": 30, "batch_size": 50}), 'queues["orders"].consumer.batch_size'),
+    ("consumer-concurrency-no-function", q(consumer={"timeout_seconds": 30, "maximum_concurrency": 5}), 'queues["orders"].consumer.maximum_concurrency'),
+    ("consumer-filters-no-function", q(consumer={"timeout_seconds": 30, "filter_patterns": ['{"body":{"a":["b"]}}']}), 'queues["orders"].consumer.filter_patterns'),
+    ("consumer-enabled-no-function", q(consumer={"timeout_seconds": 30, "enabled": False}), 'queues["orders"].consumer.enabled'),
+    ("consumer-no-report-failures", q(consumer={"timeout_seconds": 30, "report_batch_item_failures": False, **FN}), 'queues["orders"].consumer.report_batch_item_failures'),
+    ("consumer-window-batch-1", q(consumer={"timeout_seconds": 30, "batch_size": 1, "maximum_batching_window_seconds": 5, **FN}), 'queues["orders"].consumer.maximum_batching_window_seconds'),
+    ("redrive-reserved-0", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check"}, "dlq_redrive": {"enabled": True, "reserved_concurrent_executions": 0}}, "dlq_redrive.reserved_concurrent_executions"),
+    ("queue-age-critical-30", q(alarm_thresholds={"age_critical_seconds": 30}), 'queues["orders"].alarm_thresholds'),
+    ("queue-stale-10", {**q(alarm_thresholds={"dlq_stale_age_seconds": 10}), "alarms": {"create_sns_topic": False, "kinds": ["dlq_depth", "dlq_stale"]}}, 'queues["orders"].alarm_thresholds'),
+    ("backlog-threshold-kind-off", {**q(), "alarms": {"create_sns_topic": False, "thresholds": {"backlog_messages": 500}}}, "alarms.thresholds.backlog_messages"),
+    ("queue-influx-threshold-kind-off", q(alarm_thresholds={"dlq_influx_messages": 5}), 'queues["orders"].alarm_thresholds.dlq_influx_messages'),
+    ("kms-reuse-without-key", q(kms_data_key_reuse_period_seconds=600), 'queues["orders"].kms_data_key_reuse_period_seconds'),
+    ("dlq-kms-reuse-without-key", q(dlq_kms_data_key_reuse_period_seconds=600), 'queues["orders"].dlq_kms_data_key_reuse_period_seconds'),
+    ("defaults-kms-reuse-without-key", {**q(), "queue_defaults": {"kms_data_key_reuse_period_seconds": 900}}, "queue_defaults.kms_data_key_reuse_period_seconds"),
+    ("root-tag-aws-prefix", {**q(), "tags": {"aws:team": "x"}}, "tags"),
+    ("queue-tag-bad-chars", q(tags={"team#1": "x"}), 'queues["orders"].tags'),
+    ("dlq-tag-aws-prefix", q(dlq_tags={"aws:cost": "x"}), 'queues["orders"].dlq_tags'),
+    ("bucket-tag-aws-prefix", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check", "tags": {"AWS:x": "y"}}}, "claim_check_bucket.tags"),
+    ("root-tag-key-too-long", {**q(), "tags": {"k" * 129: "x"}}, "tags"),
+    ("root-tag-value-too-long", {**q(), "tags": {"team": "v" * 257}}, "tags"),
+    ("no-queues-bucket-on", {"queues": {}, "claim_check_bucket": {"enabled": True, "name": "wi-claim-check"}}, "claim_check_bucket"),
+    ("no-queues-redrive-on", {"queues": {}, "dlq_redrive": {"enabled": True, "archive_bucket_name": "archive"}}, "dlq_redrive"),
+    ("alarms-off-topic-set", {**q(), "alarms": {"enabled": False, "sns_topic_arn": f"arn:aws:sns:us-east-1:{ACCOUNT}:oncall"}}, "alarms.sns_topic_arn"),
+    ("topic-arn-and-name", {**q(), "alarms": {"sns_topic_arn": f"arn:aws:sns:us-east-1:{ACCOUNT}:oncall", "sns_topic_name": "mine"}}, "alarms.sns_topic_name"),
+    ("no-topic-kms-given", {**q(), "alarms": {"create_sns_topic": False, "sns_kms_master_key_id": KEY}}, "alarms.sns_kms_master_key_id"),
+    # --- 2. refusals name the root input, value and bound ----------------------------------------
+    ("bucket-name-upper", {**q(), "claim_check_bucket": {"enabled": True, "name": "Bad_Name"}}, "claim_check_bucket.name"),
+    ("bucket-name-long", {**q(), "claim_check_bucket": {"enabled": True, "name": "b" * 70}}, "claim_check_bucket.name"),
+    ("bucket-prefix-slash", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check", "payload_prefix": "/payloads"}}, "claim_check_bucket.payload_prefix"),
+    ("bucket-expiry-0", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check", "expiration_days": 0}}, "claim_check_bucket.expiration_days"),
+    ("bucket-kms-garbage", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check", "kms_key_arn": "my-key"}}, "claim_check_bucket.kms_key_arn"),
+    ("bucket-abort-0", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check", "abort_incomplete_multipart_upload_days": 0}}, "claim_check_bucket.abort_incomplete_multipart_upload_days"),
+    ("bucket-log-bucket-bad", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check", "access_log_bucket": "Logs!"}}, "claim_check_bucket.access_log_bucket"),
+    ("table-name-short", {**q(), "idempotency_table": {"enabled": True, "name": "a"}}, "idempotency_table.name"),
+    ("table-kms-garbage", {**q(), "idempotency_table": {"enabled": True, "name": "wi-idem", "kms_key_arn": "key"}}, "idempotency_table.kms_key_arn"),
+    ("table-sort-key-expiration", {**q(), "idempotency_table": {"enabled": True, "name": "wi-idem", "sort_key_attr": "expiration"}}, "idempotency_table.sort_key_attr"),
+    ("redrive-timeout-1000", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check"}, "dlq_redrive": {"enabled": True, "timeout_seconds": 1000}}, "dlq_redrive.timeout_seconds"),
+    ("redrive-timeout-0", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check"}, "dlq_redrive": {"enabled": True, "timeout_seconds": 0}}, "dlq_redrive.timeout_seconds"),
+    ("redrive-rate-0", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check"}, "dlq_redrive": {"enabled": True, "max_messages_per_second": 0}}, "dlq_redrive.max_messages_per_second"),
+    ("redrive-schedule-bad", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check"}, "dlq_redrive": {"enabled": True, "schedule_expression": "every 5 minutes"}}, "dlq_redrive.schedule_expression"),
+    ("redrive-log-retention-bad", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check"}, "dlq_redrive": {"enabled": True, "log_retention_days": 7000}}, "dlq_redrive.log_retention_days"),
+    ("redrive-max-redrive-0", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check"}, "dlq_redrive": {"enabled": True, "max_redrive_count": 0}}, "dlq_redrive.max_redrive_count"),
+    ("redrive-alarm-actions-bad", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check"}, "dlq_redrive": {"enabled": True, "alarm_actions": ["oncall"]}}, "dlq_redrive.alarm_actions"),
+    ("redrive-archive-prefix-empty", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check"}, "dlq_redrive": {"enabled": True, "archive_prefix": ""}}, "dlq_redrive.archive_prefix"),
+    ("thresholds-backlog-0", {**q(), "alarms": {"create_sns_topic": False, "kinds": ["backlog"], "thresholds": {"backlog_messages": 0}}}, "alarms.thresholds.backlog_messages"),
+    ("thresholds-warning-10", {**q(), "alarms": {"create_sns_topic": False, "kinds": ["age_warning"], "thresholds": {"age_warning_seconds": 10}}}, "alarms.thresholds.age_warning_seconds"),
+    ("thresholds-periods-2000", {**q(), "alarms": {"create_sns_topic": False, "kinds": ["dlq_influx"], "thresholds": {"dlq_influx_evaluation_periods": 2000}}}, "alarms.thresholds.dlq_influx_evaluation_periods"),
+    ("thresholds-inverted", {**q(), "alarms": {"create_sns_topic": False, "kinds": ["age_warning", "age_critical"], "thresholds": {"age_warning_seconds": 900, "age_critical_seconds": 600}}}, "alarms.thresholds"),
+    ("alarms-topic-name-bad", {**q(), "alarms": {"create_sns_topic": True, "sns_topic_name": "on call"}}, "alarms.sns_topic_name"),
+    ("alarms-prefix-bad", {**q(), "alarms": {"create_sns_topic": False, "alarm_name_prefix": "prod!"}}, "alarms.alarm_name_prefix"),
+    ("alarms-topic-arn-bad", {**q(), "alarms": {"sns_topic_arn": "oncall"}}, "alarms.sns_topic_arn"),
+    ("alarms-kind-bad", {**q(), "alarms": {"create_sns_topic": False, "kinds": ["depth"]}}, "alarms.kinds"),
+    ("alarms-kms-aws-sns", {**q(), "alarms": {"create_sns_topic": True, "sns_kms_master_key_id": "alias/aws/sns"}}, "alarms.sns_kms_master_key_id"),
+    ("iam-path-bad", {**q(), "iam": {"create_managed_policies": True, "path": "policies"}}, "iam.path"),
+    ("iam-prefix-bad", {**q(), "iam": {"create_managed_policies": True, "name_prefix": "team one "}}, "iam.name_prefix"),
+    ("iam-kms-alias", {**q(), "iam": {"kms_key_arns": ["alias/orders"]}}, "iam.kms_key_arns"),
+    ("queue-name-slash", q(name="orders/v1"), 'queues["orders"].name'),
+    ("dlq-arn-garbage", q(dlq_arn="orders-dlq"), 'queues["orders"].dlq_arn'),
+    ("dlq-name-space", q(dlq_name="orders dlq"), 'queues["orders"].dlq_name'),
+    # fractional numbers
+    ("frac-kms-reuse", q(kms_master_key_id=KEY, kms_data_key_reuse_period_seconds=300.5), 'queues["orders"].kms_data_key_reuse_period_seconds'),
+    ("frac-retention", q(message_retention_seconds=86400.5), 'queues["orders"].message_retention_seconds'),
+    ("frac-delay", q(delay_seconds=1.5), 'queues["orders"].delay_seconds'),
+    ("frac-visibility", q(visibility_timeout_seconds=30.5), 'queues["orders"].visibility_timeout_seconds'),
+    ("frac-message-size", q(max_message_size=2048.5), 'queues["orders"].max_message_size'),
+    ("frac-wait", q(receive_wait_time_seconds=10.5), 'queues["orders"].receive_wait_time_seconds'),
+    ("frac-dlq-retention", q(dlq_message_retention_seconds=1000000.5), 'queues["orders"].dlq_message_retention_seconds'),
+    ("frac-consumer-timeout", q(consumer={"timeout_seconds": 30.5}), 'queues["orders"].consumer.timeout_seconds'),
+    ("frac-batch", q(consumer={"timeout_seconds": 30, "batch_size": 10.5, **FN}), 'queues["orders"].consumer.batch_size'),
+    ("frac-expiry-days", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check", "expiration_days": 20.5}}, "claim_check_bucket.expiration_days"),
+    ("frac-redrive-rate", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check"}, "dlq_redrive": {"enabled": True, "max_messages_per_second": 2.5}}, "dlq_redrive.max_messages_per_second"),
+    ("frac-threshold", {**q(), "alarms": {"create_sns_topic": False, "thresholds": {"age_critical_seconds": 900.5}}}, "alarms.thresholds.age_critical_seconds"),
+    # --- type errors on root object inputs ---------------------------------------------------------
+    ("type-bucket-enabled", {**q(), "claim_check_bucket": {"enabled": "yes", "name": "wi-claim-check"}}, "claim_check_bucket.enabled"),
+    ("type-redrive-timeout", {**q(), "dlq_redrive": {"enabled": True, "archive_bucket_name": "archive", "timeout_seconds": "30s"}}, "dlq_redrive.timeout_seconds"),
+    ("type-max-receive", q(max_receive_count="five"), 'queues["orders"].max_receive_count'),
+    ("type-visibility", q(visibility_timeout_seconds="300s"), 'queues["orders"].visibility_timeout_seconds'),
+    ("type-consumer-function-string", {**q(consumer={"timeout_seconds": 30}), "consumer_functions": {"orders": "fn"}}, 'consumer_functions["orders"]'),
+    ("type-deletion-protection", {**q(), "idempotency_table": {"enabled": True, "name": "wi-idem", "deletion_protection_enabled": "no"}}, "idempotency_table.deletion_protection_enabled"),
+    ("type-redrive-timeout-null", {**q(), "dlq_redrive": {"enabled": True, "archive_bucket_name": "archive", "timeout_seconds": None}}, "dlq_redrive.timeout_seconds"),
+    ("type-alarms-enabled", {**q(), "alarms": {"enabled": "on", "create_sns_topic": False}}, "alarms.enabled"),
+    ("type-alarms-kinds-string", {**q(), "alarms": {"create_sns_topic": False, "kinds": "dlq_depth"}}, "alarms.kinds"),
+    ("type-iam-kms-string", {**q(), "iam": {"kms_key_arns": KEY}}, "iam.kms_key_arns"),
+    ("type-bucket-queues-string", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check", "queues": "orders"}}, "claim_check_bucket.queues"),
+    ("type-redrive-queues-string", {**q(), "dlq_redrive": {"enabled": True, "archive_bucket_name": "archive", "queues": "orders"}}, "dlq_redrive.queues"),
+    ("type-thresholds-number", {**q(), "alarms": {"create_sns_topic": False, "thresholds": 5}}, "alarms.thresholds"),
+    ("type-fifo-string", q(fifo="yes"), 'queues["orders"].fifo'),
+    ("type-defaults-fifo", {**q(), "queue_defaults": {"fifo": "maybe"}}, "queue_defaults.fifo"),
+    ("type-queue-tag-list", q(tags={"team": ["a"]}), 'queues["orders"].tags'),
+    ("type-consumer-timeout", q(consumer={"timeout_seconds": "thirty"}), 'queues["orders"].consumer.timeout_seconds'),
+    ("type-table-tags-string", {**q(), "idempotency_table": {"enabled": True, "name": "wi-idem", "tags": "x"}}, "idempotency_table.tags"),
+    ("type-bucket-versioning", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check", "versioning_enabled": "maybe"}}, "claim_check_bucket.versioning_enabled"),
+    ("type-notify-on-ok", {**q(), "alarms": {"create_sns_topic": False, "notify_on_ok": "sometimes"}}, "alarms.notify_on_ok"),
+    ("type-failure-reasons-string", {**q(), "dlq_redrive": {"enabled": True, "archive_bucket_name": "archive", "permanent_failure_reasons": "poison"}}, "dlq_redrive.permanent_failure_reasons"),
+    ("type-iam-create-string", {**q(), "iam": {"create_managed_policies": "yes"}}, "iam.create_managed_policies"),
+    ("type-defaults-retention", {**q(), "queue_defaults": {"message_retention_seconds": "4d"}}, "queue_defaults.message_retention_seconds"),
+    # --- hints -------------------------------------------------------------------------------------
+    ("hint-table-expiry-attr", {**q(), "idempotency_table": {"enabled": True, "name": "wi-idem", "expiry_attr": "ttl"}}, "idempotency_table"),
+    ("hint-defaults-consumer", {**q(), "queue_defaults": {"consumer": {"timeout_seconds": 30}}}, "queue_defaults"),
+    ("hint-bucket-name", {**q(), "claim_check_bucket": {"enabled": True, "bucket_name": "wi-claim-check"}}, "claim_check_bucket"),
+    ("hint-alarms-topic-arn", {**q(), "alarms": {"topic_arn": f"arn:aws:sns:us-east-1:{ACCOUNT}:oncall"}}, "alarms"),
+    ("hint-queue-retention", q(retention=86400), 'queues["orders"]'),
+    ("hint-redrive-concurrency", {**q(), "dlq_redrive": {"concurrency": 1}}, "dlq_redrive"),
+    ("hint-iam-policy-path", {**q(), "iam": {"policy_path": "/x/"}}, "iam"),
+    ("hint-queue-xyz", q(xyz=1), 'queues["orders"]'),
+    # --- more silent candidates ---------------------------------------------------------------------
+    ("content-dedup-standard", q(content_based_deduplication=True), 'queues["orders"].content_based_deduplication'),
+    ("bucket-queues-unknown-key", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check", "queues": ["payments"]}}, "claim_check_bucket.queues"),
+    ("redrive-queues-empty", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check"}, "dlq_redrive": {"enabled": True, "queues": []}}, "dlq_redrive.queues"),
+    ("consumer-function-empty-name", q(consumer={"timeout_seconds": 30, "function_name": ""}), 'queues["orders"].consumer.function_name'),
+    ("name-prefix-too-long-name", {"queues": {"o" * 70: {}}, "name_prefix": "prod-team-"}, 'queues["' + "o" * 70 + '"]'),
+    ("dlq-arn-and-create-dlq-true", q(dlq_arn=f"arn:aws:sqs:us-east-1:{ACCOUNT}:shared-dlq", create_dlq=True), 'queues["orders"].create_dlq'),
+    ("throughput-on-standard", q(fifo_throughput_limit="perMessageGroupId"), 'queues["orders"].fifo_throughput_limit'),
+]
+
+INTERNAL = re.compile(r'module\.(inputs|queue\[[^\]]*\]|alarms\[0\]|claim_check_bucket\[0\]|idempotency_table\[0\]|dlq_redrive\[[^\]]*\]|consumer\[[^\]]*\]|iam\[[^\]]*\])\.var\.|var\.(switches_raw|queue_defaults_raw|consumer_functions_raw)|Invalid value for input variable|Invalid value for module argument')
+
+
+def _hcl(value) -> str:
+    return json.dumps(value)
+
+
+def classify(status: str, errors: list[str], path: str) -> str:
+    if status == "pass":
+        return "silent"
+    text = " ".join(errors)
+    if path in text and not INTERNAL.search(text):
+        return "named"
+    if INTERNAL.search(text) and ("type" in text.lower() or "required" in text.lower() or "Unsuitable value" in text):
+        return "internal"
+    return "unnamed"
+
+
+def run(source: Path, cases=CASES) -> dict[str, dict]:
+    work = Path(tempfile.mkdtemp(prefix="wrong-inputs-"))
+    try:
+        rel = os.path.relpath(source.resolve(), work)
+        (work / "main.tf").write_text(STACK.replace("{source}", rel))
+        (work / "tests").mkdir()
+        files = {}
+        for i, (case, variables, _) in enumerate(cases):
+            stem = f"c{i:03d}"
+            files[stem] = case
+            body = "".join(f"    {k} = {_hcl(v)}\n" for k, v in variables.items())
+            if "alarms" not in variables:
+                body += '    alarms = {"create_sns_topic": false}\n'
+            (work / "tests" / f"{stem}.tftest.hcl").write_text(
+                f'run "case" {{\n  command = plan\n  variables {{\n{body}  }}\n}}\n')
+        tf = Terraform(work)
+        tf.init(backend=False)
+        result = tf.test()
+        got: dict[str, dict] = {}
+        for line in result.stdout.splitlines():
+            if not line.startswith("{"):
+                continue
+            event = json.loads(line)
+            case = files.get(Path(event.get("@testfile") or "x").name.removesuffix(".tftest.hcl"))
+            if case is None:
+                continue
+            if event.get("type") == "test_run" and event["test_run"].get("progress") == "complete":
+                got.setdefault(case, {"errors": []})["status"] = event["test_run"]["status"]
+            elif event.get("type") == "diagnostic" and event.get("@level") == "error":
+                d = event["diagnostic"]
+                got.setdefault(case, {"errors": []})["errors"].append(
+                    " ".join(f"{d.get('summary', '')}: {d.get('detail', '')}".split()))
+        return got
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--source", type=Path, default=REPO_ROOT, help="the module checkout to source (default: this one)")
+    ap.add_argument("--only", help="run only cases whose id contains this")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--json", type=Path, help="write {case: {verdict, errors}} here")
+    args = ap.parse_args(argv)
+    cases = [c for c in CASES if not args.only or args.only in c[0]]
+    got = run(args.source, cases)
+    counts = {"named": 0, "unnamed": 0, "internal": 0, "silent": 0}
+    out = {}
+    for case, _, path in cases:
+        g = got.get(case, {"status": "missing", "errors": []})
+        verdict = classify(g.get("status", "missing"), g["errors"], path)
+        counts[verdict] += 1
+        out[case] = {"verdict": verdict, "path": path, "errors": g["errors"]}
+        if args.verbose and verdict != "named":
+            first = (g["errors"][0] if g["errors"] else "")[:300]
+            print(f"{verdict:8} {case}: expected {path}\n         {first}")
+    print(f"{len(cases)} wrong inputs through the root module ({args.source}):")
+    for k, v in counts.items():
+        print(f"  {k:8} {v}")
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
