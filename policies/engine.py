@@ -89,7 +89,7 @@ def evaluate(doc: dict, config: Config | None = None, *, strict: bool = False,
              today: _dt.date | None = None, keep_passes: bool = True, source_dir: str | None = None,
              source_roots: tuple = ()) -> Report:
     """``source_dir``: the root configuration the plan was made from; values the plan
-    leaves unknown are read from it when it matches the plan (see source.py).
+    leaves unknown are read from it when it matches the plan (see the source package).
     ``source_roots``: directories beyond it that module sources may be read from."""
     config = config or Config()
     today = today or _dt.date.today()

@@ -749,7 +749,7 @@ class Model:
             return UNKNOWN
         v = ev.value
         if isinstance(v, (src.Unknown, src.Template)):
-            return src.to_plain(v) if src._settled(v) else UNKNOWN
+            return src.to_plain(v) if src.settled(v) else UNKNOWN
         return v if v is None or isinstance(v, (str, int, float, bool)) else UNKNOWN
 
     def _queue_from_source(self, res: Resource, attr: str, attrs: tuple) -> Queue | None:

@@ -19,7 +19,8 @@ import pytest
 
 from resilient_sqs.policy.engine import evaluate
 from resilient_sqs.policy.graph import Plan
-from resilient_sqs.policy.source import JsonText, Pending, Source, Unknown, _whole_deep
+from resilient_sqs.policy.source import JsonText, Pending, Source, Unknown
+from resilient_sqs.policy.source.functions import _whole_deep
 from tests.helpers import REPO_ROOT
 from tests.policies import plans
 
@@ -63,7 +64,7 @@ def test_evaluator_gives_what_terraform_plans(plan_doc):
 def test_references_are_those_terraform_records(plan_doc):
     """The references read from source (how source is matched to the plan) equal the ones
     Terraform lists in the plan's configuration, for every output of source_eval."""
-    from resilient_sqs.policy.source import _longest, _plan_refs, references
+    from resilient_sqs.policy.source.refs import _longest, _plan_refs, references
 
     doc = plan_doc("eval:source")
     src = Source(Plan(doc), EVAL)
@@ -390,7 +391,8 @@ def test_unknown_reasons_are_specific(plan_doc):
     ev = src.evaluator
     from hcl2.api import parses_to_tree
 
-    from resilient_sqs.policy.source import Scope, _trees
+    from resilient_sqs.policy.source.scope import Scope
+    from resilient_sqs.policy.source.tree import _trees
 
     def expr(text):
         return _trees(_trees(_trees(parses_to_tree(f"x = {text}\n"))[0])[0])[-1]
