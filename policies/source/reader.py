@@ -48,15 +48,6 @@ def _marks_sensitive(marks) -> bool:
 
 
 # -- the source of a plan ----------------------------------------------------------------------------
-def call_source(plan: Plan):
-    """module path -> the ``source`` of that module call in the plan's configuration."""
-    def get(path: tuple):
-        cfg = plan.module_config_path(path[:-1])
-        call = cfg.calls.get(path[-1]) if cfg else None
-        return call.source if call else None
-    return get
-
-
 class Source:
     """The configuration source of a plan, read lazily (see the module docstring).
 
@@ -75,7 +66,7 @@ class Source:
         self._noted: set = set()
         self._modules: dict[tuple, ModuleSource | None] = {}
         self.budget = Budget()
-        self.dirs = ModuleDirs(root, call_source(plan), data_dir, extra_roots, self.budget)
+        self.dirs = ModuleDirs(root, plan.doc.get("configuration"), data_dir, extra_roots, self.budget)
         self.data_dir = self.dirs.data_dir
         self._ev: Evaluator | None = None
         self._plain_ev: Evaluator | None = None

@@ -208,6 +208,30 @@ def test_copied_module_is_found_through_modules_json(copied, monkeypatch):
         'module.audit.aws_sqs_queue_policy.this["this"]'}
 
 
+@pytest.mark.plan
+def test_locations_share_the_evaluators_module_directories(copied, monkeypatch):
+    """SARIF, GitHub and GitLab locations look module directories up in the check's one
+    files.ModuleDirs: a resource of a module `terraform init` copied into TF_DATA_DIR is
+    located in that copy, also when nothing about it was decided from source."""
+    from resilient_sqs.policy.report import SourceLocator
+
+    doc, directory, data, plan = copied
+    monkeypatch.setenv("TF_DATA_DIR", str(data))
+    report = evaluate(doc, source_dir=str(directory))
+    loc = SourceLocator.of(report, doc, str(directory), str(plan))
+    assert loc.dirs is report.model.source.dirs
+    path, line = loc.locate("module.audit.aws_sqs_queue.dlq")
+    installed = Path(next(m for m in json.loads((data / "modules" / "modules.json").read_text())["Modules"]
+                          if m["Key"] == "audit")["Dir"])  # terraform init links a local path there
+    assert Path(path).resolve().parent == installed.resolve(), path
+    text = Path(path).read_text().splitlines()
+    assert text[line - 1].lstrip().startswith('resource "aws_sqs_queue" "dlq"')
+    # without the data directory the module is not found: the plan file, line 1
+    monkeypatch.delenv("TF_DATA_DIR")
+    report = evaluate(doc, source_dir=str(directory))
+    assert SourceLocator.of(report, doc, str(directory), str(plan)).locate("module.audit.aws_sqs_queue.dlq")[1] == 1
+
+
 # -- existing fixtures and examples: what stays unknown -----------------------------------------------
 UNDECIDABLE = {
     # a DLQ in another stack, named by a literal ARN: its settings are not in the plan
