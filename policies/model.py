@@ -10,6 +10,7 @@ from typing import Any
 
 from . import iamdoc
 from .graph import OPAQUE, UNKNOWN, Plan, Resource, Target, narrow
+from .resolve import Resolver
 
 AWS_DEFAULT_RETENTION = 345600  # SQS MessageRetentionPeriod when unset (4 days)
 AWS_DEFAULT_VISIBILITY = 30
@@ -253,7 +254,7 @@ class Queue:
                 if t.res is not None and t.res.type in ("aws_kms_key", "aws_kms_alias", "aws_kms_replica_key"):
                     return "SSE-KMS"
             # through locals, try()/coalesce(), a condition: the configuration source says
-            kms = self.model.scalar_from_source(self.res, "kms_master_key_id")
+            kms = self.model.resolve.value(self.res, "kms_master_key_id").scalar()
             if kms is UNKNOWN or (kms is not None and not isinstance(kms, str)):
                 return UNKNOWN
             if kms:
@@ -262,7 +263,7 @@ class Queue:
             return Invalid("kms_master_key_id", kms, "a KMS key ID, ARN or alias")
         sse = self.res.attr("sqs_managed_sse_enabled")
         if sse is UNKNOWN:
-            sse = self.model.scalar_from_source(self.res, "sqs_managed_sse_enabled")
+            sse = self.model.resolve.value(self.res, "sqs_managed_sse_enabled").scalar()
         sse = flag(sse, "sqs_managed_sse_enabled")
         if sse is True:
             return "SSE-SQS"
@@ -282,7 +283,7 @@ class Queue:
     def _allow_value(self):
         raw = self.allow_raw()
         if raw is UNKNOWN:
-            got = self.model.json_from_source(self.allow_res, self.allow_attr)
+            got = self.model.resolve.value(self.allow_res, self.allow_attr).json()
             if got is not None:
                 value, self.allow_ref, self.allow_why = got
                 if value is not UNKNOWN:
@@ -469,6 +470,7 @@ class Model:
     def __init__(self, plan: Plan, source=None):
         self.plan = plan
         self.source = source  # source.Source: values the plan leaves unknown, read from the configuration
+        self.resolve = Resolver(plan, source)  # every link asks it (see resolve.py)
         self.default_region = plan.region()
         self.queues: list[Queue] = [Queue(r, self) for r in plan.of_type("aws_sqs_queue") if r.mode == "managed"]
         self.queue_by_res = {q.res.address: q for q in self.queues}
@@ -532,17 +534,17 @@ class Model:
 
     def _queue_of_url_attr(self, res: Resource, attr: str) -> Link:
         """The queue an aws_sqs_queue_* resource's queue_url designates."""
-        url = res.attr(attr)
+        rv = self.resolve.value(res, attr)
+        url = rv.value
         if isinstance(url, str):
             found = self.queue_for_url(url)
             if len(found) == 1:
                 return Link(found)
             if not found:
                 return Link(external=url)
-        targets = self.plan.expr_targets(res, attr)
-        found = self.queues_in(targets, res)
+        found = self.queues_in(rv.targets, res)
         if len(found) != 1 and url is UNKNOWN:
-            q = self._queue_from_source(res, attr, ("id", "url"))
+            q = self._queue_of(rv.pending(("id", "url")))
             if q is not None:
                 return Link([q])
         if len(found) == 1:
@@ -606,15 +608,16 @@ class Model:
         return receive_count(pol.get("maxReceiveCount")), arn, None
 
     def _link_redrive(self, q: Queue):
-        raw = q.redrive_res.attr(q.redrive_attr)
+        rv = self.resolve.value(q.redrive_res, q.redrive_attr)
+        raw = rv.value
         if raw is None:
             q.dlq_link = None
             return
-        if raw is UNKNOWN and self._redrive_from_source(q):
+        if raw is UNKNOWN and self._redrive_from_source(q, rv):
             pass
         elif raw is UNKNOWN:
             q.max_receive_count = UNKNOWN
-            targets = self.plan.expr_targets(q.redrive_res, q.redrive_attr)
+            targets = rv.targets
             found = self.queues_in(targets, q.redrive_res, exclude=q)
             if len(found) == 1:
                 q.dlq_link = Link(found)
@@ -656,7 +659,8 @@ class Model:
             for r in self.plan.of_type(typ):
                 if r.mode != "managed" or not (r.values.get(path[0]) or r.configured(path[0])):
                     continue
-                value = r.path(*path) if len(path) > 1 else r.attr(path[0])
+                rv = self.resolve.value(r, *path)
+                value = rv.value
                 if typ == "aws_sns_topic_subscription" and isinstance(value, str):
                     try:
                         pol = loads(value)
@@ -667,10 +671,10 @@ class Model:
                 if isinstance(value, str) and value:
                     found = self.queue_for_arn(value)
                 elif value is UNKNOWN or (value is None and r.configured(path[0])):
-                    targets = self.plan.expr_targets_at(r, path)
+                    targets = rv.targets
                     found = self.queues_in(targets, r)
                     if not found:
-                        got = self._service_dlq_from_source(r, path, typ == "aws_sns_topic_subscription")
+                        got = self._service_dlq_from_source(rv, typ == "aws_sns_topic_subscription")
                         if got is not None:
                             found = got
                         elif value is UNKNOWN and not any(t.res is not None and t.res.type != "aws_sqs_queue"
@@ -682,29 +686,18 @@ class Model:
                     if (r.address, what) not in q.service_dlq_of:
                         q.service_dlq_of.append((r.address, what))
 
-    def _service_dlq_from_source(self, r: Resource, path: tuple, redrive_json: bool) -> list[Queue] | None:
-        """The queue another service's DLQ setting names, from the configuration source:
-        [queue], [] (names no queue of the plan), None (the source cannot say)."""
+    def _service_dlq_from_source(self, rv, redrive_json: bool) -> list[Queue] | None:
+        """The queue another service's DLQ setting (``rv``, resolve.Resolved) names, from the
+        configuration source: [queue], [] (names no queue of the plan), None (the source cannot say)."""
         if self.source is None:
             return None
-        from . import source as src
-
         if redrive_json:
-            got = self.json_from_source(r, path[0])
+            got = rv.json()
             arn = got[0].get("deadLetterTargetArn") if got is not None and isinstance(got[0], dict) else UNKNOWN
         else:
-            got = self.source.block(r)
-            if got is None:
+            if rv.evaluated is None:
                 return None
-            arn = got[0]
-            for p in path:
-                if isinstance(arn, src.Unknown) or arn is None:
-                    break
-                try:
-                    arn = arn[p]
-                except (KeyError, IndexError, TypeError):
-                    arn = None
-            arn = src.to_plain(arn)
+            arn = rv.plain()
         pending = getattr(arn, "pending", None)
         if pending is not None:
             q = self.queue_by_res.get(pending.res.address)
@@ -713,59 +706,12 @@ class Model:
             return self.queue_for_arn(arn)
         return None if arn is UNKNOWN else []
 
-    # -- values read from the configuration source ---------------------------------------
-    def json_from_source(self, res: Resource, attr: str):
-        """(plain value, SourceRef, why unknown) of a JSON attribute the plan leaves unknown,
-        read from source; None when the source cannot say. The value is UNKNOWN when the
-        source has the expression but not the value (``why`` says why)."""
-        if self.source is None:
-            return None
-        from . import source as src
+    def _queue_of(self, pending) -> Queue | None:
+        """The plan's queue a source placeholder (source.Pending) is an attribute of."""
+        return self.queue_by_res.get(pending.res.address) if pending is not None else None
 
-        ev = self.source.value(res, attr)
-        if ev is None:
-            return None
-        doc = src.decode_json(ev.value)
-        if isinstance(doc, src.Unknown):
-            return UNKNOWN, ev.ref, doc.why
-        plain = src.to_plain(doc)
-        if isinstance(plain, dict) and isinstance(doc, dict):  # why each unknown member is unknown
-            for k, v in doc.items():
-                u = src.first_unknown(v)
-                if plain.get(k) is UNKNOWN and u is not None:
-                    plain.setdefault("__why__", {})[k] = u.why
-        return plain, ev.ref, None
-
-    def scalar_from_source(self, res: Resource, attr: str):
-        """A scalar attribute the plan leaves unknown, from the configuration source: the
-        value (None when null), a string standing for a value known after apply that is
-        never null nor empty (a key's ARN), or UNKNOWN when the source cannot say."""
-        if self.source is None:
-            return UNKNOWN
-        from . import source as src
-
-        ev = self.source.value(res, attr)
-        if ev is None:
-            return UNKNOWN
-        v = ev.value
-        if isinstance(v, (src.Unknown, src.Template)):
-            return src.to_plain(v) if src.settled(v) else UNKNOWN
-        return v if v is None or isinstance(v, (str, int, float, bool)) else UNKNOWN
-
-    def _queue_from_source(self, res: Resource, attr: str, attrs: tuple) -> Queue | None:
-        """The queue whose ``attrs`` (e.g. its URL) the source says ``res.attr`` is."""
-        if self.source is None:
-            return None
-        from . import source as src
-
-        ev = self.source.value(res, attr)
-        v = ev.value if ev is not None else None
-        if isinstance(v, src.Pending) and len(v.path) == 1 and v.path[0] in attrs:
-            return self.queue_by_res.get(v.res.address)
-        return None
-
-    def _redrive_from_source(self, q: Queue) -> bool:
-        got = self.json_from_source(q.redrive_res, q.redrive_attr)
+    def _redrive_from_source(self, q: Queue, rv) -> bool:
+        got = rv.json()
         if got is None:
             return False
         pol, q.redrive_ref, why = got
@@ -807,8 +753,7 @@ class Model:
             q.redrive_error = "redrive_policy has no deadLetterTargetArn"
             q.dlq_link = Link(unknown_reason=q.redrive_error)
         else:  # built from parts not known before apply: follow the references, as without source
-            targets = self.plan.expr_targets(q.redrive_res, q.redrive_attr)
-            found = self.queues_in(targets, q.redrive_res, exclude=q)
+            found = self.queues_in(rv.targets, q.redrive_res, exclude=q)
             q.dlq_link = Link(found) if len(found) == 1 else Link(
                 unknown_reason="its deadLetterTargetArn is only known after apply and leads to no single queue in the plan")
         return True
@@ -816,7 +761,8 @@ class Model:
     # -- consumers ------------------------------------------------------------------------
     def _esm(self, r: Resource) -> ESM | None:
         e = ESM(r)
-        src = r.attr("event_source_arn")
+        rv = self.resolve.value(r, "event_source_arn")
+        src = rv.value
         if isinstance(src, str):
             if ":sqs:" not in src:
                 return None  # a stream or broker, not a queue
@@ -824,9 +770,9 @@ class Model:
             e.queue_link = Link(found) if len(found) == 1 else (
                 Link(external=src) if not found else Link(unknown_reason=f"event_source_arn {src} matches {len(found)} queues"))
         elif src is UNKNOWN:
-            found = self.queues_in(self.plan.expr_targets(r, "event_source_arn"), r)
+            found = self.queues_in(rv.targets, r)
             if len(found) != 1:
-                q = self._queue_from_source(r, "event_source_arn", ("arn",))
+                q = self._queue_of(rv.pending(("arn",)))
                 found = [q] if q is not None else found
             if len(found) == 1:
                 e.queue_link = Link(found)
@@ -943,9 +889,9 @@ class Model:
         it): (seconds, input) or None."""
         mod = e.res.module
         cfg = self.plan.module_config(mod) if mod else None
-        if self.source is None or cfg is None or "function_timeout_seconds" not in cfg.variables:
+        if cfg is None or "function_timeout_seconds" not in cfg.variables:
             return None
-        v = self.source.module_variable(mod, "function_timeout_seconds")
+        v = self.resolve.variable(mod, "function_timeout_seconds")
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             return None
         return v, f"function_timeout_seconds of {mod}"
@@ -1079,11 +1025,12 @@ class Model:
                 return PolicyDoc(res.address, None, error=f"{attr} is not a valid policy document: {e}")
         if raw is not UNKNOWN:
             return PolicyDoc(res.address, None, error=f"{attr} is {show(raw)}, not a policy document (a JSON string)")
-        got = self._document_from_source(res, attr) if self.source is not None else None
+        rv = self.resolve.value(res, attr)
+        got = self._document_from_source(rv)
         if got is not None:
             self._consume(res, attr)
             return got
-        return self._document_via(res, self.plan.expr_targets(res, attr), attr)
+        return self._document_via(res, rv.targets, attr)
 
     def _consume(self, res: Resource, attr: str):
         for t in self.plan.expr_targets(res, attr):
@@ -1105,12 +1052,14 @@ class Model:
                 return PolicyDoc(res.address, d, via=docs[0].address)
         return PolicyDoc(res.address, None, unknown_reason=f"{what} is only known after apply")
 
-    def _document_from_source(self, res: Resource, attr: str) -> PolicyDoc | None:
+    def _document_from_source(self, rv) -> PolicyDoc | None:
+        """The document of ``rv`` (resolve.Resolved) from the configuration source, None when it cannot say."""
         from . import source as src
 
-        ev = self.source.value(res, attr)
+        ev = rv.evaluated
         if ev is None:
             return None
+        res, attr = rv.res, rv.path[0]
         v = ev.value
         if isinstance(v, src.Pending) and v.res.type == "aws_iam_policy_document" and v.path == ("json",):
             self._consumed_docs.add(v.res.address)
@@ -1189,7 +1138,7 @@ class Model:
         expanded), merged with source_policy_documents / override_policy_documents by Sid."""
         from . import source as src
 
-        got = self.source.block(r)
+        got = self.resolve.block(r)
         if got is None:
             return None
         body, ref = got
