@@ -794,19 +794,12 @@ class Model:
 
     def _link_function(self, e: ESM):
         r = e.res
-        fn = r.attr("function_name")
+        rv = self.resolve.value(r, "function_name")
+        fn = rv.value
         if isinstance(fn, str):
-            e.function_label = fn
-            name = lambda_function_name(fn)
-            found = list(self.functions_by_name.get(name, ()))
-            if not found:
-                found = [Function(d) for d in self.plan.of_type("aws_lambda_function") if d.mode == "data"
-                         and lambda_function_name(d.attr("function_name")) == name]
-            if len(found) > 1:
-                found = [self.functions.get(x.address) or x for x in found]
-            e.function_link = Link(found[:1]) if found else Link(external=fn)
+            self._link_function_named(e, fn)
             return
-        targets = self.plan.expr_targets(r, "function_name")
+        targets = rv.targets
         found: list[Function] = []
         for t in targets:
             if t.res is None:
@@ -824,50 +817,111 @@ class Model:
             e.function_label = picked[0].address
         elif picked:
             e.function_link = Link(unknown_reason=f"function_name could be any of {len(picked)} functions")
-        else:
+        elif not self._function_from_source(e, rv):
             e.function_link = Link(unknown_reason="function_name is only known after apply and leads to no function in the plan")
+
+    def _link_function_named(self, e: ESM, fn: str):
+        """Link ``e`` to the function a name, partial ARN or ARN ``fn`` designates."""
+        e.function_label = fn
+        name = lambda_function_name(fn)
+        found = list(self.functions_by_name.get(name, ()))
+        if not found:
+            found = [Function(d) for d in self.plan.of_type("aws_lambda_function") if d.mode == "data"
+                     and lambda_function_name(d.attr("function_name")) == name]
+        if len(found) > 1:
+            found = [self.functions.get(x.address) or x for x in found]
+        e.function_link = Link(found[:1]) if found else Link(external=fn)
+
+    def _function_from_source(self, e: ESM, rv) -> bool:
+        """Link ``e`` through what the configuration source says its function_name (``rv``)
+        is: a name or ARN, or the name or ARN of a function of the plan known after apply.
+        False when the source cannot say."""
+        if rv.value is not UNKNOWN:
+            return False
+        pending = rv.pending(("function_name", "arn", "qualified_arn"), ("aws_lambda_function",))
+        if pending is not None:
+            f = self.functions.get(pending.res.address) or Function(pending.res)
+            e.function_link = Link([f])
+            e.function_label = f.address
+            return True
+        v = rv.partial if rv.evaluated is not None else None
+        if isinstance(v, str) and v and not hasattr(v, "pending"):
+            self._link_function_named(e, v)
+            return True
+        return False
 
     # -- alarms ---------------------------------------------------------------------------
     def _alarm(self, r: Resource) -> Alarm:
         a = Alarm(r)
-        metrics: list[tuple[Any, Any, Any]] = [(r.attr("namespace"), r.attr("metric_name"), r.attr("dimensions"))]
+        # (namespace, metric, dimensions, where the dimensions are)
+        metrics: list[tuple[Any, Any, Any, tuple]] = [
+            (r.attr("namespace"), r.attr("metric_name"), r.attr("dimensions"), ("dimensions",))]
         mq = r.attr("metric_query")
         if isinstance(mq, list):
             for i, q in enumerate(mq):
                 ms = q.get("metric") if isinstance(q, dict) else None
                 for j, m in enumerate(ms if isinstance(ms, list) else ()):
                     if isinstance(m, dict):
-                        metrics.append((m.get("namespace"), m.get("metric_name"),
-                                        r.path("metric_query", i, "metric", j, "dimensions")))
+                        at = ("metric_query", i, "metric", j, "dimensions")
+                        metrics.append((m.get("namespace"), m.get("metric_name"), r.path(*at), at))
         # the alarm watches QueueName in its own region and account
         where = provider = self.plan.resource_location(r)
         got = parse_arn(r.values.get("arn"))
         if got:
             where = (got[0] or where[0], got[1] or where[1])
         unresolved_metrics = []
-        for ns, metric, dims in metrics:
+        for ns, metric, dims, at in metrics:
             if ns != "AWS/SQS" or not isinstance(metric, str):
                 continue
             qn = dims.get("QueueName") if isinstance(dims, dict) else UNKNOWN
             if isinstance(qn, str):
-                found = self.queues_by_name.get(qn, [])
-                if len(found) > 1:
-                    found = [self.queue_by_res[x.address] for x in narrow([q.res for q in found], r)]
-                self._add_watch(a, metric, found, where, provider)
+                self._add_watch(a, metric, self._queues_named(qn, r), where, provider)
             elif qn is UNKNOWN:
-                unresolved_metrics.append(metric)
+                unresolved_metrics.append((metric, at))
         if unresolved_metrics:
-            targets = self.plan.expr_targets(r, "dimensions") + self.plan.expr_targets(r, "metric_query")
+            targets = self.resolve.value(r, "dimensions").targets + self.resolve.value(r, "metric_query").targets
             found = self.queues_in(targets, r)
             if found:
-                for m in unresolved_metrics:
+                for m, _at in unresolved_metrics:
                     self._add_watch(a, m, found, where, provider)
             else:
-                a.unresolved = True
+                # through a local value: the configuration source may name the queue
+                for m, at in unresolved_metrics:
+                    found = self._alarm_queue_from_source(r, at)
+                    if found is None:
+                        a.unresolved = True
+                    else:
+                        self._add_watch(a, m, found, where, provider)
         for _m, q in a.metrics:
             if a not in q.alarms:
                 q.alarms.append(a)
         return a
+
+    def _queues_named(self, name: str, referrer: Resource) -> list[Queue]:
+        """The plan's queues named ``name``, the nearest to ``referrer`` when several."""
+        found = self.queues_by_name.get(name, [])
+        if len(found) > 1:
+            found = [self.queue_by_res[x.address] for x in narrow([q.res for q in found], referrer)]
+        return found
+
+    def _alarm_queue_from_source(self, r: Resource, at: tuple) -> list[Queue] | None:
+        """The queues an alarm's QueueName dimension (at ``at``) names, from the configuration
+        source: a name (the plan's queues of that name), the name of a queue of the plan known
+        after apply (that queue), [] when it names no queue of the plan; None when the source
+        cannot say."""
+        rv = self.resolve.value(r, *at)
+        if rv.evaluated is None:
+            return None
+        dims = rv.partial
+        from .source import Pending
+
+        qn = dims.get("QueueName") if isinstance(dims, dict) else None
+        if isinstance(qn, Pending) and qn.path == ("name",):
+            q = self._queue_of(qn)
+            return [q] if q is not None else []
+        if isinstance(qn, str) and qn:
+            return self._queues_named(qn, r)
+        return None
 
     @staticmethod
     def _add_watch(a: Alarm, metric: str, queues: list[Queue], where: tuple, provider: tuple):
@@ -906,13 +960,22 @@ class Model:
                 by_name.setdefault(b.name, []).append(b)
 
         def owner(r: Resource) -> Bucket | None:
-            name = r.attr("bucket")
+            rv = self.resolve.value(r, "bucket")
+            name = rv.value
             if isinstance(name, str):
                 got = by_name.get(name, [])
                 return got[0] if len(got) == 1 else None
-            for t in self.plan.expr_targets(r, "bucket"):
+            for t in rv.targets:
                 if t.res is not None and t.res.address in by_res:
                     return by_res[t.res.address]
+            if name is UNKNOWN:  # through a local value: the configuration source may name the bucket
+                pending = rv.pending(("id", "bucket"), ("aws_s3_bucket",))
+                if pending is not None:
+                    return by_res.get(pending.res.address)
+                v = rv.partial if rv.evaluated is not None else None
+                if isinstance(v, str) and v:
+                    got = by_name.get(v, [])
+                    return got[0] if len(got) == 1 else None
             return None
 
         for typ, slot in (("aws_s3_bucket_server_side_encryption_configuration", "sse"),
