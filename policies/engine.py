@@ -127,7 +127,7 @@ def evaluate(doc: dict, config: Config | None = None, *, strict: bool = False,
                 msg = f"{msg} (from {res.ref})"
             fix = res.remediation or rule.remediation
             if status != PASS:
-                fix = inputs.rewrite(res.address, fix)
+                fix = inputs.rewrite(res.address, fix, res.judged(rule))
             f = Finding(rid, rule.slug, sev, status, res.address, msg, fix, source=res.ref,
                         undecided=res.status == UNDECIDED)
             (report.passed if status == PASS else report.findings).append(f)

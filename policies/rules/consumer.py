@@ -27,6 +27,7 @@ function timeout defaults to 3 s when unset. When the function is not in the pla
 name or ARN) and no data source shows its timeout, the rule cannot decide and says so.""",
       fix="Raise the queue's visibility_timeout_seconds to at least 6 x the function timeout + the batching window, "
           "or lower the function timeout.",
+      attrs=("visibility_timeout_seconds",),
       sources=('lambda-sqs-configure', 'sqs-visibility'),
       options=(Option("multiplier", 6, (int, float), "factor applied to the function timeout"),))
 def visibility(model: Model, opts):
@@ -51,7 +52,8 @@ def visibility(model: Model, opts):
                     yield ok(q.address, detail)
                 else:
                     yield fail(q.address, detail + ": messages reappear while still being processed (duplicates)",
-                               f"Set visibility_timeout_seconds of {q.address} to at least {need:g}.")
+                               f"Set visibility_timeout_seconds of {q.address} to at least {need:g}.",
+                               attrs=((q.address, "visibility_timeout_seconds"),))
                 continue
         if f is None:
             what = (f"its function {link.external} is not in this plan, so its timeout is unknown"
@@ -76,7 +78,8 @@ def visibility(model: Model, opts):
             yield ok(q.address, detail)
         else:
             yield fail(q.address, detail + ": messages reappear while still being processed (duplicates)",
-                       f"Set visibility_timeout_seconds of {q.address} to at least {need:g}, or lower the timeout of {f.address}.")
+                       f"Set visibility_timeout_seconds of {q.address} to at least {need:g}, or lower the timeout of {f.address}.",
+                       attrs=((q.address, "visibility_timeout_seconds"),))
 
 
 @rule("ESM002", "partial-batch-failures", "error", "consumer",

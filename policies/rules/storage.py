@@ -257,7 +257,8 @@ def claim_check_expiry(model: Model, opts):
             need = -(-longest // 86400)
             yield fail(b.address, f"the lifecycle rule of {where} expires payloads after {seconds(days * 86400)} < the longest message lifetime "
                                   f"{seconds(longest)}{what}: a message redriven after day {days} finds its payload gone",
-                       f"Set expiration.days to at least {need} in the lifecycle rule of {where}.")
+                       f"Set expiration.days to at least {need} in the lifecycle rule of {where}.",
+                       attrs=((b.address, "expiration.days"),))
 
 
 def _tables(model: Model, pattern: str):
