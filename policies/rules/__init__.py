@@ -16,6 +16,9 @@ class Option:
     default: Any
     kind: type | tuple
     help: str
+    # the rule whose setting of this option reaches every rule declaring it (unless set on
+    # that rule itself): one setting for one fact, such as which tables are idempotency tables
+    owner: str | None = None
 
 
 @dataclass
