@@ -12,6 +12,10 @@ if TYPE_CHECKING:
 
 
 class Alarm:
+    """An ``aws_cloudwatch_metric_alarm``: the SQS metrics it watches and on which queue
+    (``metrics``), those whose queue may be in another region or account (``maybe``), and
+    ``unresolved`` when the queue it watches cannot be told before apply."""
+
     def __init__(self, res: Resource):
         self.res = res
         self.address = res.address

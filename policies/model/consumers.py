@@ -19,6 +19,10 @@ class Function:
 
 
 class ESM:
+    """An ``aws_lambda_event_source_mapping`` from a queue: the queue it reads
+    (``queue_link``) and the function it invokes (``function_link``), each a Link that says
+    why when it cannot be told; its batching settings, read as the rules use them."""
+
     def __init__(self, res: Resource):
         self.res = res
         self.address = res.address

@@ -32,6 +32,13 @@ class Link:
 
 
 class Queue:
+    """An ``aws_sqs_queue`` of the plan as the rules read it: its name and place (region,
+    account), the resources its redrive, redrive-allow and access policies come from (itself
+    or separate ones), its dead-letter queue (``dlq``, ``dlq_link``: why not, when unknown),
+    the queues it is the DLQ of (``sources``), other services it is the DLQ of, its consumers
+    (``esms``) and alarms. Settings are read through methods that give a number, UNKNOWN,
+    None (unset) or model.Invalid."""
+
     def __init__(self, res: Resource, model: "Model"):
         self.res = res
         self.model = model

@@ -13,6 +13,10 @@ if TYPE_CHECKING:
 
 
 class Bucket:
+    """An ``aws_s3_bucket`` with the separate resources that configure it (encryption,
+    public access block, policies, lifecycle rules), and the queues whose payloads it holds
+    when it is a claim-check bucket."""
+
     def __init__(self, res: Resource):
         self.res = res
         self.address = res.address
