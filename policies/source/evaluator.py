@@ -26,10 +26,13 @@ class Evaluator:
         self.refine = refine
 
     def module_source(self, module_addr: str) -> ModuleSource | None:
+        """The parsed source of a module instance (see Source.module_source)."""
         return self.src.module_source(module_addr)
 
     # -- references ------------------------------------------------------------------------
     def _memoized(self, key, fn):
+        """``fn()`` once per ``key``; a value that refers to itself is unknown, a failing one unknown with the
+        reason."""
         if key in self._memo:
             return self._memo[key]
         if key in self._busy:
@@ -45,6 +48,8 @@ class Evaluator:
         return got
 
     def variable(self, module: str, name: str):
+        """The value module instance ``module``'s input ``name`` gets: the plan's variable at the root, else the
+        call's argument or the variable's default."""
         def compute():
             if not module:
                 if name in self.plan.variables:
@@ -81,6 +86,7 @@ class Evaluator:
         return self._memoized(("var", f"var.{name}", module), checked)
 
     def _var_sensitive(self, module: str, name: str) -> bool:
+        """Whether the variable is declared sensitive (in the plan's configuration or the source)."""
         cfg = self.plan.module_config(module)
         var = (cfg.variables.get(name) if cfg else None) or {}
         if isinstance(var, dict) and var.get("sensitive") is True:
@@ -89,6 +95,7 @@ class Evaluator:
         return ms is not None and _declared_sensitive(ms.variables.get(name))
 
     def _not_nullable(self, module: str, name: str) -> bool:
+        """Whether the variable is declared ``nullable = false``."""
         ms = self.module_source(module)
         block = ms.variables.get(name) if ms is not None else None
         if block is None:
@@ -97,6 +104,7 @@ class Evaluator:
         return expr is not None and self.eval(expr, Scope(module)) is False
 
     def local(self, module: str, name: str):
+        """``local.<name>`` of a module instance."""
         def compute():
             ms = self.module_source(module)
             if ms is None:
@@ -107,6 +115,7 @@ class Evaluator:
         return self._memoized(("local", f"local.{name}", module), compute)
 
     def output(self, module: str, name: str):
+        """Output ``name`` of module instance ``module``."""
         def compute():
             ms = self.module_source(module)
             if ms is None:
@@ -120,6 +129,7 @@ class Evaluator:
         return self._memoized(("output", f"{module}.{name}", module), compute)
 
     def resource_ref(self, module: str, local: str):
+        """A reference to a resource of the module instance: its planned instance, or its count/for_each instances."""
         cfg = self.plan.module_config(module)
         rcfg = cfg.resources.get(local) if cfg else None
         insts = self.plan.instances.get((module, local)) or {}
@@ -132,6 +142,7 @@ class Evaluator:
         return _Coll({k: _ResObj(r) for k, r in insts.items()}, kind, local)
 
     def module_ref(self, module: str, name: str):
+        """A reference to a module call: its instance, or its count/for_each instances."""
         cfg = self.plan.module_config(module)
         call = cfg.calls.get(name) if cfg else None
         if call is None:
@@ -144,6 +155,7 @@ class Evaluator:
         return _Coll({k: _ModObj(self, a) for k, a in kids.items()}, kind, f"module.{name}")
 
     def each_value(self, sc: Scope):
+        """``each.value`` in scope ``sc``: the element of the for_each collection at its key."""
         mod, expr = sc.each
         coll = self._memoized(("each", id(expr), mod), lambda: self.eval(expr, Scope(mod)))
         if isinstance(coll, Unknown):
@@ -159,6 +171,7 @@ class Evaluator:
 
     # -- expressions -----------------------------------------------------------------------
     def eval(self, node, sc: Scope):
+        """The partial value of expression ``node`` in scope ``sc`` (one step of the check's budget)."""
         src = self.src
         src.steps += 1
         if src.steps > src.max_steps:
@@ -170,20 +183,25 @@ class Evaluator:
         return fn(node, sc)
 
     def _e_expr_term(self, node, sc):
+        """A parenthesised or plain expression term."""
         kids = _trees(node)
         return self.eval(kids[0], sc)
 
     def _e_int_lit(self, node, sc):
+        """An integer literal."""
         return int(str(node.children[0]))
 
     def _e_float_lit(self, node, sc):
+        """A decimal literal (a whole one as an int, as Terraform's numbers compare)."""
         v = float(str(node.children[0]))
         return int(v) if v.is_integer() else v
 
     def _e_literal_value(self, node, sc):
+        """true, false, null."""
         return {"true": True, "false": False, "null": None}[str(node.children[0])]
 
     def _e_identifier(self, node, sc):
+        """A name: bound by a for expression or dynamic block, a namespace (var, local, ...) or a resource type."""
         name = _name(node)
         if name in sc.bound:
             return sc.bound[name]
@@ -196,9 +214,11 @@ class Evaluator:
     _e_keyword = _e_identifier
 
     def _e_tuple(self, node, sc):
+        """``[a, b]``."""
         return [self.eval(c, sc) for c in _trees(node)]
 
     def _e_object(self, node, sc):
+        """``{k = v}``."""
         out = {}
         for el in _trees(node):
             kids = _trees(el)
@@ -210,6 +230,7 @@ class Evaluator:
         return out
 
     def _object_key(self, keynode, sc):
+        """An object key: a bare name is the string itself, ``(expr)`` is evaluated."""
         kids = _trees(keynode)
         inner = kids[0]
         if inner.data == "keyword":
@@ -229,14 +250,17 @@ class Evaluator:
         return k
 
     def _e_string(self, node, sc):
+        """A quoted string with interpolations and directives."""
         parts = [p for p in node.children if hasattr(p, "data")]
         return self._template(parts, sc)
 
     def _e_template_string(self, node, sc):
+        """A template string token."""
         raw = str(node.children[0])
         return _unescape(raw[2:-2])
 
     def _e_heredoc_template(self, node, sc):
+        """A heredoc, read as a quoted template."""
         expr = _heredoc_expr(node)
         if expr is None:
             return Unknown("a heredoc that could not be read as a template")
@@ -245,6 +269,7 @@ class Evaluator:
     _e_heredoc_template_trim = _e_heredoc_template
 
     def _template(self, parts, sc):
+        """Parts of a template (literals, interpolations, if/for directives) rendered; unknown parts kept as such."""
         items = []  # ("lit", str) | ("expr", node) | ("if", node, strip) ...
         for p in parts:
             c = p.children[0]
@@ -280,6 +305,7 @@ class Evaluator:
         return out.result()
 
     def _render(self, items, i, end, sc, out):
+        """Render ``items[i:end]`` of a template into ``out``, directives included."""
         while i < end:
             it = items[i]
             kind = it[0]
@@ -351,6 +377,7 @@ class Evaluator:
             i += 1  # a stray else/endif/endfor
 
     def _e_conditional(self, node, sc):
+        """``c ? a : b``: unknown when the condition is; a condition that is not a bool fails."""
         cond, a, b = _trees(node)
         c = self.eval(cond, sc)
         if is_unknown(c):
@@ -362,6 +389,7 @@ class Evaluator:
         raise _Error("a condition is not a boolean")
 
     def _e_unary_op(self, node, sc):
+        """``!x``, ``-x``."""
         op = node.children[0].type
         v = self.eval(_trees(node)[0], sc)
         if is_unknown(v):
@@ -371,6 +399,8 @@ class Evaluator:
         return not _bool(v)
 
     def _e_binary_op(self, node, sc):
+        """Arithmetic, comparison and logical operators (``!= null`` of an identity attribute decided when
+        ``refine``)."""
         left, term = _trees(node)
         opnode, right = _trees(term)
         op = opnode.children[0].type
@@ -408,6 +438,7 @@ class Evaluator:
         return {"LT": a < b, "GT": a > b, "LEQ": a <= b, "GEQ": a >= b}[op]
 
     def _step(self, v, step, sc):
+        """One traversal step (attribute, index, splat) applied to ``v``."""
         d = step.data
         if d == "get_attr":
             name = _name(_trees(step)[0])
@@ -439,6 +470,7 @@ class Evaluator:
         return Unknown(f"`{d}` is not evaluated")
 
     def _e_get_attr_expr_term(self, node, sc):
+        """``x.attr`` and ``x[key]``."""
         base, step = _trees(node)
         return self._step(self.eval(base, sc), step, sc)
 
@@ -447,6 +479,7 @@ class Evaluator:
     _e_full_splat_expr_term = _e_get_attr_expr_term
 
     def _for(self, node, sc, is_object):
+        """A for expression over a known collection (``obj``: ``{for ...}``, else ``[for ...]``)."""
         kids = _trees(node)
         intro = kids[0]
         names = [_name(c) for c in _trees(intro) if c.data == "identifier"]
@@ -486,12 +519,15 @@ class Evaluator:
         return out_d if is_object else out_l
 
     def _e_for_tuple_expr(self, node, sc):
+        """``[for ...]``."""
         return self._for(node, sc, False)
 
     def _e_for_object_expr(self, node, sc):
+        """``{for ...}``."""
         return self._for(node, sc, True)
 
     def _e_function_call(self, node, sc):
+        """A function call: the library's functions (source.functions.FUNCTIONS), try() and can(); others unknown."""
         kids = _trees(node)
         idents = [k for k in kids if k.data == "identifier"]
         if len(idents) > 1:
@@ -514,6 +550,7 @@ class Evaluator:
         return fn(*args)
 
     def _try(self, name, arg_nodes, sc):
+        """try() / can(): the first argument that evaluates without failing."""
         for a in arg_nodes:
             try:
                 v = self.eval(a, sc)

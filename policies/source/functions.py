@@ -11,6 +11,8 @@ from .values import JsonText, Pending, Template, Unknown, settled, first_unknown
 
 
 class _TemplateOut:
+    """A template being rendered: literal text and unknown parts, with HCL's whitespace stripping."""
+
     def __init__(self):
         self.parts: list = []
         self.strip_next = False
@@ -19,6 +21,7 @@ class _TemplateOut:
     def add(self, s: str):
         # HCL strips whitespace within the adjacent literal token, and a literal
         # token ends after a newline: ~} takes the rest of its line
+        """Literal text (stripped if the previous directive asked to)."""
         if self.strip_next:
             s = re.sub(r"^[ \t]*\n?", "", s, count=1)
             self.strip_next = False
@@ -29,6 +32,7 @@ class _TemplateOut:
                 self.parts.append(s)
 
     def add_value(self, v):
+        """An interpolated value, as text, or as an unknown part."""
         v = _whole(v)
         if isinstance(v, Template):
             for p in v.parts:
@@ -48,11 +52,13 @@ class _TemplateOut:
 
     def strip_right(self):
         # %{~ takes the start of its line, or the whole previous line's end
+        """Strip the whitespace before a ``%{~`` or ``${~``."""
         if self.parts and isinstance(self.parts[-1], str):
             self.parts[-1] = re.sub(r"[ \t]*\n?$" if self.parts[-1].endswith("\n") else r"[ \t]*$", "",
                                     self.parts[-1], count=1)
 
     def result(self):
+        """The rendered string, a Template with unknown parts, or the Unknown that failed it."""
         if self.failed is not None:
             return self.failed
         if not self.parts:
@@ -66,6 +72,7 @@ class _TemplateOut:
 
 # -- value helpers ---------------------------------------------------------------------------------
 def _why(v) -> str:
+    """Why ``v`` (or its first unknown part) is unknown."""
     u = first_unknown(v) if not isinstance(v, Unknown) else v
     return u.why if u is not None else "unknown"
 
@@ -78,6 +85,7 @@ def _whole(v):
 
 
 def _whole_deep(v):
+    """A value with every lazy object in it made plain."""
     v = _whole(v)
     if isinstance(v, dict):
         return {k: _whole_deep(x) for k, x in v.items()}
@@ -87,6 +95,7 @@ def _whole_deep(v):
 
 
 def _get(v, name):
+    """Attribute ``name`` of a value (a lazy object, a placeholder, a map)."""
     if isinstance(v, _Lazy):
         return v.get(name)
     if isinstance(v, Pending):
@@ -103,6 +112,7 @@ def _get(v, name):
 
 
 def _index(v, key):
+    """Element ``key`` of a value (a lazy object, a placeholder, a list or map)."""
     if isinstance(v, _Lazy):
         return v.index(key)
     if isinstance(v, Pending):
@@ -126,6 +136,7 @@ def _index(v, key):
 
 
 def _pairs(coll):
+    """(key, value) pairs of a map or list, as for expressions and dynamic blocks iterate them."""
     if isinstance(coll, dict):
         return list(coll.items())
     if isinstance(coll, list):
@@ -136,6 +147,7 @@ def _pairs(coll):
 
 
 def _num(v):
+    """A number, as Terraform converts one (a numeric string included); _Error otherwise."""
     if isinstance(v, bool):
         raise _Error("a bool where a number is expected")
     if isinstance(v, (int, float)):
@@ -150,15 +162,18 @@ def _num(v):
 
 
 def _norm_num(v):
+    """A whole float as an int."""
     return int(v) if isinstance(v, float) and v.is_integer() else v
 
 
 def _num_str(v) -> str:
+    """A number as Terraform prints it in a string."""
     v = _norm_num(v)
     return str(v)
 
 
 def _bool(v):
+    """A bool, as Terraform converts one ("true"/"false" included); _Error otherwise."""
     if isinstance(v, bool):
         return v
     if v in ("true", "false"):
@@ -167,6 +182,7 @@ def _bool(v):
 
 
 def _str(v) -> str:
+    """A scalar as Terraform converts it to a string; _Error for null or a collection."""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (int, float)):
@@ -177,6 +193,7 @@ def _str(v) -> str:
 
 
 def _plain(v):
+    """A known value as JSON would carry it (whole floats as ints)."""
     v = _whole_deep(v)
     if isinstance(v, float) and v.is_integer():
         return int(v)
@@ -185,6 +202,7 @@ def _plain(v):
 
 # -- functions -------------------------------------------------------------------------------------
 def _unknown_arg(args):
+    """The first unknown argument, if any."""
     for a in args:
         a = _whole(a)
         if isinstance(a, Unknown):
@@ -218,6 +236,7 @@ def _shallow(fn):
 
 
 def _jsonencode(v):
+    """jsonencode(): the JSON text of a known value, a JsonText keeping the structure of a partly unknown one."""
     v = _whole_deep(v)
     if first_unknown(v) is None:
         return json.dumps(_plain(v), separators=(",", ":"), ensure_ascii=False, sort_keys=True)
@@ -227,6 +246,7 @@ def _jsonencode(v):
 
 
 def _format(fmt, *args):
+    """format() with %s, %d, %q... and %%."""
     args = [_whole_deep(a) for a in args]
     if is_unknown(fmt):
         return Unknown(_why(fmt))
@@ -280,6 +300,7 @@ def _format(fmt, *args):
 
 
 def _concat(*lists):
+    """concat()."""
     out = []
     for x in lists:
         if not isinstance(x, list):
@@ -289,6 +310,7 @@ def _concat(*lists):
 
 
 def _merge(*maps):
+    """merge() of maps (null ignored)."""
     out = {}
     for m in maps:
         if m is None:
@@ -300,6 +322,7 @@ def _merge(*maps):
 
 
 def _toset(v):
+    """toset(): the distinct elements (strings sorted, as Terraform orders a set of strings)."""
     if not isinstance(v, list):
         raise _Error("toset of a non-list")
     out = []
@@ -314,6 +337,7 @@ def _toset(v):
 
 
 def _coalesce(*args):
+    """coalesce(): the first argument not null nor "" (an identity attribute known after apply counts as one)."""
     for a in args:
         a = _whole(a)
         if is_unknown(a) and settled(a):
@@ -326,6 +350,7 @@ def _coalesce(*args):
 
 
 def _lookup(m, key, *default):
+    """lookup(map, key[, default])."""
     m = _whole(m)
     key = _whole(key)
     if is_unknown(m) or is_unknown(key):
@@ -340,6 +365,7 @@ def _lookup(m, key, *default):
 
 
 def _element(lst, i):
+    """element(list, index), wrapping around."""
     lst = _whole(lst)
     i = _whole(i)
     if is_unknown(lst) or is_unknown(i):
@@ -350,6 +376,7 @@ def _element(lst, i):
 
 
 def _flatten(v):
+    """flatten()."""
     out = []
     for x in v:
         x = _whole(x)
@@ -366,6 +393,7 @@ def _flatten(v):
 
 
 def _length(v):
+    """length() of a list, map or string."""
     v = _whole(v)
     if is_unknown(v):
         return Unknown(_why(v))
@@ -375,18 +403,21 @@ def _length(v):
 
 
 def _keys(m):
+    """keys(), sorted."""
     if not isinstance(m, dict):
         raise _Error("keys of a non-map")
     return sorted(m)
 
 
 def _values(m):
+    """values(), in key order."""
     if not isinstance(m, dict):
         raise _Error("values of a non-map")
     return [m[k] for k in sorted(m)]
 
 
 def _one(v):
+    """one(): the element of a list of at most one, or null."""
     v = _whole(v)
     if is_unknown(v):
         return Unknown(_why(v))
@@ -396,6 +427,7 @@ def _one(v):
 
 
 def _tostring(v):
+    """tostring()."""
     v = _whole(v)
     if isinstance(v, (Unknown, Template)) or v is None:
         return v
@@ -405,6 +437,7 @@ def _tostring(v):
 
 
 def _tonumber(v):
+    """tonumber()."""
     v = _whole(v)
     if is_unknown(v) or v is None:
         return v if not isinstance(v, Template) else Unknown(_why(v))
@@ -412,6 +445,7 @@ def _tonumber(v):
 
 
 def _tobool(v):
+    """tobool()."""
     v = _whole(v)
     if is_unknown(v) or v is None:
         return v if not isinstance(v, Template) else Unknown(_why(v))
@@ -419,6 +453,7 @@ def _tobool(v):
 
 
 def _identity(v):
+    """tolist(), tomap(): the argument as it is."""
     return _whole(v)
 
 

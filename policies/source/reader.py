@@ -38,6 +38,7 @@ def _secret_parts(v, out: list, whole: bool = True, depth: int = 0):
 
 
 def _marks_sensitive(marks) -> bool:
+    """Whether a plan's ``after_sensitive`` marks (True, or nested in a map or list) mark anything sensitive."""
     if marks is True:
         return True
     if isinstance(marks, dict):
@@ -103,17 +104,20 @@ class Source:
         return isinstance(marks, dict) and _marks_sensitive(marks.get(attr))
 
     def _out_of_steps(self, what: str) -> None:
+        """Say once that the evaluation step budget is spent."""
         self._note("steps", f"evaluating the configuration source stopped after {self.max_steps:,} steps (a `for` "
                    f"expression over a very large collection?): {what} and every value not yet evaluated stay unknown")
 
     # -- notes -----------------------------------------------------------------------------
     def _note(self, key, text: str):
+        """A note for the report, said once per ``key``."""
         if key not in self._noted:
             self._noted.add(key)
             self.notes.append(text)
 
     # -- module directories --------------------------------------------------------------------
     def module_dir(self, path: tuple) -> Path | None:
+        """The directory of module ``path`` (files.ModuleDirs), noting once why there is none."""
         d = self.dirs.get(path)
         if self.dirs.manifest_note:
             self._note("manifest", f"{self.dirs.manifest_note}; module directories come from local sources only")
@@ -156,17 +160,20 @@ class Source:
     # -- values --------------------------------------------------------------------------------
     @property
     def evaluator(self) -> Evaluator:
+        """The evaluator, made on first use."""
         if self._ev is None:
             self._ev = Evaluator(self)
         return self._ev
 
     def _resource_block(self, res: Resource):
+        """(module source, the block declaring ``res``); (None, None) when not available."""
         ms = self.module_source(res.module)
         if ms is None:
             return None, None
         return ms, ms.resources.get(res.local)
 
     def _scope(self, res: Resource, block: _Block) -> Scope:
+        """The scope ``res``'s expressions are evaluated in: its module instance and instance key."""
         attrs = block.attrs()
         each = attrs.get("for_each")
         return Scope(res.module, res.index, (res.module, each) if each is not None else None)
@@ -240,6 +247,7 @@ class Source:
         return self._guarded(self._block, res)
 
     def _value(self, res: Resource, attr: str) -> Evaluated | None:
+        """Source.value, unguarded."""
         ms, block = self._resource_block(res)
         if block is None:
             return None
@@ -288,6 +296,7 @@ class Source:
         return first_unknown(v) is None
 
     def _block(self, res: Resource) -> tuple[dict, SourceRef] | None:
+        """Source.block, unguarded."""
         ms, block = self._resource_block(res)
         if block is None:
             return None
@@ -326,6 +335,8 @@ class Source:
         return v, ref
 
     def _body_refs(self, body, bound, out):
+        """The references of every attribute of a block body (nested blocks too; not dynamic ones, which the plan
+        leaves out)."""
         for name, node in _body_attrs(body).items():
             if name in ("count", "for_each", "depends_on", "provider", "lifecycle"):
                 continue
@@ -336,6 +347,7 @@ class Source:
                 self._body_refs(b.body, bound, out)
 
     def _eval_body(self, body, file, sc: Scope) -> dict:
+        """A block body evaluated: attributes, and nested blocks (dynamic ones expanded) as lists."""
         ev = self.evaluator
         out: dict = {}
         for name, node in _body_attrs(body).items():
@@ -370,6 +382,7 @@ class Source:
         return out
 
     def _refs_match(self, res: Resource, attr: str, node) -> bool:
+        """Whether the references of ``res.attr``'s expression in the source are those the plan recorded."""
         cfg = res.config
         expr = cfg.expressions.get(attr) if cfg is not None else None
         if expr is None:
@@ -381,6 +394,7 @@ class Source:
 
 
 def _same_scalar(a, b) -> bool:
+    """Whether an evaluated scalar is the planned one (numbers and bools compared as Terraform converts them)."""
     if isinstance(a, bool) or isinstance(b, bool):
         return str(a).lower() == str(b).lower()
     if isinstance(a, (int, float)) or isinstance(b, (int, float)):

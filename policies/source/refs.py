@@ -81,6 +81,7 @@ def _traversal(node):
 
 
 def _collect_step_dynamic(step, dynamic):
+    """The expressions inside a traversal step (an index, a splat) that make it dynamic."""
     if step.data == "braces_index":
         dynamic.extend(_trees(step))
     elif step.data in ("attr_splat", "full_splat"):
@@ -89,6 +90,7 @@ def _collect_step_dynamic(step, dynamic):
 
 
 def _fmt_ref(root: str, steps: list) -> str:
+    """A traversal as Terraform writes a reference (``aws_sqs_queue.q["a"].arn``)."""
     s = root
     for p in steps:
         if isinstance(p, str) and not isinstance(p, _Key):
@@ -105,6 +107,7 @@ class _Key(str):
 
 
 def _refs(node, bound, out):
+    """Collect the references of ``node`` into ``out``, names in ``bound`` excluded."""
     if not hasattr(node, "data"):
         return
     d = node.data
@@ -159,6 +162,7 @@ def _longest(refs) -> set[str]:
 
 
 def _plan_refs(expr) -> list[str]:
+    """The references the plan recorded for an expression (graph.collect_refs)."""
     from ..graph import collect_refs
 
     return collect_refs(expr)

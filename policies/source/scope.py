@@ -15,9 +15,11 @@ class _Lazy:
     """An object whose attributes are read on demand (a resource, a module, a namespace)."""
 
     def get(self, name: str):
+        """Attribute ``name``."""
         raise _Error(f"unsupported attribute {name!r}")
 
     def index(self, key):
+        """Element ``key``."""
         raise _Error(f"cannot index {self!r}")
 
     def value(self):
@@ -44,6 +46,7 @@ def _plan_value(res: Resource, path: tuple):
 
 
 def _merge_unknown(res, path, v, u):
+    """A planned value with Pending placeholders where the plan marks it unknown."""
     if u is True:
         return Pending(res, path)
     if isinstance(v, dict):
@@ -55,6 +58,8 @@ def _merge_unknown(res, path, v, u):
 
 
 class _ResObj(_Lazy):
+    """A resource instance of the plan: its attributes as planned, Pending where known after apply."""
+
     __slots__ = ("res",)
 
     def __init__(self, res: Resource):
@@ -64,6 +69,7 @@ class _ResObj(_Lazy):
         return self.res.address
 
     def get(self, name):
+        """Attribute ``name`` as planned (Pending when known after apply, None when unset)."""
         if name not in self.res.values and self.res.unknown.get(name) is not True:
             if self.res.mode == "managed" and "create" in self.res.actions:
                 return Pending(self.res, (name,))
@@ -71,6 +77,7 @@ class _ResObj(_Lazy):
         return _plan_value(self.res, (name,))
 
     def value(self):
+        """All its attributes."""
         return {k: self.get(k) for k in set(self.res.values) | set(self.res.unknown)}
 
 
@@ -87,9 +94,11 @@ class _ModObj(_Lazy):
         return self.addr
 
     def get(self, name):
+        """Output ``name``."""
         return self.ev.output(self.addr, name)
 
     def value(self):
+        """All its outputs."""
         ms = self.ev.module_source(self.addr)
         if ms is None:
             return Unknown(f"the source of {self.addr} is not available")
@@ -110,6 +119,7 @@ class _Coll(_Lazy):
         return self.label
 
     def index(self, key):
+        """The instance at ``key``."""
         if key in self.items:
             return self.items[key]
         if isinstance(key, float) and key.is_integer() and int(key) in self.items:
@@ -117,9 +127,11 @@ class _Coll(_Lazy):
         raise _Error(f"{self.label}[{key!r}] is not in the plan")
 
     def get(self, name):
+        """Refused: an instance must be chosen first."""
         raise _Error(f"{self.label} has count or for_each: index it before .{name}")
 
     def value(self):
+        """The instances, as a list (count) or map (for_each)."""
         if self.keyed == "count":
             return [self.items[k] for k in sorted(self.items)]
         return {k: self.items[k] for k in sorted(self.items)}
@@ -137,6 +149,7 @@ class _NS(_Lazy):
         return self.prefix or self.kind
 
     def get(self, name):
+        """``<namespace>.<name>``: a variable, local, module, data source type, resource, each or count value."""
         ev, sc = self.ev, self.scope
         k = self.kind
         if k == "var":
@@ -177,6 +190,7 @@ class Scope:
         self.bound = bound or {}
 
     def bind(self, names: dict) -> "Scope":
+        """This scope with ``names`` bound (for expressions, dynamic block iterators)."""
         return Scope(self.module, self.key, self.each, {**self.bound, **names})
 
 
@@ -189,6 +203,7 @@ class _Iter(_Lazy):
         self.key, self.val = key, val
 
     def get(self, name):
+        """``.key`` or ``.value``."""
         if name == "key":
             return self.key
         if name == "value":

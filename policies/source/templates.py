@@ -11,6 +11,7 @@ _ESC = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\"}
 
 
 def _unescape(s: str) -> str:
+    """A quoted string's backslash escapes (\\n, \\t, \\r, \\", \\\\, \\uXXXX, \\UXXXXXXXX) resolved."""
     if "\\" not in s:
         return s
     out = []
@@ -41,6 +42,7 @@ _heredoc_cache: dict = {}
 
 
 def _heredoc_body(token: str) -> tuple[str, bool] | None:
+    """(body, strip indentation) of a heredoc token, or None."""
     m = _HEREDOC.match(token)
     if not m:
         return None

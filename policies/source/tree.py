@@ -27,6 +27,8 @@ class SourceRef:
 
 
 class Evaluated:
+    """A partial value read from source (``value``) and where it came from (``ref``)."""
+
     __slots__ = ("value", "ref")
 
     def __init__(self, value, ref: SourceRef):
@@ -50,12 +52,14 @@ class _OutOfSteps(Exception):
 
 # -- the parsed configuration ------------------------------------------------------------------
 def _parser():
+    """python-hcl2's parser, imported only when a source is read."""
     from hcl2.api import parses_to_tree  # python-hcl2: imported only when source is read
 
     return parses_to_tree
 
 
 def _trees(t) -> list:
+    """The child nodes of a parse tree node (comments and new lines left out)."""
     from lark import Tree
 
     return [c for c in t.children if isinstance(c, Tree) and c.data != "new_line_or_comment"]
@@ -69,19 +73,24 @@ def _name(node) -> str:
 
 
 class _Block:
+    """A block of a .tf file: kind, labels, body, file and line."""
+
     __slots__ = ("kind", "labels", "body", "file", "line")
 
     def __init__(self, kind, labels, body, file, line):
         self.kind, self.labels, self.body, self.file, self.line = kind, labels, body, file, line
 
     def attrs(self) -> dict:
+        """Its attributes: name -> expression node."""
         return _body_attrs(self.body)
 
     def blocks(self) -> list:
+        """Its nested blocks."""
         return _body_blocks(self.body, self.file)
 
 
 def _body_attrs(body) -> dict:
+    """The attributes of a block body: name -> expression node."""
     out = {}
     for c in _trees(body):
         if c.data == "attribute":
@@ -91,6 +100,7 @@ def _body_attrs(body) -> dict:
 
 
 def _body_blocks(body, file) -> list:
+    """The nested blocks of a block body."""
     out = []
     for c in _trees(body):
         if c.data == "block":
@@ -102,6 +112,7 @@ def _body_blocks(body, file) -> list:
 
 
 def _attr_line(body, name) -> int | None:
+    """The line of attribute ``name`` in a block body."""
     for c in _trees(body):
         if c.data == "attribute" and _name(_trees(c)[0]) == name:
             return c.meta.line

@@ -58,6 +58,7 @@ class Pending(Unknown):
 
     @property
     def text(self) -> str:
+        """The placeholder as a Terraform reference in a string: ``${aws_sqs_queue.q.arn}``."""
         return "${" + self.res.address + "".join(f".{p}" if isinstance(p, str) else f"[{p}]" for p in self.path) + "}"
 
     @property
@@ -98,6 +99,7 @@ class PendingText(str):
 
 
 def is_unknown(v) -> bool:
+    """Whether ``v`` is not known as a whole (unknown, a template with unknown parts, JSON of an unknown)."""
     return isinstance(v, (Unknown, Template, JsonText))
 
 
@@ -170,6 +172,7 @@ def decode_json(v):
 
 
 def _unsentinel(v, unknowns):
+    """A decoded JSON value with the sentinels decode_json put for unknown parts replaced by them."""
     if isinstance(v, str):
         if "__sqs_policy_unknown_" not in v:
             return v
