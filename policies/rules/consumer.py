@@ -51,9 +51,7 @@ def visibility(model: Model, opts):
                 if vis >= need:
                     yield ok(q.address, detail)
                 else:
-                    yield fail(q.address, detail + ": messages reappear while still being processed (duplicates)",
-                               f"Set visibility_timeout_seconds of {q.address} to at least {need:g}.",
-                               attrs=((q.address, "visibility_timeout_seconds"),))
+                    yield _too_short(q, detail, f"Set visibility_timeout_seconds of {q.address} to at least {need:g}.")
                 continue
         if f is None:
             what = (f"its function {link.external} is not in this plan, so its timeout is unknown"
@@ -77,9 +75,14 @@ def visibility(model: Model, opts):
         if vis >= need:
             yield ok(q.address, detail)
         else:
-            yield fail(q.address, detail + ": messages reappear while still being processed (duplicates)",
-                       f"Set visibility_timeout_seconds of {q.address} to at least {need:g}, or lower the timeout of {f.address}.",
-                       attrs=((q.address, "visibility_timeout_seconds"),))
+            yield _too_short(q, detail, f"Set visibility_timeout_seconds of {q.address} to at least {need:g}, or lower "
+                                        f"the timeout of {f.address}.")
+
+
+def _too_short(q, detail: str, fix: str):
+    """ESM001's failure: the queue's visibility timeout does not cover the consumer."""
+    return fail(q.address, detail + ": messages reappear while still being processed (duplicates)", fix,
+                attrs=((q.address, "visibility_timeout_seconds"),))
 
 
 @rule("ESM002", "partial-batch-failures", "error", "consumer",

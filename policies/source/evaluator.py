@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from ..graph import module_parent, parse_module_address
-from .functions import FUNCTIONS, _TemplateOut, _bool, _get, _index, _norm_num, _num, _num_str, _pairs, _plain, _whole, _whole_deep, _why
+from .functions import (FUNCTIONS, _TemplateOut, _bool, _get, _index, _norm_num, _num, _num_str, _pairs, _plain,
+                        _whole, _whole_deep, _why)
 from .scope import Scope, _Coll, _ModObj, _NS, _ResObj
 from .templates import _heredoc_expr, _unescape
 from .tree import ModuleSource, _Error, _OutOfSteps, _declared_sensitive, _name, _trees

@@ -10,7 +10,8 @@ from .evaluator import Evaluator
 from .functions import _pairs, _whole, _whole_deep, _why
 from .refs import _longest, _plan_refs, _traversal, references
 from .scope import Scope, _Iter
-from .tree import Evaluated, MAX_STEPS, ModuleSource, SourceRef, _Block, _Error, _OutOfSteps, _attr_line, _body_attrs, _body_blocks
+from .tree import (Evaluated, MAX_STEPS, ModuleSource, SourceRef, _Block, _Error, _OutOfSteps, _attr_line, _body_attrs,
+                   _body_blocks)
 from .values import JsonText, PendingText, Template, Unknown, first_unknown, is_unknown
 
 
@@ -260,10 +261,7 @@ class Source:
                        f"{ref}: {res.local}.{attr} does not match the plan (its references differ); the value "
                        "known only after apply stays unknown")
             return None
-        why = self._resource_mismatch(res, block)
-        if why:
-            self._note(("res", res.address), f"{ref}: the source does not match the plan ({why}); values of "
-                       f"{res.address} known only after apply stay unknown")
+        if not self._resource_matches(res, block, ref):
             return None
         try:
             v = _whole_deep(self.evaluator.eval(node, self._scope(res, block)))
@@ -282,6 +280,15 @@ class Source:
             self.sensitive(v, res.address)
         self.used += 1
         return Evaluated(v, ref)
+
+    def _resource_matches(self, res: Resource, block: _Block, ref: SourceRef) -> bool:
+        """Whether the known scalar attributes of ``res`` evaluate to their planned values;
+        else the source is not the plan's (said once) and its values stay unknown."""
+        why = self._resource_mismatch(res, block)
+        if why:
+            self._note(("res", res.address), f"{ref}: the source does not match the plan ({why}); values of "
+                       f"{res.address} known only after apply stay unknown")
+        return why is None
 
     def _known_to_terraform(self, node, res: Resource, block) -> bool:
         """Whether the expression is known without deciding `!= null` of values known after
@@ -313,10 +320,7 @@ class Source:
                        f"{ref}: {res.local} does not match the plan (its references differ); values known only "
                        "after apply stay unknown")
             return None
-        why = self._resource_mismatch(res, block)
-        if why:
-            self._note(("res", res.address), f"{ref}: the source does not match the plan ({why}); values of "
-                       f"{res.address} known only after apply stay unknown")
+        if not self._resource_matches(res, block, ref):
             return None
         try:
             v = self._eval_body(block.body, block.file, self._scope(res, block))
