@@ -1,6 +1,6 @@
 """The messaging topology the checker linked, as edges between resource addresses.
 
-Read from the model the rules judged (model.py): each queue and its DLQ, the event source
+Read from the model the rules judged (the model package): each queue and its DLQ, the event source
 mappings and functions that consume it, the alarms that watch it and the topics they notify,
 the claim-check buckets that hold its payloads, and the separate resources that configure a
 queue or a bucket (policies, redrive policies, encryption, lifecycle). Used by
