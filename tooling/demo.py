@@ -299,7 +299,7 @@ def summarize(plan: dict) -> list[str]:
     lines = []
     rcs = [rc for rc in plan["resource_changes"] if "create" in rc["change"]["actions"]]
     queues = {rc["change"]["after"]["name"]: rc["change"]["after"] for rc in rcs if rc["type"] == "aws_sqs_queue"}
-    for name, src in sorted(queues.items()):
+    for _name, src in sorted(queues.items()):
         if not src.get("redrive_policy"):
             continue  # a DLQ: described with its source
         # the DLQ by the name in the source's redrive policy, not by resource address

@@ -5,7 +5,6 @@ need (copies at the same depth below the repository, the offline provider overri
 """
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from pathlib import Path

@@ -83,7 +83,7 @@ class _PlanRun:
             if finding.source is not None:
                 return self._locator._rel(Path(finding.source.path)), finding.source.line
             return self._locator.locate(finding.address)
-        except Exception:  # a location is a convenience; never fail an item over it
+        except Exception:  # noqa: BLE001 - a location is a convenience; never fail an item over it
             return self.arg, 1
 
 

@@ -18,7 +18,7 @@ MAIN = SRC / "main.tf"
 def _line(text: str) -> int:
     """The line of main.tf holding ``text``."""
     lines = MAIN.read_text().splitlines()
-    hits = [i + 1 for i, l in enumerate(lines) if text in l]
+    hits = [i + 1 for i, line in enumerate(lines) if text in line]
     assert len(hits) == 1, (text, hits)
     return hits[0]
 

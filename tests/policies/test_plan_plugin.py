@@ -24,12 +24,12 @@ import hcl2.api  # noqa: F401
 import jsonschema  # noqa: F401
 import lark  # noqa: F401
 import yaml  # noqa: F401
-import resilient_sqs.policy.cli  # noqa: F401
-import resilient_sqs.policy.config  # noqa: F401
-import resilient_sqs.policy.engine  # noqa: F401
-import resilient_sqs.policy.loader  # noqa: F401
-import resilient_sqs.policy.schema  # noqa: F401
-import resilient_sqs.policy.report  # noqa: F401
+import resilient_sqs.policy.cli
+import resilient_sqs.policy.config
+import resilient_sqs.policy.engine
+import resilient_sqs.policy.loader
+import resilient_sqs.policy.schema
+import resilient_sqs.policy.report
 import resilient_sqs.policy.source  # noqa: F401
 from tests.helpers import REPO_ROOT
 from tests.policies import plans

@@ -8,7 +8,6 @@ import jsonschema
 import pytest
 
 from resilient_sqs.policy import schema
-from tests.policies import plans
 
 
 
