@@ -61,9 +61,10 @@ test: lint terraform-on-path $(STAMP) $(CHECKOV_STAMP) localstack
 	$(PY) -m pytest -n $(WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 # The policy engine's and the runtime's unit tests (and the other tests that need neither
-# Terraform nor LocalStack nor a package install), on the committed plans
+# Terraform nor LocalStack nor a package install), on the committed plans; a test marked
+# `sweep` (one check over every committed plan) runs here on its sample cases only
 # (tests/policies/plans); SQS_FAST_TIER makes any Terraform call fail loudly.
-FAST_MARKERS := not static and not plan and not localstack and not checkov and not install
+FAST_MARKERS := not static and not plan and not localstack and not checkov and not install and not sweep
 test-fast: $(STAMP)
 	SQS_FAST_TIER=1 $(PY) -m pytest -n 2 -m "$(FAST_MARKERS)" $(PYTEST_ARGS)
 

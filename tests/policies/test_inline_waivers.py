@@ -8,7 +8,7 @@ import re
 
 from resilient_sqs.policy.inline_waivers import parse, scan
 from tests.helpers import REPO_ROOT
-from tests.policies.test_cli import cli
+from tests.helpers import sqs_policy_in_process as cli  # main() in this process: the reports are judged
 
 PLAN = "tests/policies/plans/inline-waivers.json"
 SRC = REPO_ROOT / "tests/policies/configs/inline-waivers"

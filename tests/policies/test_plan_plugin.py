@@ -170,6 +170,7 @@ def test_registered_as_a_pytest11_entry_point_that_imports_only_pytest():
         "resilient_sqs.policy.errors", "resilient_sqs.policy.report"}, imported
 
 
+@pytest.mark.sweep  # the fast tier compares five plans: the strict/config test below
 def test_every_committed_plan_gives_the_same_verdicts_as_sqs_policy_check(pytester, tmp_path):
     """One item per rule and resource of every committed plan (first-apply and update plans,
     each with its own --sqs-source-dir, all in one session), with the outcome the checker's
