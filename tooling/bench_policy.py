@@ -66,10 +66,6 @@ def real_plan(pairs: int) -> dict:
     return json.loads(out.read_text())
 
 
-def _mentions(node, key: str) -> bool:
-    return key in json.dumps(node)
-
-
 def _clone(node, key: str):
     return json.loads(json.dumps(node).replace(TEMPLATE_KEY, key))
 
