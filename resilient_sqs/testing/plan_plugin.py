@@ -81,7 +81,7 @@ class _PlanRun:
             self._locator = SourceLocator.of(self.report, self.doc, self.source_dir or _DEFAULT_SOURCE, self.arg)
         try:
             return self._locator.finding(finding)
-        except Exception:  # a location is a convenience; never fail an item over it
+        except Exception:  # noqa: BLE001 - a location is a convenience; never fail an item over it
             return self.arg, 1
 
 
