@@ -43,7 +43,7 @@ def edges(model) -> list[Edge]:
                 timeout = None
                 try:
                     timeout = f.timeout()
-                except Exception:  # an invalid value is a finding of its own, not a diagram problem
+                except Exception:  # noqa: BLE001 - an invalid value is a finding of its own, not a diagram problem
                     pass
                 out.append(Edge(q.address, f.address, "consumer",
                                 f"timeout {timeout} s" if isinstance(timeout, (int, float)) else "", e.address))
@@ -70,7 +70,7 @@ def edges(model) -> list[Edge]:
             for t in plan.expr_targets(a.res, "alarm_actions"):
                 if t.res is not None and t.res.type == "aws_sns_topic":
                     topics.add(t.res.address)
-        except Exception:  # an expression the reference resolver cannot follow: the ARN below may still match
+        except Exception:  # noqa: BLE001 - an expression the reference resolver cannot follow: the ARN below may still match
             pass
         for arn in a.res.values.get("alarm_actions") or ():
             if isinstance(arn, str) and arn in topics_by_arn:

@@ -248,7 +248,7 @@ class DocumentLinks:
             if blocks is UNKNOWN:
                 out.append(self._document_via(r, self.plan.expr_targets(r, "inline_policy"), "inline_policy"))
                 continue
-            for i, blk in enumerate(blocks if isinstance(blocks, list) else ()):
+            for i, _blk in enumerate(blocks if isinstance(blocks, list) else ()):
                 pol = r.path("inline_policy", i, "policy")
                 if isinstance(pol, str) and pol:
                     try:

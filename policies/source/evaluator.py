@@ -1,6 +1,8 @@
 """The partial evaluator of configuration expressions against the plan."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..graph import module_parent, parse_module_address
 from .functions import (FUNCTIONS, _TemplateOut, _bool, _get, _index, _norm_num, _num, _num_str, _pairs, _plain,
                         _whole, _whole_deep, _why)
@@ -8,6 +10,9 @@ from .scope import Scope, _Coll, _ModObj, _NS, _ResObj
 from .templates import _heredoc_expr, _unescape
 from .tree import ModuleSource, _Error, _OutOfSteps, _declared_sensitive, _name, _trees
 from .values import Template, Unknown, settled, first_unknown, is_unknown
+
+if TYPE_CHECKING:  # the reader imports this module
+    from .reader import Source
 
 
 _ROOTS = {"var", "local", "module", "data", "each", "count"}

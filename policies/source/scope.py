@@ -3,11 +3,16 @@ for_each collections and namespaces, read on demand, and the :class:`Scope` an e
 evaluated in."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from typing import Any
 
 from ..graph import Resource
 from .tree import _Error
 from .values import Pending, Unknown
+
+if TYPE_CHECKING:  # the evaluator imports this module
+    from .evaluator import Evaluator
 
 
 # -- lazy objects: what a reference evaluates to --------------------------------------------------

@@ -71,7 +71,7 @@ def _heredoc_expr(node):
             try:
                 tree = _parser()(f"x = \"{quoted}\"\n")
                 got = _trees(_trees(_trees(tree)[0])[0])[-1]
-            except Exception:
+            except Exception:  # noqa: BLE001 - a template the parser refuses is left unevaluated (None)
                 got = None
     _heredoc_cache[token] = got
     return got

@@ -159,7 +159,7 @@ class ModuleSource:
         for f, text in texts:
             try:
                 tree = parse(text)
-            except Exception as e:  # lark's parse errors: one line, never a traceback
+            except Exception as e:  # noqa: BLE001 - lark's parse errors: one line, never a traceback
                 msg = " ".join(str(e).split())
                 self.error = f"{f.name} cannot be parsed ({msg[:200]})"
                 return
