@@ -16,7 +16,7 @@ CHECKOV_STAMP := $(CHECKOV_VENV)/.installed
 # pytest workers: the suite is mostly waiting on Terraform and LocalStack
 WORKERS ?= 4
 
-.PHONY: all venv checkov-venv localstack demo test test-fast docs fixture-plans terraform-on-path fmt clean
+.PHONY: all venv checkov-venv localstack demo lint test test-fast docs fixture-plans terraform-on-path fmt clean
 
 all: test
 
@@ -51,13 +51,20 @@ localstack: $(STAMP)
 demo: terraform-on-path $(STAMP) localstack
 	$(PY) -m tooling.demo
 
-test: terraform-on-path $(STAMP) $(CHECKOV_STAMP) localstack
+# ruff (pinned in requirements.txt, configured in pyproject.toml) over the whole tree; its own
+# report on failure. The HCL is linted by the `static` tests: terraform fmt -check, terraform
+# validate (no warnings) and terraform test. tflint is not used: see CONTRIBUTING.md.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+test: lint terraform-on-path $(STAMP) $(CHECKOV_STAMP) localstack
 	$(PY) -m pytest -n $(WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 # The policy engine's and the runtime's unit tests (and the other tests that need neither
-# Terraform nor LocalStack nor a package install), on the committed plans
+# Terraform nor LocalStack nor a package install), on the committed plans; a test marked
+# `sweep` (one check over every committed plan) runs here on its sample cases only
 # (tests/policies/plans); SQS_FAST_TIER makes any Terraform call fail loudly.
-FAST_MARKERS := not static and not plan and not localstack and not checkov and not install
+FAST_MARKERS := not static and not plan and not localstack and not checkov and not install and not sweep
 test-fast: $(STAMP)
 	SQS_FAST_TIER=1 $(PY) -m pytest -n 2 -m "$(FAST_MARKERS)" $(PYTEST_ARGS)
 

@@ -1,12 +1,20 @@
 """sqs-policy: check a Terraform plan against the resilient-messaging rule catalog.
 
 Exit codes: 0 clean, 1 violations, 2 input or usage error (one line on stderr).
-Imports are lazy: `check` of a large plan must start fast.
+The package's own modules are imported lazily: `check` of a large plan must start fast.
 """
 from __future__ import annotations
 
 import argparse
+import errno
+import gc
+import io
+import json
+import os
+import re
+import select
 import sys
+import time
 
 
 class _Parser(argparse.ArgumentParser):
@@ -88,8 +96,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _positive(v: str) -> float:
-    import re
-
     # a plain decimal: float() would also take "1_0" (as 10), "1e3", " 5 ", "nan"
     n = float(v) if re.fullmatch(r"[0-9]+(\.[0-9]+)?|\.[0-9]+", v) else 0
     if not n > 0 or n == float("inf"):
@@ -106,8 +112,6 @@ def _write(text: str, output: str | None = None):
 
     data = text.encode("utf-8", "backslashreplace")
     if output:
-        import os
-
         try:
             fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o666)
         except OSError as e:
@@ -127,8 +131,6 @@ def _write(text: str, output: str | None = None):
             buf.flush()
         fd = out.fileno()
     except (OSError, ValueError, AttributeError) as e:
-        import io
-
         if not isinstance(e, io.UnsupportedOperation):  # a closed or failing stream
             why = getattr(e, "strerror", None) or str(e)
             raise InputError(f"cannot write the report to standard output ({why}); pass --output FILE") from None
@@ -169,8 +171,6 @@ def _reports(args) -> list[tuple[str, str | None]]:
     dup = next((p for p in paths if paths.count(p) > 1), None)
     if dup is not None:
         raise InputError(f"two reports would be written to {dup}; give each its own path")
-    import os
-
     for _, path in out[1:]:  # a --report's directory is made (CI writes reports/junit.xml and the like)
         parent = os.path.dirname(path) if path else ""
         if parent and not os.path.isdir(parent):
@@ -184,10 +184,6 @@ def _reports(args) -> list[tuple[str, str | None]]:
 def _write_fd(fd: int, data: bytes, what: str) -> None:
     """All of ``data`` to file descriptor ``fd`` (os.write in a loop; a full non-blocking
     pipe is polled until the reader takes more), else InputError naming how far it got."""
-    import errno
-    import os
-    import select
-
     from .errors import InputError
 
     view = memoryview(data)
@@ -225,28 +221,24 @@ def _write_fd(fd: int, data: bytes, what: str) -> None:
 
 
 def _evaluate(args, keep_passes: bool):
-    import time
-
     from . import loader
     from .config import load_config
     from .engine import evaluate
 
     cfg = load_config(args.config)
     idle = _checks_nothing(cfg, args.strict)
+    timings: dict[str, float] = {}  # the loader's parse and validate seconds
     t0 = time.perf_counter()
-    doc = loader.load(args.plan, args.max_input_mib or loader.DEFAULT_MAX_MIB)
+    doc = loader.load(args.plan, args.max_input_mib or loader.DEFAULT_MAX_MIB, timings)
     t1 = time.perf_counter()
     report = evaluate(doc, cfg, strict=args.strict, keep_passes=keep_passes,
                       source_dir=None if args.no_source else args.source_dir, source_roots=tuple(args.source_root))
     if idle:
         report.notes.insert(0, idle)
-    return doc, report, (t0, t1, time.perf_counter())
+    return doc, report, (t0, t1, time.perf_counter(), timings)
 
 
 def _check(args) -> int:
-    import time
-
-    from . import loader
     from .formats import NEEDS_PASSES, Context, render
 
     reports = _reports(args)
@@ -255,7 +247,7 @@ def _check(args) -> int:
         from .baseline import read_baseline
 
         baseline = read_baseline(args.baseline)
-    doc, report, (t0, t1, t2) = _evaluate(args, args.show_pass or any(f in NEEDS_PASSES for f, _ in reports))
+    doc, report, (t0, t1, t2, tm) = _evaluate(args, args.show_pass or any(f in NEEDS_PASSES for f, _ in reports))
     if args.changed_only:
         from .changes_only import apply as changed_only
 
@@ -268,10 +260,7 @@ def _check(args) -> int:
     for fmt, path in reports:
         _write(render(fmt, ctx), path)
     t3 = time.perf_counter()
-    import os
-
     if os.environ.get("SQS_POLICY_TIMINGS"):
-        tm = loader.TIMINGS
         sys.stderr.write(f"timings: read+parse={t1 - t0 - tm.get('validate', 0):.4f} validate={tm.get('validate', 0):.4f} "
                          f"evaluate={t2 - t1:.4f} render={t3 - t2:.4f}\n")
     return 1 if report.failed(args.fail_on) else 0
@@ -308,8 +297,6 @@ def _list_rules(args) -> int:
 
     rules = list(RULES.values()) + list(CONFIG_RULES.values())
     if args.format == "json":
-        import json
-
         from .references import REFERENCES
 
         _write(json.dumps([{"id": r.id, "slug": r.slug, "severity": r.severity, "area": r.area,
@@ -355,8 +342,6 @@ def _explain(args) -> int:
 def run() -> None:
     """Console-script entry: like main(), but skips freeing the plan's objects
     one by one at interpreter exit (a tenth of a second on a large plan)."""
-    import os
-
     rc = main()
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -387,8 +372,6 @@ def main(argv: list[str] | None = None) -> int:
     # A short-lived process that builds one large object graph: the cyclic
     # garbage collector would re-scan it over and over while it grows (3x the
     # json.load time on a 24 MB plan) and would never find anything to free.
-    import gc
-
     gc.disable()
     args = _parser().parse_args(argv)
     from .errors import InputError
@@ -401,8 +384,6 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd == "list-rules":
             return _list_rules(args)
         if args.cmd == "checkov-dir":
-            import os
-
             _write(os.path.join(os.path.dirname(os.path.abspath(__file__)), "checkov") + "\n")
             return 0
         return _explain(args)
@@ -416,8 +397,6 @@ def main(argv: list[str] | None = None) -> int:
         _error_line("sqs-policy: error: the plan nests too deeply to read; is it really `terraform show -json` output?")
         return 2
     except Exception as e:  # a bug in the engine: one line, the traceback on request
-        import os
-
         if os.environ.get("SQS_POLICY_DEBUG"):
             raise
         _error_line(f"sqs-policy: internal error: {type(e).__name__}: {str(e)[:300]} "

@@ -66,6 +66,9 @@ class Config:
 
     def rule_options(self, rid: str) -> dict[str, Any]:
         opts = RULES[rid].defaults()
+        for o in RULES[rid].options:  # an option one rule owns: its setting there reaches this rule
+            if o.owner and o.owner != rid and o.name in self.options.get(o.owner, {}):
+                opts[o.name] = self.options[o.owner][o.name]
         opts.update(self.options.get(rid, {}))
         return opts
 

@@ -89,7 +89,7 @@ def evaluate(doc: dict, config: Config | None = None, *, strict: bool = False,
              today: _dt.date | None = None, keep_passes: bool = True, source_dir: str | None = None,
              source_roots: tuple = ()) -> Report:
     """``source_dir``: the root configuration the plan was made from; values the plan
-    leaves unknown are read from it when it matches the plan (see source.py).
+    leaves unknown are read from it when it matches the plan (see the source package).
     ``source_roots``: directories beyond it that module sources may be read from."""
     config = config or Config()
     today = today or _dt.date.today()
@@ -127,7 +127,7 @@ def evaluate(doc: dict, config: Config | None = None, *, strict: bool = False,
                 msg = f"{msg} (from {res.ref})"
             fix = res.remediation or rule.remediation
             if status != PASS:
-                fix = inputs.rewrite(res.address, fix)
+                fix = inputs.rewrite(res.address, fix, res.judged(rule))
             f = Finding(rid, rule.slug, sev, status, res.address, msg, fix, source=res.ref,
                         undecided=res.status == UNDECIDED)
             (report.passed if status == PASS else report.findings).append(f)

@@ -12,10 +12,11 @@ the cap, for the caller's note or error line.
 """
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Iterable
 
 MiB = 1 << 20
 # one .tf file, modules.json: real ones are a few KiB to a few hundred KiB. Parsing HCL costs
@@ -111,18 +112,22 @@ class ModuleDirs:
     lists the module, else from a local ``source`` (``./x``, ``../x``) relative to the
     caller's directory. A directory is used only inside ``roots``: the root module's
     directory, the data directory's ``modules`` and what ``--source-root`` adds; else
-    :meth:`why` says what to pass. ``call_source(path)`` gives a module call's source.
+    :meth:`why` says what to pass. ``configuration``: the plan's ``configuration``
+    section, where each module call's ``source`` is read.
+
+    One instance serves a whole check: the evaluator (source.Source) and the SARIF, GitHub
+    and GitLab locations (report.SourceLocator) look module directories up in the same one.
     """
 
-    def __init__(self, root: str | os.PathLike, call_source: Callable[[tuple], str | None],
+    def __init__(self, root: str | os.PathLike, configuration: dict | None,
                  data_dir: str | os.PathLike | None = None, extra_roots: Iterable[str | os.PathLike] = (),
                  budget: Budget | None = None):
         self.root = Path(root)
+        self.configuration = configuration if isinstance(configuration, dict) else {}
         if data_dir is None:
             data_dir = os.environ.get("TF_DATA_DIR") or ".terraform"
         dd = Path(data_dir)
         self.data_dir = dd if dd.is_absolute() else self.root / dd
-        self.call_source = call_source
         self.budget = budget
         self.roots = []
         for r in (self.root, self.data_dir / "modules", *[Path(x) for x in extra_roots]):
@@ -135,6 +140,15 @@ class ModuleDirs:
         self._manifest: dict | None = None
         self.manifest_note: str | None = None  # why modules.json was not read, when it exists
 
+    def call_source(self, path: tuple) -> str | None:
+        """The ``source`` of the module call at ``path`` (call names from the root), from the
+        plan's configuration; None when the plan does not show it."""
+        mod = self.configuration.get("root_module") or {}
+        for name in path[:-1]:
+            mod = ((mod.get("module_calls") or {}).get(name) or {}).get("module") or {}
+        src = ((mod.get("module_calls") or {}).get(path[-1]) or {}).get("source") if path else None
+        return src if isinstance(src, str) else None
+
     def _modules_json(self) -> dict:
         if self._manifest is None:
             self._manifest = {}
@@ -142,8 +156,6 @@ class ModuleDirs:
             if not os.path.lexists(f):
                 return self._manifest
             try:
-                import json
-
                 doc = json.loads(read_regular(f, MAX_FILE_BYTES, self.budget).decode("utf-8"))
                 for m in (doc.get("Modules") if isinstance(doc, dict) else None) or ():
                     if isinstance(m, dict) and isinstance(m.get("Key"), str) and isinstance(m.get("Dir"), str):
@@ -183,9 +195,9 @@ class ModuleDirs:
         """Why :meth:`get` gave no directory (None when it gave one or the caller's is missing)."""
         return self._why.get(path)
 
-    def read(self, f: Path) -> bytes:
+    def read(self, f: Path, budget: Budget | None = None) -> bytes:
         """A ``.tf`` file of a module directory: inside the roots (a symlink out of them is
-        refused), regular, within the caps; else :class:`Refused`."""
+        refused), regular, within the caps (``budget``, default the instance's); else :class:`Refused`."""
         try:
             mode = os.stat(f).st_mode  # follows a symlink; never blocks
         except OSError as e:
@@ -196,4 +208,4 @@ class ModuleDirs:
         if not within(f, self.roots):
             raise Refused(f"{f}: is a link to outside --source-dir and the installed modules, so it is not read "
                           "(--source-root widens that)")
-        return read_regular(f, MAX_FILE_BYTES, self.budget)
+        return read_regular(f, MAX_FILE_BYTES, budget or self.budget)

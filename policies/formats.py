@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from .engine import Finding, Report
@@ -59,11 +58,9 @@ class Context:
             from .report import SourceLocator
 
             if self._locator is None:
-                self._locator = SourceLocator(self.doc, self.source_dir, self.plan_path, self.source_roots)
-            if f.source is not None:
-                got = (self._locator._rel(Path(f.source.path)), f.source.line)
-            else:
-                got = self._locator.locate(f.address)
+                self._locator = SourceLocator.of(self.report, self.doc, self.source_dir, self.plan_path,
+                                                 self.source_roots)
+            got = self._locator.finding(f)
             self._where[id(f)] = got
         return got
 

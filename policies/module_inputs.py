@@ -40,13 +40,17 @@ SUBMODULES = {
 }
 ROOT_INPUTS = {"queues", "queue_defaults", "claim_check_bucket"}
 
-# an attribute a remediation tells to change ("Set X", "lower X of <address>", ...)
-_ATTRS = sorted({a for sub in SUBMODULES.values() for _, a in sub[4]}, key=len, reverse=True)
-_NAMED = re.compile(r"\b((?:[Ss]et|[Rr]aise|[Ll]ower)(?: the queue's)? )(" + "|".join(re.escape(a) for a in _ATTRS)
-                    + r")\b(?: (?:of|in the lifecycle rule of) (\S+?))?(?=[ ,;]|\.(?:\s|$)|$)")
+# the phrase of a remediation that tells to change attribute ATTR ("Set X", "lower X of
+# <address>", "Set X ... in the lifecycle rule of <address>"): the attribute comes from the
+# finding (what the rule judged), the phrase is where the module input replaces it
+_PHRASE = (r"\b((?:[Ss]et|[Rr]aise|[Ll]ower)(?: the queue's)? )({attr})\b(?: (?:of|in the lifecycle rule of) (\S+?))?"
+           r"(?=[ ,;]|\.(?:\s|$)|$)")
 
 
 class ModuleInputs:
+    """Which module instances of the plan are this project's submodules, and the module
+    input that sets a resource attribute of theirs."""
+
     def __init__(self, plan: Plan):
         self.plan = plan
         self._memo: dict[str, tuple | None] = {}
@@ -78,21 +82,26 @@ class ModuleInputs:
         self._memo[module_addr] = got
         return got
 
-    def rewrite(self, address: str, remediation: str) -> str:
-        """The remediation with each resource attribute this project's module sets
-        replaced by the module input to change."""
-        def repl(m: re.Match) -> str:
-            verb, attr, target = m.group(1), m.group(2), (m.group(3) or address)
-            res = self.plan.by_address.get(target)
-            if res is None:
-                return m.group(0)
-            kind = self._kind(res.module)
-            if kind is None:
-                return m.group(0)
-            var = SUBMODULES[kind[0]][4].get((res.local, attr))
-            if var is None:
-                return m.group(0)
-            where = f"{verb.replace(' the queue' + chr(39) + 's', '')}the module input {kind[1].format(var=var)}"
-            return where + (f" of {kind[2]}" if kind[2] else " (a variable of this root configuration)")
+    def rewrite(self, address: str, remediation: str, judged=()) -> str:
+        """The remediation of a finding on ``address`` with each attribute the rule judged
+        (``judged``: (address, attribute) pairs, rules.Result.judged) that this project's
+        module sets replaced by the module input to change."""
+        for attr in dict.fromkeys(a for _, a in judged):
+            targets = {t for t, a in judged if a == attr}
 
-        return _NAMED.sub(repl, remediation)
+            def repl(m: re.Match, targets=targets) -> str:
+                verb, attr, target = m.group(1), m.group(2), (m.group(3) or address)
+                res = self.plan.by_address.get(target)
+                if res is None or target not in targets:
+                    return m.group(0)
+                kind = self._kind(res.module)
+                if kind is None:
+                    return m.group(0)
+                var = SUBMODULES[kind[0]][4].get((res.local, attr))
+                if var is None:
+                    return m.group(0)
+                where = f"{verb.replace(' the queue' + chr(39) + 's', '')}the module input {kind[1].format(var=var)}"
+                return where + (f" of {kind[2]}" if kind[2] else " (a variable of this root configuration)")
+
+            remediation = re.sub(_PHRASE.format(attr=re.escape(attr)), repl, remediation)
+        return remediation

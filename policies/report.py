@@ -10,6 +10,8 @@ from urllib.parse import quote
 
 from . import __version__
 from .engine import Finding, Report
+from .files import Budget, ModuleDirs, Refused
+from .graph import parse_module_address
 from .references import REFERENCES
 from .rules import CONFIG_RULES, RULES, UNDECIDED
 from .terminal import escape
@@ -85,40 +87,35 @@ def render_json(report: Report, show_pass: bool = False) -> str:
 class SourceLocator:
     """Best-effort map from a resource address to the file and line declaring it.
 
-    Module directories come from the resolver the evaluator uses (files.ModuleDirs:
-    ``modules.json``, local sources, inside ``root``, the installed modules and
-    ``extra_roots`` only); files are read bounded, regular files only. Remote sources
-    and anything not found fall back to the plan file, line 1. Each directory's
-    ``.tf`` files are read and indexed once (block kind, type, name -> file, line),
-    so a plan with many findings costs one pass over the sources.
+    Module directories come from ``dirs``, the check's one files.ModuleDirs (the one the
+    evaluator read the source with, when it did; else one made from the plan's
+    configuration: ``modules.json``, local sources, inside ``root``, the installed modules
+    and ``extra_roots`` only); files are read bounded (a budget of the locator's own, so
+    what the evaluator read is not counted twice), regular files only. Remote sources and
+    anything not found fall back to the plan file, line 1. Each directory's ``.tf`` files
+    are read and indexed once (block kind, type, name -> file, line), so a plan with many
+    findings costs one pass over the sources.
     """
 
     _BLOCK = re.compile(r'^[ \t]*(resource|data)[ \t]+"?([^"\s{]+)"?\s+"?([^"\s{]+)"?', re.M)
 
-    def __init__(self, doc: dict, root: str, plan_path: str, extra_roots: tuple = ()):
-        from .files import Budget, ModuleDirs
-
+    def __init__(self, doc: dict, root: str, plan_path: str, extra_roots: tuple = (), dirs: ModuleDirs | None = None):
         self.root = Path(root)
         self.plan_path = plan_path
         self.cwd = Path.cwd()
-        self.calls = ((doc.get("configuration") or {}).get("root_module") or {})
-        self.dirs = ModuleDirs(root, self._call_source, None, extra_roots, Budget())
+        self.budget = Budget()
+        self.dirs = dirs if dirs is not None else ModuleDirs(root, doc.get("configuration"), None, extra_roots)
         self._index: dict[Path, dict[tuple, tuple[str, int]]] = {}
         self._rels: dict[Path, str] = {}
 
-    def _call_source(self, path: tuple):
-        mod = self.calls
-        for name in path[:-1]:
-            mod = ((mod.get("module_calls") or {}).get(name) or {}).get("module") or {}
-        src = ((mod.get("module_calls") or {}).get(path[-1]) or {}).get("source")
-        return src if isinstance(src, str) else None
-
-    def _dir(self, path: tuple) -> Path | None:
-        return self.dirs.get(path)
+    @classmethod
+    def of(cls, report: Report, doc: dict, root: str, plan_path: str, extra_roots: tuple = ()) -> "SourceLocator":
+        """The locator of a check's report: it shares the module directories of the check's
+        configuration source when the check read one."""
+        source = getattr(report.model, "source", None) if report is not None else None
+        return cls(doc, root, plan_path, extra_roots, getattr(source, "dirs", None))
 
     def _blocks(self, d: Path) -> dict[tuple, tuple[str, int]]:
-        from .files import Refused
-
         got = self._index.get(d)
         if got is None:
             got = self._index[d] = {}
@@ -128,24 +125,22 @@ class SourceLocator:
                 files = []
             for f in files:
                 try:
-                    text = self.dirs.read(f).decode("utf-8", "replace")
+                    text = self.dirs.read(f, self.budget).decode("utf-8", "replace")
                 except Refused:
                     continue
-                rel = self._rel(f)
+                rel = self.rel(f)
                 for m in self._BLOCK.finditer(text):
                     got.setdefault(m.groups(), (rel, text.count("\n", 0, m.start()) + 1))
         return got
 
     def locate(self, address: str) -> tuple[str, int]:
-        from .graph import parse_module_address
-
         parts = re.split(r"\.(?=(?:data\.)?[a-z0-9_]+\.[A-Za-z0-9_-]+(?:\[[^\]]*\])?$)", address, maxsplit=1)
         module, local = (parts[0], parts[1]) if len(parts) == 2 and parts[0].startswith("module.") else ("", address)
         try:
             path = tuple(n for n, _ in parse_module_address(module))
         except ValueError:
             path = None
-        d = self._dir(path) if path is not None else None
+        d = self.dirs.get(path) if path is not None else None
         local = re.sub(r"\[[^\]]*\]$", "", local)
         bits = local.split(".")
         if d is not None and len(bits) >= 2:
@@ -153,9 +148,16 @@ class SourceLocator:
             hit = self._blocks(d).get(key)
             if hit:
                 return hit
-        return self._rel(Path(self.plan_path)) if self.plan_path != "-" else "plan.json", 1
+        return self.rel(Path(self.plan_path)) if self.plan_path != "-" else "plan.json", 1
 
-    def _rel(self, p: Path) -> str:
+    def finding(self, f: Finding) -> tuple[str, int]:
+        """(file, line) of a finding: the expression it was decided from, else its resource's block."""
+        if f.source is not None:
+            return self.rel(Path(f.source.path)), f.source.line
+        return self.locate(f.address)
+
+    def rel(self, p: Path) -> str:
+        """``p`` relative to the current directory, as a POSIX path."""
         got = self._rels.get(p)
         if got is None:
             try:
@@ -182,13 +184,10 @@ def render_sarif(report: Report, doc: dict, plan_path: str, root: str, source_ro
             "defaultConfiguration": {"level": r.severity},
             "properties": {"tags": [r.area, "terraform", "sqs"], "precision": "high"},
         })
-    loc = SourceLocator(doc, root, plan_path, source_roots)
+    loc = SourceLocator.of(report, doc, root, plan_path, source_roots)
     results = []
     for f in sorted(report.findings, key=_order):
-        if f.source is not None:  # decided from the expression at this line
-            path, line = loc._rel(Path(f.source.path)), f.source.line
-        else:
-            path, line = loc.locate(f.address)
+        path, line = loc.finding(f)
         uri = quote(path, safe="/")  # a URI reference: a space is %20, "#" is %23
         level = "note" if f.status == UNDECIDED else f.severity
         text = f"{f.address}: {f.message}" + ("" if f.status != UNDECIDED else " (cannot be decided before apply)")

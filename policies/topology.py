@@ -1,6 +1,6 @@
 """The messaging topology the checker linked, as edges between resource addresses.
 
-Read from the model the rules judged (model.py): each queue and its DLQ, the event source
+Read from the model the rules judged (the model package): each queue and its DLQ, the event source
 mappings and functions that consume it, the alarms that watch it and the topics they notify,
 the claim-check buckets that hold its payloads, and the separate resources that configure a
 queue or a bucket (policies, redrive policies, encryption, lifecycle). Used by
@@ -43,7 +43,7 @@ def edges(model) -> list[Edge]:
                 timeout = None
                 try:
                     timeout = f.timeout()
-                except Exception:  # an invalid value is a finding of its own, not a diagram problem
+                except Exception:  # noqa: BLE001 - an invalid value is a finding of its own, not a diagram problem
                     pass
                 out.append(Edge(q.address, f.address, "consumer",
                                 f"timeout {timeout} s" if isinstance(timeout, (int, float)) else "", e.address))
@@ -70,7 +70,7 @@ def edges(model) -> list[Edge]:
             for t in plan.expr_targets(a.res, "alarm_actions"):
                 if t.res is not None and t.res.type == "aws_sns_topic":
                     topics.add(t.res.address)
-        except Exception:  # an expression the reference resolver cannot follow: the ARN below may still match
+        except Exception:  # noqa: BLE001 - an expression the reference resolver cannot follow: the ARN below may still match
             pass
         for arn in a.res.values.get("alarm_actions") or ():
             if isinstance(arn, str) and arn in topics_by_arn:

@@ -206,7 +206,7 @@ def redrive_guard(
                 remaining = lambda_context.get_remaining_time_in_millis() if lambda_context is not None else None
                 try:
                     sender.send(record, exc.reason, remaining)
-                except Exception as send_exc:  # noqa: BLE001 - the record fails instead: SQS retries it
+                except Exception as send_exc:  # the record fails instead: SQS retries it
                     emit(record, "dead-letter-failed", f"{type(send_exc).__name__}: {send_exc}")
                     raise exc from send_exc
                 emit(record, "dead-lettered", exc.reason)

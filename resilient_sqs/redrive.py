@@ -107,7 +107,7 @@ def cmd_start(sqs, args: argparse.Namespace, out: Callable[[str], None], sleep: 
     existing = running_task(sqs, dlq_arn)
 
     if args.dry_run:
-        out(f"dry run: nothing will be changed")
+        out("dry run: nothing will be changed")
         out(f"  from         {dlq_arn}")
         out(f"  to           {destination}")
         out(f"  messages     {visible} visible, {in_flight} in flight (in-flight ones move once visible)")

@@ -12,8 +12,6 @@ import pytest
 
 from resilient_sqs.claim_check import extended_client, is_pointer
 
-pytestmark = pytest.mark.static
-
 ENV = {"region_name": "us-east-1", "aws_access_key_id": "x", "aws_secret_access_key": "x"}
 
 

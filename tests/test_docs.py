@@ -45,13 +45,15 @@ def test_module_and_example_have_a_readme_with_usage_and_tables(tf_dir: Path):
         assert any(_module_dir(s) == tf_dir for s in sources), f"{rel}/README.md has no ```hcl usage block calling {rel}"
 
 
-def test_root_readme_has_the_root_tables_and_the_rule_table():
-    text = (REPO_ROOT / "README.md").read_text()
-    assert "<!-- BEGIN_TF_DOCS . -->" in text
+def test_root_tables_and_rule_table_are_generated_where_the_readme_links():
+    readme = (REPO_ROOT / "README.md").read_text()
+    assert "(docs/reference.md)" in readme and "(docs/policy.md#rules)" in readme
+    assert "<!-- BEGIN_TF_DOCS .. -->" in (REPO_ROOT / "docs" / "reference.md").read_text()
+    text = (REPO_ROOT / "docs" / "policy.md").read_text()
     assert "<!-- BEGIN_RULES -->" in text
     table = text.split("<!-- BEGIN_RULES -->")[1].split("<!-- END_RULES -->")[0]
     missing = [r for r in [*RULES, *CONFIG_RULES] if f"| `{r}` |" not in table]
-    assert missing == [], f"README rule table lacks {missing}: run `{docs.REGENERATE}`"
+    assert missing == [], f"docs/policy.md rule table lacks {missing}: run `{docs.REGENERATE}`"
 
 
 def test_every_variable_and_output_is_described():

@@ -5,7 +5,7 @@ The prior state is the one terraform-aws-modules/sqs v4.3.1 left after a real ap
 tooling/migration_state.py): `module.orders_queue` with its queue, DLQ, queue
 policy, redrive policy and redrive-allow policy. The consumer stack (outside the
 repository) replaces that module call with this module and the `moved` /
-`removed` blocks of the README's migration note (read from the README itself); its plan (offline, no
+`removed` blocks of the migration guide (read from docs/migration.md itself); its plan (offline, no
 refresh) must keep both queues: moved, updated in place at most, never
 destroyed (a destroyed queue loses its messages). The same stack without those
 blocks is planned too: it would destroy them, so the blocks are what saves them.
@@ -53,11 +53,10 @@ module "messaging" {
 
 
 def readme_migration_blocks() -> str:
-    """The `moved`/`removed` blocks of the README's migration note, as written there."""
-    text = (REPO_ROOT / "README.md").read_text()
-    section = text.split("## Migrating from terraform-aws-modules/sqs", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```terraform\n(.*?)```", section, flags=re.S)
-    assert len(blocks) == 1, "the README's migration note should hold one ```terraform block of moved/removed blocks"
+    """The `moved`/`removed` blocks of the migration guide, as written there."""
+    text = (REPO_ROOT / "docs" / "migration.md").read_text()
+    blocks = re.findall(r"```terraform\n(.*?)```", text, flags=re.S)
+    assert len(blocks) == 1, "docs/migration.md should hold one ```terraform block of moved/removed blocks"
     return blocks[0]
 
 

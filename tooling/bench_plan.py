@@ -73,7 +73,7 @@ class _StsHandler(http.server.BaseHTTPRequestHandler):
     ).encode()
     calls = 0
 
-    def do_POST(self):  # noqa: N802 - http.server's naming
+    def do_POST(self):  # http.server's naming
         length = int(self.headers.get("Content-Length") or 0)
         request = self.rfile.read(length).decode(errors="replace")
         if "Action=GetCallerIdentity" not in request:

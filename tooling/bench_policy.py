@@ -27,11 +27,9 @@ import argparse
 import copy
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -66,10 +64,6 @@ def real_plan(pairs: int) -> dict:
             shutil.rmtree(work, ignore_errors=True)
         out.write_text(json.dumps(doc))
     return json.loads(out.read_text())
-
-
-def _mentions(node, key: str) -> bool:
-    return key in json.dumps(node)
 
 
 def _clone(node, key: str):

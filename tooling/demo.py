@@ -22,6 +22,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -127,6 +128,7 @@ class Demo:
         if len(lines) > 12:
             say(f"    ({len(lines) - 12} more lines above: `python -m resilient_sqs.policy check` on the plan shows them all)")
         check(proc.returncode == 0, f"the policy check failed (exit {proc.returncode}): {proc.stderr.strip()}")
+        say("    " + explain_counts(json.loads(plan_json.read_text()), lines[-1] if lines else ""))
         say("    exit 0: no error-level finding; the plan may be applied")
 
     def apply(self) -> None:
@@ -294,12 +296,37 @@ class Demo:
         say(f"    left behind: {len(queues)} queues, {len(buckets)} buckets, {len(tables)} tables, {len(alarms)} alarms")
 
 
+def plan_counts(plan: dict) -> tuple[int, dict[str, int]]:
+    """(resources the plan creates, {data source type: count} read while planning): the
+    checker's resource count is their sum, the demo's "creates" line the first."""
+    created = sum(1 for rc in plan["resource_changes"] if "create" in rc["change"]["actions"])
+    data: dict[str, int] = {}
+    stack = [((plan.get("prior_state") or {}).get("values") or {}).get("root_module") or {}]
+    while stack:
+        module = stack.pop()
+        for r in module.get("resources") or ():
+            if r.get("mode") == "data":
+                data[r["type"]] = data.get(r["type"], 0) + 1
+        stack.extend(module.get("child_modules") or ())
+    return created, data
+
+
+def explain_counts(plan: dict, summary_line: str) -> str:
+    """Why the checker's resource count (its summary line) is not the demo's "creates" count."""
+    created, data = plan_counts(plan)
+    m = re.search(r"\b([0-9]+) resources\)", summary_line)
+    if m is None or int(m.group(1)) != created + sum(data.values()):
+        return f"(the plan creates {created} resources and reads {sum(data.values())} data sources)"
+    return (f"(its {m.group(1)} resources: the {created} the plan creates and the {sum(data.values())} data sources "
+            "Terraform read while planning, " + ", ".join(f"{t} x{n}" for t, n in sorted(data.items())) + ")")
+
+
 def summarize(plan: dict) -> list[str]:
     """What the plan creates, in plain words."""
     lines = []
     rcs = [rc for rc in plan["resource_changes"] if "create" in rc["change"]["actions"]]
     queues = {rc["change"]["after"]["name"]: rc["change"]["after"] for rc in rcs if rc["type"] == "aws_sqs_queue"}
-    for name, src in sorted(queues.items()):
+    for _name, src in sorted(queues.items()):
         if not src.get("redrive_policy"):
             continue  # a DLQ: described with its source
         # the DLQ by the name in the source's redrive policy, not by resource address

@@ -5,7 +5,6 @@ need (copies at the same depth below the repository, the offline provider overri
 """
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -13,7 +12,6 @@ from pathlib import Path
 from resilient_sqs.testing import terraform as _shipped
 from resilient_sqs.testing.terraform import (  # noqa: F401 - re-exported
     MIRROR_DIR,
-    Result,
     Terraform,
     TerraformError,
     cli_config_file,
@@ -28,15 +26,15 @@ CACHE_DIR = REPO_ROOT / ".cache"
 _shipped.CACHE_DIR = CACHE_DIR  # the mirror CLI config goes to <repo>/.cache/terraform.rc, as before
 
 
-def offline_provider_override(account_id: str = "123456789012", region: str = "us-east-1") -> str:
+def offline_provider_override() -> str:
     """An override file that lets a root configuration plan with no AWS access at all.
 
-    Used by plan-only tests: dummy credentials, no STS/IMDS calls, and the
-    account ID given as a variable so no data source needs STS either.
+    Used by plan-only tests: dummy credentials and no STS/IMDS calls; the configuration
+    itself gives the module its account ID (``account_id``), so no data source needs STS.
     """
     return (
         'provider "aws" {\n'
-        f'  region                      = "{region}"\n'
+        '  region                      = "us-east-1"\n'
         '  access_key                  = "offline-plan"\n'
         '  secret_key                  = "offline-plan"\n'
         "  skip_credentials_validation = true\n"
@@ -47,7 +45,7 @@ def offline_provider_override(account_id: str = "123456789012", region: str = "u
     )
 
 
-def offline_copy(source_dir: Path, work_root: Path | None = None) -> Path:
+def offline_copy(source_dir: Path) -> Path:
     """Copy a root configuration's *.tf files beside the original (same depth, so
     relative module sources still resolve) and add the offline provider override.
 

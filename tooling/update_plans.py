@@ -511,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.check or args.stale:
             bad = stale(selected, args.modules_dir)
             if args.check:
-                for name, why in bad.items():
+                for why in bad.values():
                     print(why)
                 print(f"{len(bad)} stale of {len(selected)}")
                 return 1 if bad else 0

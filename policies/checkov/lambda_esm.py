@@ -4,7 +4,7 @@ from __future__ import annotations
 from checkov.common.models.enums import CheckCategories, CheckResult
 from checkov.terraform.checks.resource.base_resource_check import BaseResourceCheck
 
-from _common import get, number, opaque_scalar, unresolved  # noqa: E402
+from _common import get, number, opaque_scalar, unresolved  # _common beside it: checkov loads these checks by path
 
 
 def _not_sqs(conf) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from checkov.common.models.enums import CheckCategories, CheckResult
 from checkov.terraform.checks.resource.base_resource_check import BaseResourceCheck
 
-from _common import get, json_object, number, opaque_scalar, truthy, unresolved  # noqa: E402  (checkov loads by path)
+from _common import get, json_object, number, opaque_scalar, truthy, unresolved  # _common beside it: checkov loads these checks by path
 
 
 class QueueEncrypted(BaseResourceCheck):

@@ -6,7 +6,7 @@ import re
 from checkov.common.models.enums import CheckCategories, CheckResult
 from checkov.terraform.checks.resource.base_resource_check import BaseResourceCheck
 
-from _common import get, opaque_scalar, truthy, unresolved  # noqa: E402
+from _common import get, opaque_scalar, truthy, unresolved  # _common beside it: checkov loads these checks by path
 
 PAB = ("block_public_acls", "block_public_policy", "ignore_public_acls", "restrict_public_buckets")
 IDEMPOTENCY = re.compile(r"(?i)idempot")

@@ -16,6 +16,9 @@ class Option:
     default: Any
     kind: type | tuple
     help: str
+    # the rule whose setting of this option reaches every rule declaring it (unless set on
+    # that rule itself): one setting for one fact, such as which tables are idempotency tables
+    owner: str | None = None
 
 
 @dataclass
@@ -28,6 +31,15 @@ class Result:
     remediation: str | None = None
     severity: str | None = None  # overrides the rule's severity for this outcome
     ref: Any = None  # source.SourceRef: decided from the configuration source at this file and line
+    # (address, attribute) of what the remediation tells to change (as checkov's
+    # get_evaluated_keys); None: the rule's own ``attrs``, on the finding's address
+    attrs: tuple | None = None
+
+    def judged(self, rule: "Rule") -> tuple:
+        """(address, attribute) pairs this outcome's remediation names."""
+        if self.attrs is not None:
+            return self.attrs
+        return tuple((self.address, a) for a in rule.attrs) if self.remediation is None else ()
 
 
 @dataclass
@@ -43,6 +55,7 @@ class Rule:
     options: tuple[Option, ...] = ()
     check: Callable[..., Iterable[Result]] | None = field(default=None, repr=False)
     severity_note: str | None = None
+    attrs: tuple[str, ...] = ()  # attributes its remediation (``fix``) tells to change
 
     def defaults(self) -> dict[str, Any]:
         return {o.name: o.default for o in self.options}
@@ -52,11 +65,13 @@ RULES: dict[str, Rule] = {}
 
 
 def rule(id: str, slug: str, severity: str, area: str, title: str, *, why: str, fix: str, sources: tuple[str, ...],
-         options: tuple[Option, ...] = (), severity_note: str | None = None):
+         options: tuple[Option, ...] = (), severity_note: str | None = None, attrs: tuple[str, ...] = ()):
+    """Register a rule. ``attrs``: the attributes ``fix`` tells to change, on the finding's resource."""
     def deco(fn):
         assert id not in RULES, id
         assert sources and all(k in REFERENCES for k in sources), (id, sources)
-        RULES[id] = Rule(id, slug, severity, area, title, why.strip(), fix.strip(), sources, options, fn, severity_note)
+        RULES[id] = Rule(id, slug, severity, area, title, why.strip(), fix.strip(), sources, options, fn, severity_note,
+                         attrs)
         return fn
 
     return deco
@@ -66,12 +81,14 @@ def ok(address: str, message: str, ref: Any = None) -> Result:
     return Result(PASS, address, message, ref=ref)
 
 
-def fail(address: str, message: str, fix: str | None = None, severity: str | None = None, ref: Any = None) -> Result:
-    return Result(FAIL, address, message, fix, severity, ref)
+def fail(address: str, message: str, fix: str | None = None, severity: str | None = None, ref: Any = None,
+         attrs: tuple | None = None) -> Result:
+    """A failing outcome; ``attrs``: (address, attribute) pairs ``fix`` tells to change."""
+    return Result(FAIL, address, message, fix, severity, ref, attrs)
 
 
-def unknown(address: str, message: str, fix: str | None = None, ref: Any = None) -> Result:
-    return Result(UNDECIDED, address, message, fix, ref=ref)
+def unknown(address: str, message: str, fix: str | None = None, ref: Any = None, attrs: tuple | None = None) -> Result:
+    return Result(UNDECIDED, address, message, fix, ref=ref, attrs=attrs)
 
 
 def invalid(address: str, bad: Any, fix: str | None = None) -> Result:
@@ -79,7 +96,8 @@ def invalid(address: str, bad: Any, fix: str | None = None) -> Result:
     it fails rather than being decided on or passed."""
     why = ("AWS refuses it, so the apply will fail" if "within" in bad.expected
            else "Terraform's AWS provider never plans such a value (was the plan edited?)")
-    return Result(FAIL, address, f"{bad}: {why}", fix or f"Set {bad.what} to {bad.expected.split(',')[0]}.")
+    return Result(FAIL, address, f"{bad}: {why}", fix or f"Set {bad.what} to {bad.expected.split(',')[0]}.",
+                  attrs=((address, bad.what),))
 
 
 def seconds(v: Any) -> str:

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import functools
 
-import re
-
 from .. import changes as _changes
 from ..changes import Change, Changes
 from ..graph import UNKNOWN
 from ..model import Bucket, Model
 from . import Option, fail, ok, rule, seconds, unknown
+from .storage import TABLE_OPT, is_idempotency_table
 
 DAY = 86400
 
@@ -256,10 +255,6 @@ def moved_without_block_rule(model: Model, opts, ch: Changes, qs: _Queues):
 # ------------------------------------------------------------------------------------
 # idempotency table
 # ------------------------------------------------------------------------------------
-TABLE_OPT = Option("table_pattern", "(?i)idempot", str,
-                   "regular expression on a table's address or name that marks it as an idempotency table")
-
-
 @rule("CHG005", "idempotency-table-replaced", "error", "change", "The idempotency table is not deleted or replaced",
       why="""
 The idempotency table remembers which messages were already processed. A new table (its `name`,
@@ -274,10 +269,9 @@ name matches `table_pattern`.""",
       options=(TABLE_OPT,))
 @_on_update
 def table_replaced(model: Model, opts, ch: Changes, qs: _Queues):
-    rx = re.compile(opts["table_pattern"])
     for c in ch.of_type("aws_dynamodb_table"):
         name = c.was("name")
-        if not c.existed or not (rx.search(c.address) or (isinstance(name, str) and rx.search(name))):
+        if not c.existed or not is_idempotency_table(opts["table_pattern"], c.address, name):
             continue
         if c.address in qs.moved:
             continue  # CHG004

@@ -27,6 +27,7 @@ function timeout defaults to 3 s when unset. When the function is not in the pla
 name or ARN) and no data source shows its timeout, the rule cannot decide and says so.""",
       fix="Raise the queue's visibility_timeout_seconds to at least 6 x the function timeout + the batching window, "
           "or lower the function timeout.",
+      attrs=("visibility_timeout_seconds",),
       sources=('lambda-sqs-configure', 'sqs-visibility'),
       options=(Option("multiplier", 6, (int, float), "factor applied to the function timeout"),))
 def visibility(model: Model, opts):
@@ -50,8 +51,7 @@ def visibility(model: Model, opts):
                 if vis >= need:
                     yield ok(q.address, detail)
                 else:
-                    yield fail(q.address, detail + ": messages reappear while still being processed (duplicates)",
-                               f"Set visibility_timeout_seconds of {q.address} to at least {need:g}.")
+                    yield _too_short(q, detail, f"Set visibility_timeout_seconds of {q.address} to at least {need:g}.")
                 continue
         if f is None:
             what = (f"its function {link.external} is not in this plan, so its timeout is unknown"
@@ -75,8 +75,14 @@ def visibility(model: Model, opts):
         if vis >= need:
             yield ok(q.address, detail)
         else:
-            yield fail(q.address, detail + ": messages reappear while still being processed (duplicates)",
-                       f"Set visibility_timeout_seconds of {q.address} to at least {need:g}, or lower the timeout of {f.address}.")
+            yield _too_short(q, detail, f"Set visibility_timeout_seconds of {q.address} to at least {need:g}, or lower "
+                                        f"the timeout of {f.address}.")
+
+
+def _too_short(q, detail: str, fix: str):
+    """ESM001's failure: the queue's visibility timeout does not cover the consumer."""
+    return fail(q.address, detail + ": messages reappear while still being processed (duplicates)", fix,
+                attrs=((q.address, "visibility_timeout_seconds"),))
 
 
 @rule("ESM002", "partial-batch-failures", "error", "consumer",

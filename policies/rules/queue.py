@@ -134,6 +134,7 @@ times and reaches the DLQ late; below 3 a transient dependency failure is not re
 are warnings. When the redrive policy embeds a DLQ ARN created in the same apply the whole JSON,
 maxReceiveCount included, is unknown at plan time and the rule says so.""",
       fix="Set maxReceiveCount in the redrive policy to 3-5.",
+      attrs=("maxReceiveCount",),
       sources=('sqs-dlq', 'sqs-set-attributes', 'sqs-visibility'),
       options=(Option("min", 3, int, "lowest recommended maxReceiveCount"),
                Option("max", 5, int, "highest recommended maxReceiveCount"),
@@ -152,12 +153,14 @@ def max_receive_count(model: Model, opts):
             return invalid(address, mrc, f"Set maxReceiveCount to {lo}..{hi}.")
         if mrc < floor:
             return fail(address, f"maxReceiveCount {mrc} < {floor}: one ghost receive (a slow consumer, a console "
-                                 f"peek) moves a healthy message to the DLQ", f"Set maxReceiveCount to {lo}..{hi}.", ref=ref)
+                                 f"peek) moves a healthy message to the DLQ", f"Set maxReceiveCount to {lo}..{hi}.", ref=ref,
+                        attrs=((address, "maxReceiveCount"),))
         if mrc < lo or mrc > hi:
             return fail(address, f"maxReceiveCount {mrc} is outside {lo}..{hi}"
                         + (": transient failures are not retried enough" if mrc < lo
                            else ": a poison message is retried (and billed) that many times before it reaches the DLQ"),
-                        f"Set maxReceiveCount to {lo}..{hi}.", severity="warning", ref=ref)
+                        f"Set maxReceiveCount to {lo}..{hi}.", severity="warning", ref=ref,
+                        attrs=((address, "maxReceiveCount"),))
         return ok(address, f"maxReceiveCount {mrc} within {lo}..{hi}", ref=ref)
 
     for q in _sources(model):
@@ -204,7 +207,8 @@ def dlq_retention(model: Model, opts):
                    f"The source keeps messages for the 14-day maximum; lower message_retention_seconds of {q.address} "
                    f"below the DLQ's {dlq_r}.")
             yield fail(q.address, f"DLQ {dlq.address} retention {seconds(dlq_r)} <= source retention {seconds(src_r)}: "
-                                  "failed messages expire from the DLQ before anyone can redrive them", fix)
+                                  "failed messages expire from the DLQ before anyone can redrive them", fix,
+                       attrs=((dlq.address if src_r < 1209600 else q.address, "message_retention_seconds"),))
 
 
 @rule("SQS005", "dlq-fifo-matches-source", "error", "queue", "DLQ is FIFO exactly when its source is",
@@ -266,6 +270,7 @@ With short polling (wait 0, the SQS default) a receive samples a subset of serve
 empty while messages wait, and every empty receive is billed. Long polling (1-20 s; 20 is usual)
 waits for messages and queries all servers. A warning: it costs money and latency, not messages.""",
       fix="Set receive_wait_time_seconds = 20.",
+      attrs=("receive_wait_time_seconds",),
       sources=('sqs-polling',),
       options=(Option("min_seconds", 1, int, "smallest acceptable wait"),))
 def long_polling(model: Model, opts):
@@ -287,6 +292,7 @@ def long_polling(model: Model, opts):
 Retention is how long a message may wait for a consumer. Below a day, an outage that starts on a
 Friday evening (or any incident noticed late) silently deletes work before anyone can react.""",
       fix="Set message_retention_seconds to at least 86400 (the AWS default is 345600, 4 days).",
+      attrs=("message_retention_seconds",),
       sources=('sqs-set-attributes', 'sqs-dlq-retention'),
       options=(Option("min_seconds", 86400, int, "minimum retention of a source queue"),))
 def source_retention(model: Model, opts):
@@ -301,7 +307,7 @@ def source_retention(model: Model, opts):
             yield ok(q.address, f"retention {seconds(r)} >= {seconds(lo)}")
         else:
             yield fail(q.address, f"retention {seconds(r)} < {seconds(lo)}: messages expire before an incident is even noticed",
-                       f"Set message_retention_seconds to at least {lo}.")
+                       f"Set message_retention_seconds to at least {lo}.", attrs=((q.address, "message_retention_seconds"),))
 
 
 @rule("SQS009", "queue-policy-tls-only", "error", "queue", "Queue policy denies requests without TLS",

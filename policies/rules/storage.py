@@ -257,19 +257,26 @@ def claim_check_expiry(model: Model, opts):
             need = -(-longest // 86400)
             yield fail(b.address, f"the lifecycle rule of {where} expires payloads after {seconds(days * 86400)} < the longest message lifetime "
                                   f"{seconds(longest)}{what}: a message redriven after day {days} finds its payload gone",
-                       f"Set expiration.days to at least {need} in the lifecycle rule of {where}.")
+                       f"Set expiration.days to at least {need} in the lifecycle rule of {where}.",
+                       attrs=((b.address, "expiration.days"),))
+
+
+def is_idempotency_table(pattern: str, address: str, name) -> bool:
+    """Whether a DynamoDB table is an idempotency table: its address or name matches ``table_pattern``."""
+    rx = re.compile(pattern)
+    return bool(rx.search(address) or (isinstance(name, str) and rx.search(name)))
 
 
 def _tables(model: Model, pattern: str):
-    rx = re.compile(pattern)
     for t in model.tables:
-        name = t.attr("name")
-        if rx.search(t.address) or (isinstance(name, str) and rx.search(name)):
+        if is_idempotency_table(pattern, t.address, t.attr("name")):
             yield t
 
 
+# one setting for the idempotency rules here and CHG005 (rules.change): set on DDB001, it reaches them all
 TABLE_OPT = Option("table_pattern", "(?i)idempot", str,
-                   "regular expression on a table's address or name that marks it as an idempotency table")
+                   "regular expression on a table's address or name that marks it as an idempotency table "
+                   "(set on DDB001, it applies to DDB002, DDB003 and CHG005 too)", owner="DDB001")
 
 
 @rule("DDB001", "idempotency-ttl", "error", "idempotency", "Idempotency table has TTL on the expiry attribute",

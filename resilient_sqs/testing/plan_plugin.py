@@ -78,12 +78,10 @@ class _PlanRun:
         from resilient_sqs.policy.report import SourceLocator
 
         if self._locator is None:
-            self._locator = SourceLocator(self.doc, self.source_dir or _DEFAULT_SOURCE, self.arg)
+            self._locator = SourceLocator.of(self.report, self.doc, self.source_dir or _DEFAULT_SOURCE, self.arg)
         try:
-            if finding.source is not None:
-                return self._locator._rel(Path(finding.source.path)), finding.source.line
-            return self._locator.locate(finding.address)
-        except Exception:  # a location is a convenience; never fail an item over it
+            return self._locator.finding(finding)
+        except Exception:  # noqa: BLE001 - a location is a convenience; never fail an item over it
             return self.arg, 1
 
 

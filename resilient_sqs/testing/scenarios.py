@@ -150,7 +150,7 @@ def _move_back(ctx: Context, pair: Pair, timeout: float) -> dict:
         code = exc.response.get("Error", {}).get("Code", "")
         if code in ("UnsupportedOperation", "InvalidAction", "AWS.SimpleQueueService.UnsupportedOperation") and \
                 "fifo" in str(exc).lower():
-            raise ScenarioSkipped(f"this endpoint does not run StartMessageMoveTask on the FIFO DLQ {pair.dlq.name}: {exc}")
+            raise ScenarioSkipped(f"this endpoint does not run StartMessageMoveTask on the FIFO DLQ {pair.dlq.name}: {exc}") from None
         raise ScenarioFailed(f"queue {pair.name}: StartMessageMoveTask from DLQ {pair.dlq.name} back to its source "
                              f"was refused: {exc}. Check {pair.setting('redrive_allow')}.") from None
     deadline = time.monotonic() + timeout
@@ -493,7 +493,7 @@ def claim_check_roundtrip(ctx: Context, pair: Pair) -> str:
     try:
         from resilient_sqs.claim_check import extended_client
     except ImportError as exc:  # pragma: no cover - the [testing] extra installs it
-        raise ScenarioSkipped(f"the SQS extended client is not installed ({exc}): pip install 'resilient-sqs[testing]'")
+        raise ScenarioSkipped(f"the SQS extended client is not installed ({exc}): pip install 'resilient-sqs[testing]'") from None
     bucket = pair.buckets[0]["name"]
     s3, sqs = ctx.clients.client("s3"), ctx.clients.client("sqs")
     try:
@@ -552,7 +552,7 @@ def idempotency_table(ctx: Context, table: Table) -> str:
         from aws_lambda_powertools.utilities.idempotency import (DynamoDBPersistenceLayer, IdempotencyConfig,
                                                                  idempotent_function)
     except ImportError as exc:  # pragma: no cover - the [testing] extra installs it
-        raise ScenarioSkipped(f"Powertools is not installed ({exc}): pip install 'resilient-sqs[testing]'")
+        raise ScenarioSkipped(f"Powertools is not installed ({exc}): pip install 'resilient-sqs[testing]'") from None
     ddb = ctx.clients.client("dynamodb")
     desc = ddb.describe_table(TableName=table.name)["Table"]
     hash_key = next((k["AttributeName"] for k in desc["KeySchema"] if k["KeyType"] == "HASH"), None)

@@ -179,7 +179,7 @@ class Terraform(_pt.Terraform):
         options["var"] = None  # variables travel in one JSON var file instead (see cmd)
         return options
 
-    def cmd(self, cmd, *args, **kwargs):  # noqa: D401 - python-terraform's signature
+    def cmd(self, cmd, *args, **kwargs):  # python-terraform's signature
         """Run ``terraform <cmd>`` in the working directory; raise TerraformError on failure."""
         if args:
             raise TypeError("pass no positional directory: the working directory is the Terraform directory")

@@ -20,7 +20,6 @@ import subprocess
 import sys
 import uuid
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 

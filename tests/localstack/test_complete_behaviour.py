@@ -22,8 +22,8 @@ import pytest
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, SqsFifoPartialProcessor, process_partial_response
 from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer, IdempotencyConfig, idempotent_function
 
-from resilient_sqs.claim_check import extended_client, resolve
-from resilient_sqs.consumer import PermanentFailure, lambda_event, redrive_guard
+from resilient_sqs.claim_check import extended_client
+from resilient_sqs.consumer import lambda_event
 from tests.localstack.conftest import example_group
 from tests.localstack.faults import FakeContext
 from tests.localstack.support import depth, drain, readme_snippet, receive, recording_calls, unauthorized_calls

@@ -133,7 +133,7 @@ def test_poison_queue_archive_and_fifo_groups(aws):
 def test_run_is_bounded_per_run(aws, bucket):
     """max_messages_per_run bounds a run; the rest waits, untouched, for the next run."""
     mod = load_dlq_redrive()
-    sqs, s3 = aws.client("sqs"), aws.client("s3")
+    sqs = aws.client("sqs")
     src_url, dlq_url, _ = _queue_pair(sqs, f"bounded-{uuid.uuid4().hex[:8]}")
     sqs.send_message_batch(QueueUrl=dlq_url, Entries=[{"Id": str(i), "MessageBody": f"b{i}"} for i in range(10)])
     sqs.send_message_batch(QueueUrl=dlq_url, Entries=[{"Id": str(i), "MessageBody": f"c{i}"} for i in range(5)])

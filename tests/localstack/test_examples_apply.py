@@ -51,7 +51,7 @@ def test_destroy_leaves_nothing_behind(example, applied, aws):
     orphaned = {k: d for k, d in live_named_keys(aws, ex.name_prefix).items() if k not in in_state}
     for key_id, description in orphaned.items():
         warnings.warn(f"examples/{example}: KMS key {key_id} ({description}) was created during apply but is "
-                      "not in Terraform's state (a retried CreateKey); scheduling its deletion")
+                      "not in Terraform's state (a retried CreateKey); scheduling its deletion", stacklevel=2)
         aws.client("kms").schedule_key_deletion(KeyId=key_id, PendingWindowInDays=7)
     ex.destroy()
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-import pytest
 
 from tooling import bench_policy as bench
 from resilient_sqs.policy.engine import evaluate

@@ -209,6 +209,22 @@ def test_config_options_and_severity_apply_to_change_rules(tmp_path):
                    ("CHG011", FAIL, E, "aws_lambda_event_source_mapping.billing")}
 
 
+
+def test_table_pattern_set_on_ddb001_reaches_chg005(tmp_path):
+    """Which tables are idempotency tables is one setting: rules.DDB001.table_pattern reaches
+    CHG005 (and DDB002, DDB003); a pattern set on CHG005 itself still wins there."""
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text('rules:\n  DDB001: {table_pattern: "^nothing$"}\n')
+    c = load_config(str(cfg))
+    assert c.rule_options("CHG005")["table_pattern"] == c.rule_options("DDB003")["table_pattern"] == "^nothing$"
+    assert {f for f in _got(evaluate(_update_plan("raw-table-replaced"), c)) if f[0] == "CHG005"} == set()
+    cfg.write_text('rules:\n  DDB001: {table_pattern: "^nothing$"}\n  CHG005: {table_pattern: "(?i)idempot"}\n')
+    c = load_config(str(cfg))
+    assert {f for f in _got(evaluate(_update_plan("raw-table-replaced"), c)) if f[0] == "CHG005"} == {
+        ("CHG005", FAIL, E, "aws_dynamodb_table.idempotency")}
+    # the default: every rule declaring it has the one default
+    assert load_config(None).rule_options("CHG005")["table_pattern"] == "(?i)idempot"
+
 JUNK = [None, "", "x", 0, -1, 1.5, True, False, [], {}, ["a"], [["name"]], {"a": 1}, [{"days": "7"}],
         "arn:aws:sqs:us-east-1:000000000000:q", '{"deadLetterTargetArn": 5}', float("nan")]
 ACTIONS = [["no-op"], ["create"], ["delete"], ["update"], ["delete", "create"], ["create", "delete"], ["forget"], ["read"]]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from resilient_sqs.policy.rules import CONFIG_RULES, RULES
-from tests.helpers import REPO_ROOT
+from tests.helpers import REPO_ROOT, sqs_policy_in_process
 from tests.policies import plans
 
 
@@ -49,7 +49,7 @@ def _one_line_error(proc: subprocess.CompletedProcess, *needles: str):
     ("provider-schemas.json", ["provider schema dump"]),
 ])
 def test_malformed_input(fname, needles):
-    _one_line_error(cli("check", str(MALFORMED / fname)), str(MALFORMED / fname), *needles)
+    _one_line_error(sqs_policy_in_process("check", str(MALFORMED / fname)), str(MALFORMED / fname), *needles)
 
 
 @pytest.mark.plan
@@ -80,14 +80,14 @@ def test_usage_errors_are_one_line_exit_2():
 
 # -- exit codes and formats ------------------------------------------------------------------
 def test_clean_plan_exits_0_violations_exit_1(plan_files):
-    assert cli("check", str(plan_files["example:basic"])).returncode == 0
-    bad = cli("check", str(plan_files["config:queue-bad"]))
+    assert sqs_policy_in_process("check", str(plan_files["example:basic"])).returncode == 0
+    bad = sqs_policy_in_process("check", str(plan_files["config:queue-bad"]))
     assert bad.returncode == 1
     assert b"ERROR   SQS005 dlq-fifo-matches-source  aws_sqs_queue.src[\"fifomix\"]" in bad.stdout
 
 
 def test_json_format(plan_files):
-    proc = cli("check", str(plan_files["config:consumers"]), "--format", "json")
+    proc = sqs_policy_in_process("check", str(plan_files["config:consumers"]), "--format", "json")
     assert proc.returncode == 1
     out = json.loads(proc.stdout)
     assert set(out) == {"findings", "summary", "notes"}
@@ -101,7 +101,7 @@ def test_json_format(plan_files):
 
 
 def test_show_pass_lists_passes(plan_files):
-    proc = cli("check", str(plan_files["config:raw-good"]), "--format", "json", "--show-pass")
+    proc = sqs_policy_in_process("check", str(plan_files["config:raw-good"]), "--format", "json", "--show-pass")
     out = json.loads(proc.stdout)
     passes = [f for f in out["findings"] if f["status"] == "pass"]
     assert len(passes) == out["summary"]["passed"] > 50
@@ -109,8 +109,8 @@ def test_show_pass_lists_passes(plan_files):
 
 def test_strict_turns_unknown_into_failure(plan_files):
     path = str(plan_files["config:raw-good"])
-    assert cli("check", path).returncode == 0
-    strict = cli("check", path, "--strict", "--format", "json")
+    assert sqs_policy_in_process("check", path).returncode == 0
+    strict = sqs_policy_in_process("check", path, "--strict", "--format", "json")
     assert strict.returncode == 1
     f = json.loads(strict.stdout)["findings"]
     assert [(x["rule_id"], x["status"]) for x in f] == [("SQS003", "fail")]
@@ -119,12 +119,12 @@ def test_strict_turns_unknown_into_failure(plan_files):
 
 def test_fail_on_warning(plan_files):
     path = str(plan_files["config:warnings"])  # warnings only
-    out = json.loads(cli("check", path, "--format", "json").stdout)
+    out = json.loads(sqs_policy_in_process("check", path, "--format", "json").stdout)
     assert out["summary"]["warnings"] > 0 and out["summary"]["errors"] == 0
-    assert cli("check", path).returncode == 0
-    assert cli("check", path, "--fail-on", "warning").returncode == 1
+    assert sqs_policy_in_process("check", path).returncode == 0
+    assert sqs_policy_in_process("check", path, "--fail-on", "warning").returncode == 1
     # a plan without warnings passes either way
-    assert cli("check", str(plan_files["example:basic"]), "--fail-on", "warning").returncode == 0
+    assert sqs_policy_in_process("check", str(plan_files["example:basic"]), "--fail-on", "warning").returncode == 0
 
 
 @pytest.mark.parametrize("name", [n for n in plans.subjects() if n.startswith(("example:", "fixture:"))])
@@ -132,11 +132,11 @@ def test_our_plans_pass_the_cli(plan_files, name):
     """`check` on the plan of every example (complete with its consumers) and module
     fixture: exit 0, no error; `--strict` fails exactly when something is unknown."""
     path = str(plan_files[name])
-    proc = cli("check", path, "--format", "json")
+    proc = sqs_policy_in_process("check", path, "--format", "json")
     assert proc.returncode == 0, proc.stdout.decode()[:2000]
     summary = json.loads(proc.stdout)["summary"]
     assert summary["errors"] == 0 and summary["passed"] > 0
-    assert cli("check", path, "--strict").returncode == (1 if summary["unknown"] else 0)
+    assert sqs_policy_in_process("check", path, "--strict").returncode == (1 if summary["unknown"] else 0)
 
 
 def test_stdin_and_output_file(plan_files, tmp_path):
@@ -150,7 +150,7 @@ def test_stdin_and_output_file(plan_files, tmp_path):
 def test_sarif_is_valid_for_code_scanning(plan_files):
     fixture = REPO_ROOT / "tests" / "policies" / "configs" / "queue-bad"
     # values not read from source (--no-source): one finding stays unknown, a SARIF note
-    proc = cli("check", str(plan_files["config:queue-bad"]), "--format", "sarif", "--source-dir", str(fixture),
+    proc = sqs_policy_in_process("check", str(plan_files["config:queue-bad"]), "--format", "sarif", "--source-dir", str(fixture),
                "--no-source")
     assert proc.returncode == 1
     sarif = json.loads(proc.stdout)
@@ -184,10 +184,10 @@ def test_sarif_locates_resources_inside_modules(plan_files):
     args = ("check", str(plan_files["config:consumers"]), "--format", "sarif", "--source-dir",
             "tests/policies/configs/consumers")
     # its module source ../../../../modules/queue is outside --source-dir: not read unless a root allows it
-    results = json.loads(cli(*args).stdout)["runs"][0]["results"]
+    results = json.loads(sqs_policy_in_process(*args).stdout)["runs"][0]["results"]
     esm = next(r for r in results if r["ruleId"] == "ESM001" and "slow" in r["message"]["text"])
     assert esm["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("consumers.json")
-    proc = cli(*args, "--source-root", ".")
+    proc = sqs_policy_in_process(*args, "--source-root", ".")
     results = json.loads(proc.stdout)["runs"][0]["results"]
     esm = next(r for r in results if r["ruleId"] == "ESM001" and "slow" in r["message"]["text"])
     loc = esm["locations"][0]["physicalLocation"]
@@ -215,17 +215,24 @@ def test_explain_by_id_and_slug():
     assert "Sources:" in by_id
 
 
+@pytest.fixture(scope="module")
+def listed_rules() -> dict[str, dict]:
+    """`sqs-policy list-rules --format json`, once for the module, by rule ID."""
+    return {r["id"]: r for r in json.loads(cli("list-rules", "--format", "json").stdout)}
+
+
 @pytest.mark.parametrize("rid", list(RULES) + list(CONFIG_RULES))
-def test_explain_cites_public_references_only(rid):
+def test_explain_cites_public_references_only(rid, listed_rules):
     """Every rule cites public documentation by title and URL, and nothing internal."""
     import re
 
-    out = cli("explain", rid).stdout.decode()
+    proc = sqs_policy_in_process("explain", rid)  # the process path: test_explain_by_id_and_slug
+    assert (proc.returncode, proc.stderr) == (0, b""), proc.stderr
+    out = proc.stdout.decode()
     sources = out.split("  Sources:\n", 1)[1].splitlines()
     assert sources and all(re.fullmatch(r"    .+: https://\S+", line) for line in sources), sources
     assert not re.search(r"\bseeds?\b|\bissue \d|§", out, re.I), out
-    listed = next(r for r in json.loads(cli("list-rules", "--format", "json").stdout) if r["id"] == rid)
-    assert [f"    {x['title']}: {x['url']}" for x in listed["references"]] == sources
+    assert [f"    {x['title']}: {x['url']}" for x in listed_rules[rid]["references"]] == sources
 
 
 # -- configuration and waivers -----------------------------------------------------------------
@@ -244,7 +251,7 @@ rules:
   dlq-redrive-allow-by-queue: {enabled: false}
 ignore: [SQS001]
 """)
-    out = json.loads(cli("check", path, "--config", cfg, "--format", "json").stdout)
+    out = json.loads(sqs_policy_in_process("check", path, "--config", cfg, "--format", "json").stdout)
     got = {(f["rule_id"], f["severity"], f["address"]) for f in out["findings"]}
     assert not any(r in ("SQS001", "SQS011") for r, _, _ in got)
     assert not any(r == "SQS003" and "mrc" in a for r, _, a in got)  # 1 and 10 now within 1..10
@@ -254,7 +261,7 @@ ignore: [SQS001]
 
 def test_select_from_toml(plan_files, tmp_path):
     cfg = _cfg(tmp_path, 'select = ["ESM*"]\n[rules.ESM001]\nmultiplier = 1\n', "policy.toml")
-    out = json.loads(cli("check", str(plan_files["config:consumers"]), "--config", cfg, "--format", "json").stdout)
+    out = json.loads(sqs_policy_in_process("check", str(plan_files["config:consumers"]), "--config", cfg, "--format", "json").stdout)
     assert {f["rule_id"] for f in out["findings"]} <= {"ESM001", "ESM002", "ESM003", "ESM004"}
     # with multiplier 1: 120 >= 1 x 60 + 5, only the unknown one remains for ESM001
     assert [(f["status"]) for f in out["findings"] if f["rule_id"] == "ESM001"] == ["unknown"]
@@ -274,7 +281,7 @@ waivers:
   - address: aws_sqs_queue.no_such_queue
     reason: "stale"
 """)
-    proc = cli("check", path, "--config", cfg, "--format", "json")
+    proc = sqs_policy_in_process("check", path, "--config", cfg, "--format", "json")
     out = json.loads(proc.stdout)
     waived = {(f["rule_id"], f["address"]) for f in out["findings"] if "waiver" in f}
     assert waived == {("SQS002", "aws_sqs_queue.nodlq"), ("SQS003", 'aws_sqs_queue.src["mrc1"]'),
@@ -282,7 +289,7 @@ waivers:
     assert out["summary"]["waived"] == 3 and out["summary"]["errors"] == 10
     unused = [f for f in out["findings"] if f["rule_id"] == "CFG002"]
     assert [f["address"] for f in unused] == ["aws_sqs_queue.no_such_queue"]
-    sarif = json.loads(cli("check", path, "--config", cfg, "--format", "sarif").stdout)
+    sarif = json.loads(sqs_policy_in_process("check", path, "--config", cfg, "--format", "sarif").stdout)
     sup = [r for r in sarif["runs"][0]["results"] if r.get("suppressions")]
     assert len(sup) == 3 and sup[0]["suppressions"][0]["kind"] == "external"
 
@@ -294,7 +301,7 @@ waivers:
     rules: [SQS003]
     reason: "maxReceiveCount is enforced by the module's own validation"
 """)
-    proc = cli("check", str(plan_files["config:raw-good"]), "--strict", "--config", cfg)
+    proc = sqs_policy_in_process("check", str(plan_files["config:raw-good"]), "--strict", "--config", cfg)
     assert proc.returncode == 0, proc.stdout.decode()
 
 
@@ -306,7 +313,7 @@ waivers:
     reason: "until the consumer is migrated"
     expires: 2020-01-31
 """)
-    proc = cli("check", str(plan_files["config:queue-bad"]), "--config", cfg, "--format", "json")
+    proc = sqs_policy_in_process("check", str(plan_files["config:queue-bad"]), "--config", cfg, "--format", "json")
     assert proc.returncode == 1
     out = json.loads(proc.stdout)
     expired = [f for f in out["findings"] if f["rule_id"] == "CFG001"]
@@ -333,11 +340,11 @@ waivers:
 ])
 def test_bad_config_is_a_usage_error(plan_files, tmp_path, name, text, needles):
     cfg = _cfg(tmp_path, text, name)
-    _one_line_error(cli("check", str(plan_files["config:raw-good"]), "--config", cfg), *needles)
+    _one_line_error(sqs_policy_in_process("check", str(plan_files["config:raw-good"]), "--config", cfg), *needles)
 
 
 def test_missing_config_file(plan_files, tmp_path):
-    _one_line_error(cli("check", str(plan_files["config:raw-good"]), "--config", str(tmp_path / "nope.yaml")), "no such file")
+    _one_line_error(sqs_policy_in_process("check", str(plan_files["config:raw-good"]), "--config", str(tmp_path / "nope.yaml")), "no such file")
 
 
 def test_console_script_is_installed():

@@ -387,6 +387,23 @@ def test_remediations_name_the_module_inputs(plan_doc):
     assert fixes[("SQS003", 'aws_sqs_queue.src["mrc1"]')] == "Set maxReceiveCount to 3..5."
 
 
+def test_module_inputs_follow_the_attributes_a_finding_judged(plan_doc):
+    """The module input replaces an attribute the rule judged (rules.Result.judged, as
+    checkov's evaluated keys), on the resource it judged it on: the same words about an
+    attribute the finding did not judge, or about another resource, stay as written."""
+    from resilient_sqs.policy.graph import Plan
+    from resilient_sqs.policy.module_inputs import ModuleInputs
+
+    inputs = ModuleInputs(Plan(plan_doc("config:module-inputs")))
+    orders = 'module.messaging.module.queue["orders"].aws_sqs_queue.this'
+    fix = "Set maxReceiveCount to 3..5; Set receive_wait_time_seconds = 20."
+    assert inputs.rewrite(orders, fix, ((orders, "maxReceiveCount"),)) == (
+        'Set the module input queues["orders"].max_receive_count of module.messaging to 3..5; '
+        "Set receive_wait_time_seconds = 20.")
+    assert inputs.rewrite(orders, fix, ()) == fix
+    assert inputs.rewrite(orders, fix, (("module.legacy.aws_sqs_queue.this", "maxReceiveCount"),)) == fix
+
+
 def test_fifo_payload_expiry_counts_source_and_dlq_retention(plan_doc):
     f = next(f for f in evaluate(plan_doc("config:claim-check-fifo")).findings if f.rule_id == "S3004")
     assert "1296000 s (15 d) < the longest message lifetime 1555200 s (18 d)" in f.message

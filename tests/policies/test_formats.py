@@ -12,7 +12,6 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-import xmlschema
 
 from resilient_sqs.policy.engine import evaluate
 from resilient_sqs.policy.formats import Context, render
@@ -20,12 +19,33 @@ from resilient_sqs.policy.rules import UNDECIDED
 from tests.helpers import REPO_ROOT
 from tests.policies import plans
 from tests.policies.fixture_plans import PLANS, UPDATE_PLANS
-from tests.policies.test_cli import cli
+from tests.helpers import sqs_policy_in_process as cli  # main() in this process: the reports are judged
 
 SCHEMAS = Path(__file__).parent / "schemas"
-JUNIT = xmlschema.XMLSchema(str(SCHEMAS / "junit-10.xsd"))
+
+
+class _Loaded:
+    """A schema built on first use: every pytest worker imports this module to collect it,
+    and building the two (xmlschema's import included) costs most of a second."""
+
+    def __init__(self, build):
+        self._build, self._built = build, None
+
+    def __getattr__(self, name):
+        if self._built is None:
+            self._built = self._build()
+        return getattr(self._built, name)
+
+
+def _junit_schema():
+    import xmlschema
+
+    return xmlschema.XMLSchema(str(SCHEMAS / "junit-10.xsd"))
+
+
+JUNIT = _Loaded(_junit_schema)
 GITLAB = json.loads((SCHEMAS / "gitlab-codequality.schema.json").read_text())
-SARIF = jsonschema.Draft4Validator(json.loads((SCHEMAS / "sarif-2.1.0-rtm.5.json").read_text()))
+SARIF = _Loaded(lambda: jsonschema.Draft4Validator(json.loads((SCHEMAS / "sarif-2.1.0-rtm.5.json").read_text())))
 # ::level file=F,line=N,title=T::message, with the property and data escapes GitHub documents
 GH_LINE = re.compile(r"^::(error|warning|notice)(?: (?:file=[^,:\n]+,line=[1-9][0-9]*,)?title=[^,:\n]+)?::[^\r\n]+$")
 
@@ -42,6 +62,9 @@ def _fixture_plans() -> list[tuple[str, Path, Path | None]]:
 
 
 FIXTURES = _fixture_plans()
+# what `make test-fast` renders (the rest are marked `sweep`, for `make test`): a plan with
+# errors, warnings and waivers read from source, one of a consumer, and an update plan
+FAST_SAMPLE = {"config:queue-bad", "config:consumers", "config:warnings", "update:raw-dlq-removed"}
 
 
 def _ctx(path: Path, source: Path | None) -> Context:
@@ -51,12 +74,14 @@ def _ctx(path: Path, source: Path | None) -> Context:
 
 
 def test_every_committed_plan_is_covered():
+    assert FAST_SAMPLE <= {subject for subject, _, _ in FIXTURES}
     names = {p.name for p in PLANS.glob("*.json")} | {f"update/{p.name}" for p in UPDATE_PLANS.glob("*.json")}
     covered = {str(p.relative_to(PLANS)) for _, p, _ in FIXTURES}
     assert names - {"MANIFEST.json", "update/MANIFEST.json"} == covered
 
 
-@pytest.mark.parametrize("subject,path,source", FIXTURES, ids=[f[0] for f in FIXTURES])
+@pytest.mark.parametrize("subject,path,source", [
+    pytest.param(*f, id=f[0], marks=() if f[0] in FAST_SAMPLE else pytest.mark.sweep) for f in FIXTURES])
 def test_reports_are_valid_on_every_fixture_plan(subject, path, source):
     ctx = _ctx(path, source)
     counted = [f for f in ctx.report.findings if f.counts_toward_exit()]

@@ -8,7 +8,7 @@ import re
 
 from resilient_sqs.policy.inline_waivers import parse, scan
 from tests.helpers import REPO_ROOT
-from tests.policies.test_cli import cli
+from tests.helpers import sqs_policy_in_process as cli  # main() in this process: the reports are judged
 
 PLAN = "tests/policies/plans/inline-waivers.json"
 SRC = REPO_ROOT / "tests/policies/configs/inline-waivers"
@@ -18,7 +18,7 @@ MAIN = SRC / "main.tf"
 def _line(text: str) -> int:
     """The line of main.tf holding ``text``."""
     lines = MAIN.read_text().splitlines()
-    hits = [i + 1 for i, l in enumerate(lines) if text in l]
+    hits = [i + 1 for i, line in enumerate(lines) if text in line]
     assert len(hits) == 1, (text, hits)
     return hits[0]
 

@@ -24,12 +24,12 @@ import hcl2.api  # noqa: F401
 import jsonschema  # noqa: F401
 import lark  # noqa: F401
 import yaml  # noqa: F401
-import resilient_sqs.policy.cli  # noqa: F401
-import resilient_sqs.policy.config  # noqa: F401
-import resilient_sqs.policy.engine  # noqa: F401
-import resilient_sqs.policy.loader  # noqa: F401
-import resilient_sqs.policy.schema  # noqa: F401
-import resilient_sqs.policy.report  # noqa: F401
+import resilient_sqs.policy.cli
+import resilient_sqs.policy.config
+import resilient_sqs.policy.engine
+import resilient_sqs.policy.loader
+import resilient_sqs.policy.schema
+import resilient_sqs.policy.report
 import resilient_sqs.policy.source  # noqa: F401
 from tests.helpers import REPO_ROOT
 from tests.policies import plans
@@ -170,6 +170,7 @@ def test_registered_as_a_pytest11_entry_point_that_imports_only_pytest():
         "resilient_sqs.policy.errors", "resilient_sqs.policy.report"}, imported
 
 
+@pytest.mark.sweep  # the fast tier compares five plans: the strict/config test below
 def test_every_committed_plan_gives_the_same_verdicts_as_sqs_policy_check(pytester, tmp_path):
     """One item per rule and resource of every committed plan (first-apply and update plans,
     each with its own --sqs-source-dir, all in one session), with the outcome the checker's

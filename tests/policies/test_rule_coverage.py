@@ -46,6 +46,6 @@ def test_catalog_shape():
 
 
 def test_readme_documents_every_rule():
-    text = (REPO_ROOT / "README.md").read_text()
+    text = (REPO_ROOT / "docs" / "policy.md").read_text()  # the rule table the README links to
     missing = [r.id for r in RULES.values() if f"`{r.id}`" not in text]
-    assert missing == [], f"README's rule table lacks {missing}"
+    assert missing == [], f"docs/policy.md's rule table lacks {missing}"

@@ -8,7 +8,6 @@ import jsonschema
 import pytest
 
 from resilient_sqs.policy import schema
-from tests.policies import plans
 
 
 
@@ -65,7 +64,8 @@ def _mutations(doc: dict):
     yield "config resource without type", m(lambda d: _first_config_resource(d).pop("type"))
 
 
-@pytest.mark.parametrize("subject", ["config:queue-bad", "config:consumers", "example:many-queues"])
+@pytest.mark.parametrize("subject", ["config:queue-bad", "config:consumers",
+                                     pytest.param("example:many-queues", marks=pytest.mark.sweep)])
 def test_fast_validator_agrees_with_jsonschema(plan_doc, subject):
     doc = plan_doc(subject)
     v = jsonschema.Draft202012Validator(schema.load_schema())

@@ -19,7 +19,8 @@ import pytest
 
 from resilient_sqs.policy.engine import evaluate
 from resilient_sqs.policy.graph import Plan
-from resilient_sqs.policy.source import JsonText, Pending, Source, Unknown, _whole_deep
+from resilient_sqs.policy.source import JsonText, Pending, Source, Unknown
+from resilient_sqs.policy.source.functions import _whole_deep
 from tests.helpers import REPO_ROOT
 from tests.policies import plans
 
@@ -63,7 +64,7 @@ def test_evaluator_gives_what_terraform_plans(plan_doc):
 def test_references_are_those_terraform_records(plan_doc):
     """The references read from source (how source is matched to the plan) equal the ones
     Terraform lists in the plan's configuration, for every output of source_eval."""
-    from resilient_sqs.policy.source import _longest, _plan_refs, references
+    from resilient_sqs.policy.source.refs import _longest, _plan_refs, references
 
     doc = plan_doc("eval:source")
     src = Source(Plan(doc), EVAL)
@@ -205,6 +206,30 @@ def test_copied_module_is_found_through_modules_json(copied, monkeypatch):
     assert {f.address for f in without.findings if f.status == UNK} == {
         "module.audit.aws_sqs_queue.this", "module.audit.aws_sqs_queue.dlq", 'module.audit.aws_sqs_queue_policy.this["dlq"]',
         'module.audit.aws_sqs_queue_policy.this["this"]'}
+
+
+@pytest.mark.plan
+def test_locations_share_the_evaluators_module_directories(copied, monkeypatch):
+    """SARIF, GitHub and GitLab locations look module directories up in the check's one
+    files.ModuleDirs: a resource of a module `terraform init` copied into TF_DATA_DIR is
+    located in that copy, also when nothing about it was decided from source."""
+    from resilient_sqs.policy.report import SourceLocator
+
+    doc, directory, data, plan = copied
+    monkeypatch.setenv("TF_DATA_DIR", str(data))
+    report = evaluate(doc, source_dir=str(directory))
+    loc = SourceLocator.of(report, doc, str(directory), str(plan))
+    assert loc.dirs is report.model.source.dirs
+    path, line = loc.locate("module.audit.aws_sqs_queue.dlq")
+    installed = Path(next(m for m in json.loads((data / "modules" / "modules.json").read_text())["Modules"]
+                          if m["Key"] == "audit")["Dir"])  # terraform init links a local path there
+    assert Path(path).resolve().parent == installed.resolve(), path
+    text = Path(path).read_text().splitlines()
+    assert text[line - 1].lstrip().startswith('resource "aws_sqs_queue" "dlq"')
+    # without the data directory the module is not found: the plan file, line 1
+    monkeypatch.delenv("TF_DATA_DIR")
+    report = evaluate(doc, source_dir=str(directory))
+    assert SourceLocator.of(report, doc, str(directory), str(plan)).locate("module.audit.aws_sqs_queue.dlq")[1] == 1
 
 
 # -- existing fixtures and examples: what stays unknown -----------------------------------------------
@@ -390,7 +415,8 @@ def test_unknown_reasons_are_specific(plan_doc):
     ev = src.evaluator
     from hcl2.api import parses_to_tree
 
-    from resilient_sqs.policy.source import Scope, _trees
+    from resilient_sqs.policy.source.scope import Scope
+    from resilient_sqs.policy.source.tree import _trees
 
     def expr(text):
         return _trees(_trees(_trees(parses_to_tree(f"x = {text}\n"))[0])[0])[-1]

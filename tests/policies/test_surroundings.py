@@ -1,7 +1,8 @@
 """What surrounds the plan (issue #24): the terminal the text report and stderr go to, the
 pipe or file the report is written to, the config file, the files other than the plan the
 checker reads, and plans whose two views disagree. Each test runs the real CLI (a fresh
-process) or the real reader on a hand-made input that broke a promise before the fix."""
+process, or its main() in this process where only its answer is judged) or the real reader
+on a hand-made input that broke a promise before the fix."""
 from __future__ import annotations
 
 import json
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO_ROOT
+from tests.helpers import REPO_ROOT, sqs_policy_in_process
 
 SUMMARY = re.compile(r"^[0-9]+ error\(s\), [0-9]+ warning\(s\), ")
 # what a terminal acts on: C0/C1 controls (ESC, BEL, CR, LF inside a line), bidi overrides and isolates
@@ -55,7 +56,7 @@ def write_plan(tmp_path: Path, doc: dict, name: str = "plan.json") -> str:
 
 # -- 2. terminal output cannot be forged ----------------------------------------------------------------------
 def test_forged_address_cannot_erase_the_error_or_print_a_summary(tmp_path):
-    proc = cli("check", write_plan(tmp_path, queue_plan(FORGED)))
+    proc = sqs_policy_in_process("check", write_plan(tmp_path, queue_plan(FORGED)))
     out = proc.stdout.decode()
     assert proc.returncode == 1, proc.stderr
     summaries = [line for line in out.splitlines() if SUMMARY.match(line)]
@@ -70,7 +71,7 @@ def test_forged_waiver_reason_is_escaped(tmp_path):
     cfg = tmp_path / "policy.yaml"
     cfg.write_text('waivers:\n  - address: "aws_sqs_queue.q"\n    rules: [SQS001]\n'
                    '    reason: "ok\\e[2K\\r\\n0 error(s), 0 warning(s), fake\\a"\n')
-    proc = cli("check", write_plan(tmp_path, queue_plan()), "--config", str(cfg))
+    proc = sqs_policy_in_process("check", write_plan(tmp_path, queue_plan()), "--config", str(cfg))
     out = proc.stdout.decode()
     assert [line for line in out.splitlines() if SUMMARY.match(line)] == [out.splitlines()[-1]], out
     assert "waived: ok\\x1b[2K\\r\\n0 error(s)" in out
@@ -83,7 +84,7 @@ def test_forged_waiver_reason_is_escaped(tmp_path):
     ["explain", "SQS\x1b[2K\x07"],
 ])
 def test_stderr_escapes_what_it_quotes(args):
-    proc = cli(*args)
+    proc = sqs_policy_in_process(*args)
     err = proc.stderr.decode()
     assert proc.returncode == 2 and len(err.splitlines()) == 1, err
     assert not TERMINAL_ACTIVE.search(err), repr(err)
@@ -329,7 +330,7 @@ def _one_line_error(proc, *needles):
 def test_config_values_no_setting_takes(tmp_path, name, text, needles):
     cfg = tmp_path / name
     cfg.write_text(text)
-    err = _one_line_error(cli("check", str(BIG_PLAN), "--config", str(cfg)), str(cfg), *needles)
+    err = _one_line_error(sqs_policy_in_process("check", str(BIG_PLAN), "--config", str(cfg)), str(cfg), *needles)
     assert "the plan" not in err  # the config file is named, not the plan
 
 
@@ -352,6 +353,7 @@ def test_config_file_that_is_not_a_small_regular_file(tmp_path, kind):
 
 @pytest.mark.parametrize("text", ["select: []\n", "ignore: ['*']\n", "select: [SQS001]\nrules: {SQS001: {enabled: false}}\n"])
 def test_config_that_checks_nothing_says_so(tmp_path, text):
+    cli = sqs_policy_in_process  # main() in this process: its answer is what is judged here
     cfg = tmp_path / "policy.yaml"
     cfg.write_text(text)
     plan = write_plan(tmp_path, queue_plan())  # a plan with errors
@@ -378,24 +380,25 @@ def test_python_m_policies_in_the_checkout_runs_the_checker():
 
 @pytest.mark.parametrize("value", ["1_0", "1e3", "nan", "inf", " 5", "0", "-1", "0x10"])
 def test_max_input_mib_takes_plain_decimals_only(value):
-    _one_line_error(cli("check", str(BIG_PLAN), "--max-input-mib", value), f"{value!r} is not a positive number")
+    _one_line_error(sqs_policy_in_process("check", str(BIG_PLAN), "--max-input-mib", value),
+                    f"{value!r} is not a positive number")
 
 
 def test_max_input_mib_plain_decimal():
-    assert cli("check", str(BIG_PLAN), "--max-input-mib", "0.5").returncode == 1
-    _one_line_error(cli("check", str(BIG_PLAN), "--max-input-mib", "0.1"), "larger than the input limit of 0.1 MiB")
+    assert sqs_policy_in_process("check", str(BIG_PLAN), "--max-input-mib", "0.5").returncode == 1
+    _one_line_error(sqs_policy_in_process("check", str(BIG_PLAN), "--max-input-mib", "0.1"), "larger than the input limit of 0.1 MiB")
 
 
 # -- 6. two views of one plan ------------------------------------------------------------------------------
 def test_consistent_views_are_judged(tmp_path):
-    proc = cli("check", write_plan(tmp_path, queue_plan()), "--format", "json")
+    proc = sqs_policy_in_process("check", write_plan(tmp_path, queue_plan()), "--format", "json")
     assert proc.returncode == 1 and any(f["rule_id"] == "SQS001" for f in json.loads(proc.stdout)["findings"])
 
 
 def test_sse_off_only_in_resource_changes_is_refused(tmp_path):
     doc = queue_plan(values={"sqs_managed_sse_enabled": True})
     doc["resource_changes"][0]["change"]["after"]["sqs_managed_sse_enabled"] = False
-    _one_line_error(cli("check", write_plan(tmp_path, doc)), "two views of the plan disagree",
+    _one_line_error(sqs_policy_in_process("check", write_plan(tmp_path, doc)), "two views of the plan disagree",
                     "aws_sqs_queue.q.sqs_managed_sse_enabled differs between planned_values and "
                     "resource_changes[0].change.after")
 
@@ -406,21 +409,21 @@ def test_resource_only_in_resource_changes_is_refused(tmp_path):
     bad["address"], bad["name"] = "aws_sqs_queue.hidden", "hidden"
     bad["change"]["after"]["sqs_managed_sse_enabled"] = False
     doc["resource_changes"].append(bad)
-    _one_line_error(cli("check", write_plan(tmp_path, doc)), "resource_changes[1] (aws_sqs_queue.hidden) will be "
+    _one_line_error(sqs_policy_in_process("check", write_plan(tmp_path, doc)), "resource_changes[1] (aws_sqs_queue.hidden) will be "
                     "create, but planned_values does not have it")
 
 
 def test_resource_only_in_planned_values_is_refused(tmp_path):
     doc = queue_plan()
     doc["resource_changes"][0]["address"] = "aws_sqs_queue.other"
-    _one_line_error(cli("check", write_plan(tmp_path, doc)), "two views of the plan disagree")
+    _one_line_error(sqs_policy_in_process("check", write_plan(tmp_path, doc)), "two views of the plan disagree")
 
 
 def test_deleted_resource_still_in_planned_values_is_refused(tmp_path):
     doc = queue_plan()
     ch = doc["resource_changes"][0]["change"]
     ch["actions"], ch["before"], ch["after"] = ["delete"], ch["after"], None
-    _one_line_error(cli("check", write_plan(tmp_path, doc)), "will be delete with nothing after it, but "
+    _one_line_error(sqs_policy_in_process("check", write_plan(tmp_path, doc)), "will be delete with nothing after it, but "
                     "planned_values still has it")
 
 
@@ -438,7 +441,7 @@ def test_repeated_keys_are_refused_naming_where(tmp_path, edit, where):
     assert edit(text) != text
     p = tmp_path / "plan.json"
     p.write_text(edit(text))
-    _one_line_error(cli("check", str(p)), where, "Terraform never writes that")
+    _one_line_error(sqs_policy_in_process("check", str(p)), where, "Terraform never writes that")
 
 
 def test_committed_fixture_plans_have_agreeing_views():
@@ -470,7 +473,7 @@ def _sensitive_plan() -> dict:
 @pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
 def test_sensitive_plan_values_are_judged_but_not_printed(tmp_path, fmt):
     plan = write_plan(tmp_path, _sensitive_plan())
-    proc = cli("check", plan, "--format", fmt, "--show-pass")
+    proc = sqs_policy_in_process("check", plan, "--format", fmt, "--show-pass")
     out = proc.stdout.decode()
     assert proc.returncode == 1, proc.stderr
     for secret in ("S3cr3t", "987", "dlq-S3cr3tName"):
@@ -484,7 +487,7 @@ def test_sensitive_values_stay_visible_when_not_marked(tmp_path):
     doc = _sensitive_plan()
     doc["resource_changes"][0]["change"]["after_sensitive"] = {}
     doc["planned_values"]["root_module"]["resources"][0]["sensitive_values"] = {}
-    out = cli("check", write_plan(tmp_path, doc)).stdout.decode()
+    out = sqs_policy_in_process("check", write_plan(tmp_path, doc)).stdout.decode()
     assert "maxReceiveCount 987 is outside" in out and "sqs:S3cr3tAction*" in out and "(sensitive)" not in out
 
 
@@ -515,7 +518,7 @@ def _sensitive_source(tmp_path: Path, literal: bool) -> tuple[str, Path]:
 @pytest.mark.parametrize("fmt", ["text", "sarif"])
 def test_sensitive_values_read_from_the_source_are_not_printed(tmp_path, literal, fmt):
     plan, src = _sensitive_source(tmp_path, literal)
-    proc = cli("check", plan, "--source-dir", str(src), "--format", fmt, "--show-pass")
+    proc = sqs_policy_in_process("check", plan, "--source-dir", str(src), "--format", fmt, "--show-pass")
     out = proc.stdout.decode()
     assert proc.returncode == 1, proc.stderr
     assert "S3cr3t" not in out, [line for line in out.splitlines() if "S3cr3t" in line][:3]
@@ -530,14 +533,14 @@ def test_sensitive_values_read_from_the_source_are_not_printed(tmp_path, literal
 def test_config_repeating_a_key_is_refused(tmp_path, text, where):
     cfg = tmp_path / "policy.yaml"
     cfg.write_text(text)
-    _one_line_error(cli("check", str(BIG_PLAN), "--config", str(cfg)), str(cfg), where)
+    _one_line_error(sqs_policy_in_process("check", str(BIG_PLAN), "--config", str(cfg)), str(cfg), where)
 
 
 def test_config_yaml_merge_keys_still_work(tmp_path):
     cfg = tmp_path / "policy.yaml"
     cfg.write_text("rules:\n  SQS003: &base {min: 1, max: 2}\n  visibility-timeout-covers-consumer: {multiplier: 6}\n"
                    "  SQS004: {<<: {severity: warning}, severity: error}\n")
-    proc = cli("check", str(BIG_PLAN), "--config", str(cfg))
+    proc = sqs_policy_in_process("check", str(BIG_PLAN), "--config", str(cfg))
     assert proc.returncode == 1 and proc.stderr == b"", proc.stderr
 
 

@@ -4,7 +4,6 @@ tests/policies/fixture_plans.py. No LocalStack: the LocalStack tier regenerates 
 (tests/localstack/test_update_plans.py)."""
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import uuid

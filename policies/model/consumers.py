@@ -1,0 +1,167 @@
+"""Consumers: Lambda functions and the event source mappings that feed them from queues."""
+from __future__ import annotations
+
+from ..graph import UNKNOWN, Resource, narrow
+from .queues import Link
+from .values import ESM_DEFAULT_BATCH_SQS, LAMBDA_DEFAULT_TIMEOUT, lambda_function_name, number, str_list
+
+
+class Function:
+    """A Lambda function found in the plan (managed or data source)."""
+
+    def __init__(self, res: Resource):
+        self.res = res
+        self.address = res.address
+
+    def timeout(self):
+        v = self.res.attr("timeout")
+        return number(LAMBDA_DEFAULT_TIMEOUT if v is None else v, "timeout", 1, 900, unit="s")
+
+
+class ESM:
+    """An ``aws_lambda_event_source_mapping`` from a queue: the queue it reads
+    (``queue_link``) and the function it invokes (``function_link``), each a Link that says
+    why when it cannot be told; its batching settings, read as the rules use them."""
+
+    def __init__(self, res: Resource):
+        self.res = res
+        self.address = res.address
+        self.queue_link: Link = Link()
+        self.function_link: Link = Link()
+        self.function_label = None
+
+    def batching_window(self):
+        v = self.res.attr("maximum_batching_window_in_seconds")
+        return number(0 if v is None else v, "maximum_batching_window_in_seconds", 0, 300, unit="s")
+
+    def batch_size(self):
+        v = self.res.attr("batch_size")
+        return number(ESM_DEFAULT_BATCH_SQS if v is None else v, "batch_size", 1, 10000)
+
+    def response_types(self):
+        return str_list(self.res.attr("function_response_types"), "function_response_types")
+
+    def maximum_concurrency(self):
+        return number(self.res.path("scaling_config", 0, "maximum_concurrency"), "scaling_config.maximum_concurrency", 2, 1000)
+
+
+class ConsumerLinks:
+    """Model stage of consumers: each event source mapping linked to its queue and its function."""
+
+    def _link_consumers(self):
+        """Stage 2 (after the queues): the plan's functions, and each event source mapping
+        from a queue linked to its queue and its function."""
+        self.functions_by_name: dict[str, list[Function]] = {}
+        self.functions: dict[str, Function] = {}
+        for r in self.plan.of_type("aws_lambda_function"):
+            f = self.functions[r.address] = Function(r)
+            n = r.attr("function_name")
+            if isinstance(n, str):
+                self.functions_by_name.setdefault(n, []).append(f)
+        esms = [self._esm(r) for r in self.plan.of_type("aws_lambda_event_source_mapping") if r.mode == "managed"]
+        self.esms: list[ESM] = [e for e in esms if e is not None]
+
+    def _esm(self, r: Resource) -> ESM | None:
+        e = ESM(r)
+        rv = self.resolve.value(r, "event_source_arn")
+        src = rv.value
+        if isinstance(src, str):
+            if ":sqs:" not in src:
+                return None  # a stream or broker, not a queue
+            found = self.queue_for_arn(src)
+            e.queue_link = Link(found) if len(found) == 1 else (
+                Link(external=src) if not found else Link(unknown_reason=f"event_source_arn {src} matches {len(found)} queues"))
+        elif src is UNKNOWN:
+            found = self.queues_in(rv.targets, r)
+            if len(found) != 1:
+                q = self._queue_of(rv.pending(("arn",)))
+                found = [q] if q is not None else found
+            if len(found) == 1:
+                e.queue_link = Link(found)
+            elif found:
+                e.queue_link = Link(unknown_reason=f"event_source_arn could be any of {len(found)} queues")
+            else:
+                # not resolvable: is it a queue at all? Streams need a starting position.
+                if r.attr("starting_position") is not None or any(
+                        v is UNKNOWN or bool(v) for v in (r.attr("self_managed_event_source"), r.attr("topics"))):
+                    return None
+                e.queue_link = Link(unknown_reason="event_source_arn is only known after apply and leads to no queue in the plan")
+        else:
+            return None
+        q = e.queue_link.one
+        if q is not None:
+            q.esms.append(e)
+        self._link_function(e)
+        return e
+
+    def _link_function(self, e: ESM):
+        r = e.res
+        rv = self.resolve.value(r, "function_name")
+        fn = rv.value
+        if isinstance(fn, str):
+            self._link_function_named(e, fn)
+            return
+        targets = rv.targets
+        found: list[Function] = []
+        for t in targets:
+            if t.res is None:
+                continue
+            if t.res.type == "aws_lambda_function":
+                found.append(self.functions.get(t.res.address) or Function(t.res))
+            elif t.res.type == "aws_lambda_alias":
+                for t2 in self.plan.expr_targets(t.res, "function_name"):
+                    if t2.res is not None and t2.res.type == "aws_lambda_function":
+                        found.append(self.functions.get(t2.res.address) or Function(t2.res))
+        uniq = {f.address: f for f in found}
+        picked = narrow([f.res for f in uniq.values()], r)
+        if len(picked) == 1:
+            e.function_link = Link([uniq[picked[0].address]])
+            e.function_label = picked[0].address
+        elif picked:
+            e.function_link = Link(unknown_reason=f"function_name could be any of {len(picked)} functions")
+        elif not self._function_from_source(e, rv):
+            e.function_link = Link(unknown_reason="function_name is only known after apply and leads to no function in the plan")
+
+    def _link_function_named(self, e: ESM, fn: str):
+        """Link ``e`` to the function a name, partial ARN or ARN ``fn`` designates."""
+        e.function_label = fn
+        name = lambda_function_name(fn)
+        found = list(self.functions_by_name.get(name, ()))
+        if not found:
+            found = [Function(d) for d in self.plan.of_type("aws_lambda_function") if d.mode == "data"
+                     and lambda_function_name(d.attr("function_name")) == name]
+        if len(found) > 1:
+            found = [self.functions.get(x.address) or x for x in found]
+        e.function_link = Link(found[:1]) if found else Link(external=fn)
+
+    def _function_from_source(self, e: ESM, rv) -> bool:
+        """Link ``e`` through what the configuration source says its function_name (``rv``)
+        is: a name or ARN, or the name or ARN of a function of the plan known after apply.
+        False when the source cannot say."""
+        if rv.value is not UNKNOWN:
+            return False
+        pending = rv.pending(("function_name", "arn", "qualified_arn"), ("aws_lambda_function",))
+        if pending is not None:
+            f = self.functions.get(pending.res.address) or Function(pending.res)
+            e.function_link = Link([f])
+            e.function_label = f.address
+            return True
+        v = rv.partial if rv.evaluated is not None else None
+        if isinstance(v, str) and v and not hasattr(v, "pending"):
+            self._link_function_named(e, v)
+            return True
+        return False
+
+    def declared_function_timeout(self, e: ESM):
+        """The function timeout a module was told for the mapping's function when the
+        function is not in the plan (this project's modules/lambda-consumer takes it as
+        `function_timeout_seconds` and refuses a queue whose visibility does not cover
+        it): (seconds, input) or None."""
+        mod = e.res.module
+        cfg = self.plan.module_config(mod) if mod else None
+        if cfg is None or "function_timeout_seconds" not in cfg.variables:
+            return None
+        v = self.resolve.variable(mod, "function_timeout_seconds")
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            return None
+        return v, f"function_timeout_seconds of {mod}"

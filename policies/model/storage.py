@@ -1,0 +1,156 @@
+"""Buckets and tables: the claim-check buckets with their separate settings resources
+(encryption, public access block, lifecycle, policy) and the queues whose payloads they hold."""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ..graph import UNKNOWN, Resource
+from .documents import POLICY_ATTRS
+
+if TYPE_CHECKING:
+    from .queues import Queue
+
+
+class Bucket:
+    """An ``aws_s3_bucket`` with the separate resources that configure it (encryption,
+    public access block, policies, lifecycle rules), and the queues whose payloads it holds
+    when it is a claim-check bucket."""
+
+    def __init__(self, res: Resource):
+        self.res = res
+        self.address = res.address
+        self.name = res.attr("bucket")
+        self.sse: list[Resource] = []
+        self.pab: list[Resource] = []
+        self.policies: list[tuple[Resource, str]] = []
+        self.lifecycles: list[Resource] = []
+        self.queues: list[Queue] = []  # queues whose payloads it holds (claim check)
+        self.claim_check = False
+
+
+class StorageLinks:
+    """Model stage of buckets: settings resources attached, claim-check queues associated."""
+
+    def _link_storage(self):
+        """Stage 4 (after the queues and consumers: a bucket's queues are found through the
+        functions that consume them): buckets with their settings, and the tables."""
+        self.buckets: list[Bucket] = self._buckets()
+        self.tables: list[Resource] = [r for r in self.plan.of_type("aws_dynamodb_table") if r.mode == "managed"]
+
+    def _buckets(self) -> list[Bucket]:
+        buckets = [Bucket(r) for r in self.plan.of_type("aws_s3_bucket") if r.mode == "managed"]
+        by_res = {b.address: b for b in buckets}
+        by_name: dict[str, list[Bucket]] = {}
+        for b in buckets:
+            if isinstance(b.name, str):
+                by_name.setdefault(b.name, []).append(b)
+
+        def owner(r: Resource) -> Bucket | None:
+            rv = self.resolve.value(r, "bucket")
+            name = rv.value
+            if isinstance(name, str):
+                got = by_name.get(name, [])
+                return got[0] if len(got) == 1 else None
+            for t in rv.targets:
+                if t.res is not None and t.res.address in by_res:
+                    return by_res[t.res.address]
+            if name is UNKNOWN:  # through a local value: the configuration source may name the bucket
+                pending = rv.pending(("id", "bucket"), ("aws_s3_bucket",))
+                if pending is not None:
+                    return by_res.get(pending.res.address)
+                v = rv.partial if rv.evaluated is not None else None
+                if isinstance(v, str) and v:
+                    got = by_name.get(v, [])
+                    return got[0] if len(got) == 1 else None
+            return None
+
+        for typ, slot in (("aws_s3_bucket_server_side_encryption_configuration", "sse"),
+                          ("aws_s3_bucket_public_access_block", "pab"),
+                          ("aws_s3_bucket_lifecycle_configuration", "lifecycles")):
+            for r in self.plan.of_type(typ):
+                if r.mode != "managed":
+                    continue
+                b = owner(r)
+                if b is not None:
+                    getattr(b, slot).append(r)
+        for r in self.plan.of_type("aws_s3_bucket_policy"):
+            b = owner(r)
+            if b is not None:
+                b.policies.append((r, "policy"))
+        for b in buckets:
+            if b.res.configured("policy") and b.res.attr("policy") is not None:
+                b.policies.insert(0, (b.res, "policy"))
+        self._associate_buckets(buckets, by_res, by_name)
+        return buckets
+
+    def _associate_buckets(self, buckets: list[Bucket], by_res, by_name):
+        """Which queues' payloads a bucket holds. Linked by (1) a policy document
+        granting access to both the bucket and a queue, (2) a Lambda function that
+        references the bucket and consumes a queue, (3) the nearest enclosing
+        (non-root) module instance that holds both."""
+        if not buckets or not self.queues:
+            return
+        bucket_arn = re.compile(r"^arn:[a-z-]+:s3:::([^/]+)")
+
+        def docs_and_funcs():
+            for r in self.plan.resources:
+                if r.type == "aws_iam_policy_document" or r.type in POLICY_ATTRS and r.type not in (
+                        "aws_sqs_queue", "aws_sqs_queue_policy", "aws_s3_bucket_policy", "aws_s3_bucket"):
+                    yield r, None
+                elif r.type == "aws_lambda_function" and r.mode == "managed":
+                    yield r, self.functions.get(r.address)
+
+        def resource_policy(r: Resource) -> bool:
+            """A document whose statements all name principals: a resource policy (a queue's
+            policy letting S3 send a bucket's notifications), not a role's access to both."""
+            if r.type == "aws_sns_topic_policy":
+                return True
+            if r.type != "aws_iam_policy_document":
+                return False
+            pd = self.document_from(r, "json")
+            doc = pd.doc if pd is not None else None
+            if doc is None or not doc.statements:
+                return False
+            return all(s.principals not in (None, UNKNOWN) and s.principals for s in doc.statements)
+
+        for r, fn in docs_and_funcs():
+            if fn is None and resource_policy(r):
+                continue
+            targets = self.plan.all_targets(r)
+            bs = {t.res.address for t in targets if t.res is not None and t.res.address in by_res}
+            qs = {t.res.address for t in targets if t.res is not None and t.res.address in self.queue_by_res}
+            # known ARNs in a known policy JSON
+            text = r.attr("json") if r.type == "aws_iam_policy_document" else r.attr("policy")
+            if isinstance(text, str):
+                for m in re.finditer(r'"(arn:[^"]+)"', text):
+                    arn = m.group(1)
+                    bm = bucket_arn.match(arn)
+                    if bm:
+                        for b in by_name.get(bm.group(1), ()):
+                            bs.add(b.address)
+                    for q in self.queue_for_arn(arn):
+                        qs.add(q.address)
+            if fn is not None:
+                for e in self.esms:
+                    if e.function_link.one is not None and e.function_link.one.address == fn.address and e.queue_link.one:
+                        qs.add(e.queue_link.one.address)
+            if bs and qs:
+                for ba in bs:
+                    b = by_res[ba]
+                    b.claim_check = True
+                    for qa in qs:
+                        q = self.queue_by_res[qa]
+                        if q not in b.queues:
+                            b.queues.append(q)
+        for b in buckets:
+            if b.queues:
+                continue
+            mod = b.res.module
+            while mod:
+                qs = [q for q in self.queues if q.res.module == mod or q.res.module.startswith(mod + ".")]
+                if qs:
+                    b.queues = qs
+                    b.claim_check = True
+                    break
+                mod = mod[: mod.rfind(".module.")] if ".module." in mod else ""

@@ -1,0 +1,206 @@
+"""The parsed configuration: HCL files of one module directory as blocks and attributes
+(python-hcl2's tree), where a value came from (:class:`SourceRef`), and the errors and step
+budget of an evaluation."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+
+class SourceRef:
+    """Where a value came from: file (relative to the root configuration) and line."""
+
+    __slots__ = ("path", "line", "label")
+
+    def __init__(self, path: Path, line: int, root: Path):
+        self.path = path
+        self.line = line
+        try:
+            rel = os.path.relpath(path, root)
+        except ValueError:
+            rel = str(path)
+        self.label = f"{Path(rel).as_posix()}:{line}"
+
+    def __str__(self):
+        return self.label
+
+
+class Evaluated:
+    """A partial value read from source (``value``) and where it came from (``ref``)."""
+
+    __slots__ = ("value", "ref")
+
+    def __init__(self, value, ref: SourceRef):
+        self.value = value
+        self.ref = ref
+
+
+class _Error(Exception):
+    """The expression fails (as Terraform would fail it): try() moves on, elsewhere it is unknown."""
+
+
+# Evaluation steps (expressions evaluated, for-expression items included) one check may
+# spend on the source: real configurations need a few thousand; a `for` over 300^3 items
+# would take minutes. Past it, what is left stays unknown, with a note.
+MAX_STEPS = 1_000_000
+
+
+class _OutOfSteps(Exception):
+    """The evaluation step budget of the check is spent (not an expression failure: try() does not catch it)."""
+
+
+# -- the parsed configuration ------------------------------------------------------------------
+def _parser():
+    """python-hcl2's parser, imported only when a source is read."""
+    from hcl2.api import parses_to_tree  # python-hcl2: imported only when source is read
+
+    return parses_to_tree
+
+
+def _trees(t) -> list:
+    """The child nodes of a parse tree node (comments and new lines left out)."""
+    from lark import Tree
+
+    return [c for c in t.children if isinstance(c, Tree) and c.data != "new_line_or_comment"]
+
+
+def _name(node) -> str:
+    """identifier / keyword / literal_value / string node -> the name it spells."""
+    if node.data == "string":
+        return "".join(str(p.children[0]) for p in node.children if not isinstance(p, str) and p.data == "string_part")
+    return str(node.children[0])
+
+
+class _Block:
+    """A block of a .tf file: kind, labels, body, file and line."""
+
+    __slots__ = ("kind", "labels", "body", "file", "line")
+
+    def __init__(self, kind, labels, body, file, line):
+        self.kind, self.labels, self.body, self.file, self.line = kind, labels, body, file, line
+
+    def attrs(self) -> dict:
+        """Its attributes: name -> expression node."""
+        return _body_attrs(self.body)
+
+    def blocks(self) -> list:
+        """Its nested blocks."""
+        return _body_blocks(self.body, self.file)
+
+
+def _body_attrs(body) -> dict:
+    """The attributes of a block body: name -> expression node."""
+    out = {}
+    for c in _trees(body):
+        if c.data == "attribute":
+            kids = _trees(c)
+            out[_name(kids[0])] = kids[-1]
+    return out
+
+
+def _body_blocks(body, file) -> list:
+    """The nested blocks of a block body."""
+    out = []
+    for c in _trees(body):
+        if c.data == "block":
+            kids = _trees(c)
+            head = [k for k in kids if k.data != "body"]
+            inner = next(k for k in kids if k.data == "body")
+            out.append(_Block(_name(head[0]), [_name(h) for h in head[1:]], inner, file, c.meta.line))
+    return out
+
+
+def _attr_line(body, name) -> int | None:
+    """The line of attribute ``name`` in a block body."""
+    for c in _trees(body):
+        if c.data == "attribute" and _name(_trees(c)[0]) == name:
+            return c.meta.line
+    return None
+
+
+class ModuleSource:
+    """The parsed ``.tf`` files of one module directory."""
+
+    def __init__(self, directory: Path, read=None):
+        """``read``: Path -> bytes, raising files.Refused (ModuleDirs.read: bounded, inside the roots)."""
+        from ..files import Refused, read_regular
+
+        read = read or read_regular
+        self.dir = directory
+        self.resources: dict[str, _Block] = {}
+        self.calls: dict[str, _Block] = {}
+        self.locals: dict[str, tuple] = {}  # name -> (expression, file, line)
+        self.outputs: dict[str, tuple] = {}
+        self.variables: dict[str, _Block] = {}
+        self.sensitive_outputs: set[str] = set()
+        self.error: str | None = None
+        files = sorted(directory.glob("*.tf")) if directory.is_dir() else []
+        if not files:
+            self.error = f"no .tf files in {directory}"
+            return
+        special = [f.name for f in sorted(directory.glob("*.tf.json"))] + [
+            f.name for f in files if f.name == "override.tf" or f.name.endswith("_override.tf")]
+        if special:
+            self.error = f"{', '.join(special[:3])}: JSON configuration and override files are not read"
+            return
+        try:
+            parse = _parser()
+        except ImportError as e:
+            self.error = f"python-hcl2 cannot be imported ({e}; pip install 'python-hcl2>=8.1,<9')"
+            return
+        texts = []
+        for f in files:  # all read (bounded) before any is parsed
+            try:
+                texts.append((f, read(f).decode("utf-8", errors="replace")))
+            except Refused as e:
+                self.error = str(e)
+                return
+        for f, text in texts:
+            try:
+                tree = parse(text)
+            except Exception as e:  # noqa: BLE001 - lark's parse errors: one line, never a traceback
+                msg = " ".join(str(e).split())
+                self.error = f"{f.name} cannot be parsed ({msg[:200]})"
+                return
+            for b in _body_blocks(_trees(tree)[0], f):
+                if b.kind == "resource" and len(b.labels) == 2:
+                    self.resources[f"{b.labels[0]}.{b.labels[1]}"] = b
+                elif b.kind == "data" and len(b.labels) == 2:
+                    self.resources[f"data.{b.labels[0]}.{b.labels[1]}"] = b
+                elif b.kind == "module" and b.labels:
+                    self.calls[b.labels[0]] = b
+                elif b.kind == "locals":
+                    for c in _trees(b.body):
+                        if c.data == "attribute":
+                            kids = _trees(c)
+                            self.locals[_name(kids[0])] = (kids[-1], f, c.meta.line)
+                elif b.kind == "output" and b.labels:
+                    attrs = b.attrs()
+                    if _declared_sensitive(b):
+                        self.sensitive_outputs.add(b.labels[0])
+                    if "value" in attrs:
+                        self.outputs[b.labels[0]] = (attrs["value"], f, _attr_line(b.body, "value") or b.line)
+                elif b.kind == "variable" and b.labels:
+                    self.variables[b.labels[0]] = b
+
+    def mismatch(self, cfg) -> str | None:
+        """Why these files are not the configuration the plan describes (None: they are)."""
+        for what, mine, theirs in (("resources", self.resources, cfg.resources), ("module calls", self.calls, cfg.calls),
+                                   ("outputs", self.outputs, cfg.outputs)):
+            extra = sorted(set(mine) - set(theirs))
+            missing = sorted(set(theirs) - set(mine))
+            if extra or missing:
+                bits = []
+                if missing:
+                    bits.append(f"lack {', '.join(missing[:3])}{', …' if len(missing) > 3 else ''} that the plan has")
+                if extra:
+                    bits.append(f"declare {', '.join(extra[:3])}{', …' if len(extra) > 3 else ''} that the plan does not have")
+                return f"its {what} differ from the plan's: the files {' and '.join(bits)}"
+        return None
+
+
+def _declared_sensitive(block) -> bool:
+    """``sensitive = true`` in a variable or output block (a literal, as Terraform requires)."""
+    node = block.attrs().get("sensitive") if block is not None else None
+    return node is not None and any(str(t) == "true" for t in node.scan_values(lambda t: True))
