@@ -31,7 +31,7 @@ from tooling.terraform import REPO_ROOT, Terraform, TerraformError
 
 pytestmark = [pytest.mark.plan, pytest.mark.xdist_group("consumer-stack")]
 
-OFFLINE_PROVIDER = f'''provider "aws" {{
+OFFLINE_PROVIDER = '''provider "aws" {
   region                      = "us-east-1"
   access_key                  = "offline-plan"
   secret_key                  = "offline-plan"
@@ -39,7 +39,7 @@ OFFLINE_PROVIDER = f'''provider "aws" {{
   skip_requesting_account_id  = true
   skip_metadata_api_check     = true
   max_retries                 = 1
-}}
+}
 '''
 
 
