@@ -58,7 +58,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
 test: lint terraform-on-path $(STAMP) $(CHECKOV_STAMP) localstack
-	$(PY) -m pytest -n $(WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(WORKERS) --dist loadgroup --durations=25 $(PYTEST_ARGS)
 
 # The policy engine's and the runtime's unit tests (and the other tests that need neither
 # Terraform nor LocalStack nor a package install), on the committed plans; a test marked
