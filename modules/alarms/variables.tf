@@ -22,7 +22,7 @@ variable "queues" {
       for n in [q.queue_name, q.dlq_name] : can(regex("^[A-Za-z0-9_-]+(\\.fifo)?$", n)) && length(n) <= 80
     ])])
     error_message = "${join("; ", flatten([for key, q in var.queues : [
-      for a, n in { queue_name = q.queue_name, dlq_name = q.dlq_name } : "queues[\"${key}\"].${a}: ${jsonencode(n)}" if !(can(regex("^[A-Za-z0-9_-]+(\\.fifo)?$", n)) && length(n) <= 80)
+      for a, n in zipmap(["queue_name", "dlq_name"], [q.queue_name, q.dlq_name]) : "queues[\"${key}\"].${a}: ${jsonencode(n)}" if !(can(regex("^[A-Za-z0-9_-]+(\\.fifo)?$", n)) && length(n) <= 80)
     ]]))}: queue_name and dlq_name must be SQS queue names (1-80 letters, digits, hyphens, underscores, optional .fifo suffix), not URLs or ARNs: the alarms use them as the QueueName dimension. Give the name, the last part of the queue's ARN or URL."
   }
 
