@@ -60,3 +60,12 @@ MAXIMUM_CONCURRENCY_MAX = 1000
 #: the consumer module's default (and internal/inputs' for queues[*].consumer)
 MAXIMUM_CONCURRENCY_DEFAULT = 10
 
+# -- the idempotency table (Powertools' layout; modules/idempotency-table, rules DDB001-DDB003,
+# CHG005, the checkov checks CKV_RSQS_DDB001/DDB003) ---------------------------------------------
+#: which DynamoDB tables are idempotency tables: a regular expression on the address or name
+#: (the default of the rules' option table_pattern)
+IDEMPOTENCY_TABLE_PATTERN = "(?i)idempot"
+#: the partition key and the TTL attribute Powertools writes
+IDEMPOTENCY_KEY_ATTRIBUTE = "id"
+IDEMPOTENCY_EXPIRY_ATTRIBUTE = "expiration"
+

@@ -166,3 +166,32 @@ def test_hcl_descriptions_state_the_same_facts():
     assert f"at least {k} x `function_timeout_seconds`" in \
         _variables("modules/lambda-consumer")["queue_visibility_timeout_seconds"]["description"]
     assert facts.FAILURE_REASON_ATTRIBUTE in _variables("modules/iam")["consumer_dlq_arns"]["description"]
+
+
+def test_the_idempotency_table_module_declares_the_same_layout():
+    """The module writes Powertools' layout as HCL literals (a declared copy); the rules
+    DDB001/DDB002 and the checkov check expect the facts."""
+    with open(ROOT / "modules/idempotency-table/main.tf") as f:
+        main = hcl2.load(f)
+    table = next(b['"this"'] for block in main["resource"] for t, b in block.items() if t == '"aws_dynamodb_table"')
+    assert table["hash_key"] == f'"{facts.IDEMPOTENCY_KEY_ATTRIBUTE}"'
+    assert table["attribute"][0]["name"] == f'"{facts.IDEMPOTENCY_KEY_ATTRIBUTE}"'
+    assert table["ttl"][0]["attribute_name"] == f'"{facts.IDEMPOTENCY_EXPIRY_ATTRIBUTE}"'
+    with open(ROOT / "modules/idempotency-table/outputs.tf") as f:
+        outputs = {n.strip('"'): b for block in hcl2.load(f)["output"] for n, b in block.items()}
+    assert outputs["key_attr"]["value"] == f'"{facts.IDEMPOTENCY_KEY_ATTRIBUTE}"'
+    assert outputs["expiry_attr"]["value"] == f'"{facts.IDEMPOTENCY_EXPIRY_ATTRIBUTE}"'
+    assert outputs["expiry_attr"]["description"].endswith(f'always `{facts.IDEMPOTENCY_EXPIRY_ATTRIBUTE}`."')
+
+
+def test_the_rules_take_their_option_defaults_from_the_facts():
+    from resilient_sqs.policy.rules import RULES
+
+    opts = {r: {o.name: o.default for o in RULES[r].options} for r in ("DDB001", "DDB002", "DDB003")}
+    assert {o["table_pattern"] for o in opts.values()} == {facts.IDEMPOTENCY_TABLE_PATTERN}
+    assert opts["DDB001"]["attribute"] == facts.IDEMPOTENCY_EXPIRY_ATTRIBUTE
+    assert opts["DDB002"]["key"] == facts.IDEMPOTENCY_KEY_ATTRIBUTE
+    mrc = {o.name: o.default for o in RULES["SQS003"].options}
+    assert mrc == {"min": facts.MAX_RECEIVE_COUNT_RECOMMENDED_MIN, "max": facts.MAX_RECEIVE_COUNT_RECOMMENDED_MAX,
+                   "floor": facts.MAX_RECEIVE_COUNT_MIN}
+    assert {o.name: o.default for o in RULES["ESM001"].options} == {"multiplier": facts.VISIBILITY_TIMEOUT_MULTIPLIER}
