@@ -8,6 +8,7 @@ proven equal to the modules themselves:
   never applies through it)."""
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -123,3 +124,34 @@ def test_internal_inputs_consumer_defaults_are_the_consumer_modules():
     wrong = {k: (v, defaults[k].get("default")) for k, v in fallbacks.items()
              if v != (hcl[d] if isinstance(d := defaults[k].get("default"), bool) else str(d).replace("'", '"'))}
     assert wrong == {}, f"internal/inputs fallback vs lambda-consumer default: {wrong}"
+
+
+def _hcl_literal(v: Any) -> str:
+    """A python-hcl2 value as HCL source text (its strings keep their quotes)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (list, dict)):
+        return json.dumps(v)
+    return str(v)
+
+
+# the root's attribute name -> the submodule's variable (main.tf passes it under another name);
+# None: not passed (dlq_redrive.enabled switches the feature on, off by default)
+RENAMED = {"dlq_redrive": {"enabled": None, "schedule_enabled": "enabled"}}
+
+
+@pytest.mark.parametrize("variable, module", [("dlq_redrive", "modules/dlq-redrive")])
+def test_internal_inputs_optional_defaults_are_the_submodules(variable, module):
+    """internal/inputs types the root module's object inputs with optional() defaults, then
+    passes every attribute to the submodule: each default must be the submodule's own."""
+    text = (ROOT / "internal/inputs/variables.tf").read_text()
+    block = re.search(rf'^variable "{variable}" \{{\n(.*?)^\}}', text, re.M | re.S)
+    assert block, f"internal/inputs declares no variable {variable}"
+    optional = dict(re.findall(r"^\s*(\w+)\s*=\s*optional\(any, (.+)\)$", block.group(1), re.M))
+    renamed = RENAMED.get(variable, {})
+    optional = {renamed.get(k, k): v for k, v in optional.items() if renamed.get(k, k) is not None}
+    defaults = {k: _hcl_literal(v["default"]) for k, v in _variables(ROOT / module).items() if "default" in v}
+    shared = set(optional) & set(defaults)
+    assert len(shared) >= 10, sorted(shared)  # the comparison covers the settings, not a few
+    wrong = {k: (optional[k], defaults[k]) for k in shared if optional[k] != defaults[k]}
+    assert wrong == {}, f"internal/inputs {variable} default vs {module} default: {wrong}"
