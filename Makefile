@@ -16,7 +16,7 @@ CHECKOV_STAMP := $(CHECKOV_VENV)/.installed
 # pytest workers: the suite is mostly waiting on Terraform and LocalStack
 WORKERS ?= 4
 
-.PHONY: all venv checkov-venv localstack demo lint test test-fast docs fixture-plans terraform-on-path fmt clean
+.PHONY: all venv checkov-venv localstack demo lint test test-fast docs facts fixture-plans terraform-on-path fmt clean
 
 all: test
 
@@ -75,6 +75,11 @@ fixture-plans: terraform-on-path $(STAMP)
 # regenerate the generated sections of the Markdown (inputs/outputs tables, rule table)
 docs: $(STAMP)
 	$(PY) -m tooling.docs
+
+# rewrite the copies of resilient_sqs/facts.py that cannot import it (modules/*/facts.tf locals,
+# policies/checkov/_facts.py); tests/test_facts.py fails while they are stale
+facts: $(STAMP)
+	$(PY) -m tooling.facts
 
 fmt:
 	terraform fmt -recursive

@@ -46,8 +46,8 @@ import json
 import re
 from typing import Any, Callable
 
-REDRIVE_COUNT_ATTR = "x-redrive-count"
-FAILURE_REASON_ATTR = "x-failure-reason"
+from .facts import FAILURE_REASON_ATTRIBUTE as FAILURE_REASON_ATTR
+from .facts import REDRIVE_COUNT_ATTRIBUTE as REDRIVE_COUNT_ATTR
 RESERVE_MS = 1000  # left to the function to return its response after a DLQ send
 MAX_SEND_SECONDS = 10.0
 

@@ -158,7 +158,7 @@ def test_installed_checker_works_from_another_directory(fresh_install, tmp_path)
             assert any("source" in f for f in json.loads(installed.stdout)["findings"])
 
     checks = Path(_run(fresh_install, "sqs-policy", "checkov-dir", cwd=tmp_path).stdout.strip())
-    assert {"__init__.py", "_common.py", "sqs.py"} <= {p.name for p in checks.iterdir()}
+    assert {"__init__.py", "_common.py", "_facts.py", "sqs.py"} <= {p.name for p in checks.iterdir()}
 
 
 @pytest.mark.install

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import time
 
+from resilient_sqs.facts import FAILURE_REASON_ATTRIBUTE, REDRIVE_COUNT_ATTRIBUTE
+
 from tooling.terraform import REPO_ROOT
 
 MAX_REDRIVE = 3
@@ -110,19 +112,19 @@ def seed(sqs, dlq_url: str, n: int, groups: int | None = None) -> dict[str, str]
         attrs = {"id": {"DataType": "String", "StringValue": mid}}
         kind = i % 10
         if kind in (0, 1):  # redriven before, still under the limit
-            attrs["x-redrive-count"] = {"DataType": "Number", "StringValue": str(kind + 1)}
+            attrs[REDRIVE_COUNT_ATTRIBUTE] = {"DataType": "Number", "StringValue": str(kind + 1)}
             expected[mid] = "redriven"
         elif kind == 2:  # at the limit
-            attrs["x-redrive-count"] = {"DataType": "Number", "StringValue": str(MAX_REDRIVE)}
+            attrs[REDRIVE_COUNT_ATTRIBUTE] = {"DataType": "Number", "StringValue": str(MAX_REDRIVE)}
             expected[mid] = "archived:redrive-limit"
         elif kind == 3:  # first sent long ago
             attrs["x-original-sent-at"] = {"DataType": "Number", "StringValue": str(now_ms - (MAX_AGE + 600) * 1000)}
             expected[mid] = "archived:too-old"
         elif kind == 4:  # permanent failure reason
-            attrs["x-failure-reason"] = {"DataType": "String", "StringValue": "VALIDATION_ERROR"}
+            attrs[FAILURE_REASON_ATTRIBUTE] = {"DataType": "String", "StringValue": "VALIDATION_ERROR"}
             expected[mid] = "archived:permanent-failure"
         elif kind == 5:  # transient failure reason
-            attrs["x-failure-reason"] = {"DataType": "String", "StringValue": "TIMEOUT"}
+            attrs[FAILURE_REASON_ATTRIBUTE] = {"DataType": "String", "StringValue": "TIMEOUT"}
             expected[mid] = "redriven"
         else:
             expected[mid] = "redriven"

@@ -84,8 +84,8 @@ variable "max_redrive_count" {
   nullable    = false
 
   validation {
-    condition     = var.max_redrive_count >= 1 && var.max_redrive_count <= 100 && floor(var.max_redrive_count) == var.max_redrive_count
-    error_message = "${var.input_prefix}max_redrive_count: ${jsonencode(var.max_redrive_count)} must be a whole number from 1 to 100 (a poison message would otherwise cycle between queue and DLQ forever)."
+    condition     = var.max_redrive_count >= local.max_redrive_count_min && var.max_redrive_count <= local.max_redrive_count_max && floor(var.max_redrive_count) == var.max_redrive_count
+    error_message = "${var.input_prefix}max_redrive_count: ${jsonencode(var.max_redrive_count)} must be a whole number from ${local.max_redrive_count_min} to ${local.max_redrive_count_max} (a poison message would otherwise cycle between queue and DLQ forever)."
   }
 }
 

@@ -11,7 +11,7 @@ locals {
   ] : v => lookup(var.input_names, v, v) }
 
   fifo             = var.fifo != null ? var.fifo : endswith(var.queue_arn, ".fifo")
-  min_visibility   = 6 * var.function_timeout_seconds + var.maximum_batching_window_seconds
+  min_visibility   = local.visibility_timeout_multiplier * var.function_timeout_seconds + var.maximum_batching_window_seconds
   response_types   = var.report_batch_item_failures ? ["ReportBatchItemFailures"] : []
   window_or_absent = var.maximum_batching_window_seconds > 0 ? var.maximum_batching_window_seconds : null
 }
@@ -49,7 +49,7 @@ resource "aws_lambda_event_source_mapping" "this" {
   lifecycle {
     precondition {
       condition     = var.queue_visibility_timeout_seconds >= local.min_visibility
-      error_message = "${local.n.queue_visibility_timeout_seconds}: ${var.queue_visibility_timeout_seconds} s is below 6 x function timeout ${var.function_timeout_seconds} s + batching window ${var.maximum_batching_window_seconds} s = ${local.min_visibility} s. Messages would become visible again while the function still processes or retries them (duplicates, early DLQ moves). Raise the queue's visibility timeout to at least ${local.min_visibility} s, or lower the function timeout (${local.n.function_timeout_seconds}) / batching window (${local.n.maximum_batching_window_seconds})."
+      error_message = "${local.n.queue_visibility_timeout_seconds}: ${var.queue_visibility_timeout_seconds} s is below ${local.visibility_timeout_multiplier} x function timeout ${var.function_timeout_seconds} s + batching window ${var.maximum_batching_window_seconds} s = ${local.min_visibility} s. Messages would become visible again while the function still processes or retries them (duplicates, early DLQ moves). Raise the queue's visibility timeout to at least ${local.min_visibility} s, or lower the function timeout (${local.n.function_timeout_seconds}) / batching window (${local.n.maximum_batching_window_seconds})."
     }
 
     precondition {

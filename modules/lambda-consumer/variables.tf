@@ -81,8 +81,8 @@ variable "maximum_concurrency" {
   default     = 10
 
   validation {
-    condition     = var.maximum_concurrency == null || try(var.maximum_concurrency >= 2 && var.maximum_concurrency <= 1000 && floor(var.maximum_concurrency) == var.maximum_concurrency, false)
-    error_message = "${local.n.maximum_concurrency}: must be a whole number from 2 to 1000 (Lambda's range for SQS event sources), or null for no bound."
+    condition     = var.maximum_concurrency == null || try(var.maximum_concurrency >= local.maximum_concurrency_min && var.maximum_concurrency <= local.maximum_concurrency_max && floor(var.maximum_concurrency) == var.maximum_concurrency, false)
+    error_message = "${local.n.maximum_concurrency}: must be a whole number from ${local.maximum_concurrency_min} to ${local.maximum_concurrency_max} (Lambda's range for SQS event sources), or null for no bound."
   }
 }
 

@@ -75,7 +75,7 @@ locals {
   # Visibility must outlast every retry of a batch by the consumer: AWS
   # recommends 6 x the function timeout, plus the batching window during which
   # messages are already in flight before the function starts.
-  consumer_visibility = var.consumer == null ? null : 6 * var.consumer.timeout_seconds + var.consumer.maximum_batching_window_seconds
+  consumer_visibility = var.consumer == null ? null : local.visibility_timeout_multiplier * var.consumer.timeout_seconds + var.consumer.maximum_batching_window_seconds
   visibility_timeout  = coalesce(var.visibility_timeout_seconds, local.consumer_visibility, 30)
 
   sse_sqs       = var.kms_master_key_id == null
@@ -481,7 +481,7 @@ resource "aws_sqs_queue" "this" {
 
     precondition {
       condition     = var.visibility_timeout_seconds == null || local.consumer_visibility == null || try(var.visibility_timeout_seconds >= local.consumer_visibility, true)
-      error_message = "${local.n.visibility_timeout_seconds}: ${coalesce(var.visibility_timeout_seconds, -1)} s is below 6 x consumer timeout ${try(var.consumer.timeout_seconds, 0)} s + batching window ${try(var.consumer.maximum_batching_window_seconds, 0)} s = ${coalesce(local.consumer_visibility, -1)} s (${local.n.consumer}). Rule: visibility timeout >= 6 x Lambda timeout + maximum batching window, or messages are redelivered while still being processed (duplicates). Remove the visibility timeout to derive it from the consumer, or set it to at least ${coalesce(local.consumer_visibility, -1)}."
+      error_message = "${local.n.visibility_timeout_seconds}: ${coalesce(var.visibility_timeout_seconds, -1)} s is below ${local.visibility_timeout_multiplier} x consumer timeout ${try(var.consumer.timeout_seconds, 0)} s + batching window ${try(var.consumer.maximum_batching_window_seconds, 0)} s = ${coalesce(local.consumer_visibility, -1)} s (${local.n.consumer}). Rule: visibility timeout >= ${local.visibility_timeout_multiplier} x Lambda timeout + maximum batching window, or messages are redelivered while still being processed (duplicates). Remove the visibility timeout to derive it from the consumer, or set it to at least ${coalesce(local.consumer_visibility, -1)}."
     }
 
     precondition {

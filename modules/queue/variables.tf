@@ -59,8 +59,8 @@ variable "name" {
   }
 
   validation { # max_receive_count
-    condition     = var.name == var.name && (var.max_receive_count >= 2 && var.max_receive_count <= 1000 && floor(var.max_receive_count) == var.max_receive_count)
-    error_message = "${local.n.max_receive_count}: ${var.max_receive_count} must be a whole number from 2 to 1000 (3-5 recommended). With 1, one slow consumer or a console peek (a \"ghost receive\") moves a healthy message to the DLQ."
+    condition     = var.name == var.name && (var.max_receive_count >= local.max_receive_count_min && var.max_receive_count <= local.max_receive_count_max && floor(var.max_receive_count) == var.max_receive_count)
+    error_message = "${local.n.max_receive_count}: ${var.max_receive_count} must be a whole number from ${local.max_receive_count_min} to ${local.max_receive_count_max} (${local.max_receive_count_recommended_min}-${local.max_receive_count_recommended_max} recommended). With 1, one slow consumer or a console peek (a \"ghost receive\") moves a healthy message to the DLQ."
   }
 
   validation { # receive_wait_time_seconds

@@ -5,6 +5,7 @@ from checkov.common.models.enums import CheckCategories, CheckResult
 from checkov.terraform.checks.resource.base_resource_check import BaseResourceCheck
 
 from _common import get, number, opaque_scalar, unresolved  # _common beside it: checkov loads these checks by path
+from _facts import MAXIMUM_CONCURRENCY_MIN  # generated: tooling/facts.py
 
 
 def _not_sqs(conf) -> bool:
@@ -43,7 +44,7 @@ class BoundedConcurrency(BaseResourceCheck):
         if unresolved(v) or opaque_scalar(v):
             return CheckResult.UNKNOWN
         n = number(v)
-        return CheckResult.PASSED if n is not None and n >= 2 else CheckResult.FAILED
+        return CheckResult.PASSED if n is not None and n >= MAXIMUM_CONCURRENCY_MIN else CheckResult.FAILED
 
 
 check_partial = PartialBatchResponses()

@@ -5,6 +5,7 @@ from checkov.common.models.enums import CheckCategories, CheckResult
 from checkov.terraform.checks.resource.base_resource_check import BaseResourceCheck
 
 from _common import get, json_object, number, opaque_scalar, truthy, unresolved  # _common beside it: checkov loads these checks by path
+from _facts import MAX_RECEIVE_COUNT_RECOMMENDED_MAX, MAX_RECEIVE_COUNT_RECOMMENDED_MIN  # generated: tooling/facts.py
 
 
 class QueueEncrypted(BaseResourceCheck):
@@ -41,7 +42,7 @@ class LongPolling(BaseResourceCheck):
 
 class MaxReceiveCount(BaseResourceCheck):
     def __init__(self):
-        super().__init__(name="Redrive policy maxReceiveCount within 3..5 [SQS003]",
+        super().__init__(name=f"Redrive policy maxReceiveCount within {MAX_RECEIVE_COUNT_RECOMMENDED_MIN}..{MAX_RECEIVE_COUNT_RECOMMENDED_MAX} [SQS003]",
                          id="CKV_RSQS_SQS003", categories=(CheckCategories.GENERAL_SECURITY,),
                          supported_resources=("aws_sqs_queue", "aws_sqs_queue_redrive_policy"))
 
@@ -56,7 +57,7 @@ class MaxReceiveCount(BaseResourceCheck):
         if unresolved(mrc) or opaque_scalar(mrc):
             return CheckResult.UNKNOWN
         n = number(mrc)
-        return CheckResult.PASSED if n is not None and 3 <= n <= 5 else CheckResult.FAILED
+        return CheckResult.PASSED if n is not None and MAX_RECEIVE_COUNT_RECOMMENDED_MIN <= n <= MAX_RECEIVE_COUNT_RECOMMENDED_MAX else CheckResult.FAILED
 
 
 check_sse = QueueEncrypted()

@@ -7,9 +7,10 @@ from checkov.common.models.enums import CheckCategories, CheckResult
 from checkov.terraform.checks.resource.base_resource_check import BaseResourceCheck
 
 from _common import get, opaque_scalar, truthy, unresolved  # _common beside it: checkov loads these checks by path
+from _facts import IDEMPOTENCY_EXPIRY_ATTRIBUTE, IDEMPOTENCY_TABLE_PATTERN  # generated: tooling/facts.py
 
 PAB = ("block_public_acls", "block_public_policy", "ignore_public_acls", "restrict_public_buckets")
-IDEMPOTENCY = re.compile(r"(?i)idempot")
+IDEMPOTENCY = re.compile(IDEMPOTENCY_TABLE_PATTERN)
 
 
 class BucketPublicAccessBlock(BaseResourceCheck):
@@ -45,7 +46,7 @@ def _idempotency(conf) -> bool:
 
 class IdempotencyTTL(BaseResourceCheck):
     def __init__(self):
-        super().__init__(name="Idempotency table has TTL enabled on `expiration` [DDB001]",
+        super().__init__(name=f"Idempotency table has TTL enabled on `{IDEMPOTENCY_EXPIRY_ATTRIBUTE}` [DDB001]",
                          id="CKV_RSQS_DDB001", categories=(CheckCategories.GENERAL_SECURITY,),
                          supported_resources=("aws_dynamodb_table",))
 
@@ -55,7 +56,7 @@ class IdempotencyTTL(BaseResourceCheck):
         enabled, attr = get(conf, "ttl", "enabled"), get(conf, "ttl", "attribute_name")
         if unresolved(enabled) or opaque_scalar(enabled) or unresolved(attr):
             return CheckResult.UNKNOWN
-        return CheckResult.PASSED if truthy(enabled) is True and attr == "expiration" else CheckResult.FAILED
+        return CheckResult.PASSED if truthy(enabled) is True and attr == IDEMPOTENCY_EXPIRY_ATTRIBUTE else CheckResult.FAILED
 
 
 class IdempotencyPITR(BaseResourceCheck):

@@ -1,6 +1,8 @@
 """Consumer rules: Lambda event source mappings on SQS queues."""
 from __future__ import annotations
 
+from resilient_sqs import facts
+
 from ..graph import UNKNOWN
 from ..model import ESM, Invalid, Model, invalid_of
 from . import Option, fail, invalid, ok, rule, seconds, unknown
@@ -16,20 +18,21 @@ def _queue(e: ESM):
 
 
 @rule("ESM001", "visibility-timeout-covers-consumer", "error", "consumer",
-      "Visibility timeout >= 6 x Lambda timeout + maximum batching window",
+      f"Visibility timeout >= {facts.VISIBILITY_TIMEOUT_MULTIPLIER} x Lambda timeout + maximum batching window",
       why="""
 Lambda's poller receives a batch (starting the visibility timeout), may wait up to the batching
 window while filling it, then invokes the function, which may be throttled and retried. If the
 visibility timeout expires before all that ends, the message becomes visible again and a second
 invocation processes it while the first still runs: duplicates, and receive counts that push good
-messages to the DLQ. AWS's guidance is visibility >= 6 x function timeout + batching window. The
+messages to the DLQ. AWS's guidance is visibility >= {k} x function timeout + batching window. The
 function timeout defaults to 3 s when unset. When the function is not in the plan (referenced by
-name or ARN) and no data source shows its timeout, the rule cannot decide and says so.""",
-      fix="Raise the queue's visibility_timeout_seconds to at least 6 x the function timeout + the batching window, "
+name or ARN) and no data source shows its timeout, the rule cannot decide and says so.""".format(
+          k=facts.VISIBILITY_TIMEOUT_MULTIPLIER),
+      fix=f"Raise the queue's visibility_timeout_seconds to at least {facts.VISIBILITY_TIMEOUT_MULTIPLIER} x the function timeout + the batching window, "
           "or lower the function timeout.",
       attrs=("visibility_timeout_seconds",),
       sources=('lambda-sqs-configure', 'sqs-visibility'),
-      options=(Option("multiplier", 6, (int, float), "factor applied to the function timeout"),))
+      options=(Option("multiplier", facts.VISIBILITY_TIMEOUT_MULTIPLIER, (int, float), "factor applied to the function timeout"),))
 def visibility(model: Model, opts):
     k = opts["multiplier"]
     for e in model.esms:
@@ -114,7 +117,8 @@ An SQS event source scales up to 1,000 concurrent invocations. Without maximum_c
 can exhaust the account's Lambda concurrency or overwhelm a downstream database; reserved concurrency
 on the function instead makes the poller throttle, and throttled receives count toward
 maxReceiveCount. A warning: it protects neighbours and downstreams.""",
-      fix="Add scaling_config { maximum_concurrency = N } (2-1000) sized for the downstream.",
+      fix=f"Add scaling_config {{ maximum_concurrency = N }} ({facts.MAXIMUM_CONCURRENCY_MIN}-{facts.MAXIMUM_CONCURRENCY_MAX}) "
+          "sized for the downstream.",
       sources=('lambda-sqs-scaling',))
 def bounded_concurrency(model: Model, opts):
     for e in model.esms:

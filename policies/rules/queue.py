@@ -1,6 +1,8 @@
 """Queue rules: encryption, dead-letter queues, retention, polling, queue policies."""
 from __future__ import annotations
 
+from resilient_sqs import facts
+
 from .. import iamdoc
 from ..graph import UNKNOWN
 from ..model import Invalid, Model, Queue, show, invalid_of, loads, parse_sqs_arn, place_mismatch, same_place
@@ -125,7 +127,11 @@ def _dlq_place(q: Queue, link, ref):
                               f"account the plan does not show: {SAME_PLACE}", fix, ref=ref)
 
 
-@rule("SQS003", "max-receive-count", "error", "queue", "maxReceiveCount within 3..5, never below 2",
+_MRC_LO, _MRC_HI, _MRC_FLOOR = (facts.MAX_RECEIVE_COUNT_RECOMMENDED_MIN, facts.MAX_RECEIVE_COUNT_RECOMMENDED_MAX,
+                                facts.MAX_RECEIVE_COUNT_MIN)
+
+
+@rule("SQS003", "max-receive-count", "error", "queue", f"maxReceiveCount within {_MRC_LO}..{_MRC_HI}, never below {_MRC_FLOOR}",
       why="""
 maxReceiveCount is how many receives a message gets before it moves to the DLQ. 1 sends a healthy
 message to the DLQ after a single slow consumer, a visibility-timeout race or a console peek (a
@@ -133,13 +139,13 @@ message to the DLQ after a single slow consumer, a visibility-timeout race or a 
 times and reaches the DLQ late; below 3 a transient dependency failure is not retried enough: those
 are warnings. When the redrive policy embeds a DLQ ARN created in the same apply the whole JSON,
 maxReceiveCount included, is unknown at plan time and the rule says so.""",
-      fix="Set maxReceiveCount in the redrive policy to 3-5.",
+      fix=f"Set maxReceiveCount in the redrive policy to {_MRC_LO}-{_MRC_HI}.",
       attrs=("maxReceiveCount",),
       sources=('sqs-dlq', 'sqs-set-attributes', 'sqs-visibility'),
-      options=(Option("min", 3, int, "lowest recommended maxReceiveCount"),
-               Option("max", 5, int, "highest recommended maxReceiveCount"),
-               Option("floor", 2, int, "below this the finding is an error (ghost receives)")),
-      severity_note="error below `floor` (2); warning outside `min`..`max` (3..5)")
+      options=(Option("min", _MRC_LO, int, "lowest recommended maxReceiveCount"),
+               Option("max", _MRC_HI, int, "highest recommended maxReceiveCount"),
+               Option("floor", _MRC_FLOOR, int, "below this the finding is an error (ghost receives)")),
+      severity_note=f"error below `floor` ({_MRC_FLOOR}); warning outside `min`..`max` ({_MRC_LO}..{_MRC_HI})")
 def max_receive_count(model: Model, opts):
     lo, hi, floor = opts["min"], opts["max"], opts["floor"]
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import re
 
+from resilient_sqs import facts
+
 from .. import iamdoc
 from ..graph import UNKNOWN, Resource
 from ..model import Bucket, Invalid, Model, number, show
@@ -274,7 +276,7 @@ def _tables(model: Model, pattern: str):
 
 
 # one setting for the idempotency rules here and CHG005 (rules.change): set on DDB001, it reaches them all
-TABLE_OPT = Option("table_pattern", "(?i)idempot", str,
+TABLE_OPT = Option("table_pattern", facts.IDEMPOTENCY_TABLE_PATTERN, str,
                    "regular expression on a table's address or name that marks it as an idempotency table "
                    "(set on DDB001, it applies to DDB002, DDB003 and CHG005 too)", owner="DDB001")
 
@@ -284,9 +286,9 @@ TABLE_OPT = Option("table_pattern", "(?i)idempot", str,
 An idempotency record only needs to outlive the replay window (the longest time a duplicate can
 arrive). Without TTL on the attribute the library writes (Powertools: `expiration`) the table grows
 forever and stale records make it slower and costlier.""",
-      fix='Add ttl { attribute_name = "expiration", enabled = true }.',
+      fix=f'Add ttl {{ attribute_name = "{facts.IDEMPOTENCY_EXPIRY_ATTRIBUTE}", enabled = true }}.',
       sources=('powertools-idempotency', 'ddb-ttl'),
-      options=(TABLE_OPT, Option("attribute", "expiration", str, "the expiry attribute the idempotency library writes")))
+      options=(TABLE_OPT, Option("attribute", facts.IDEMPOTENCY_EXPIRY_ATTRIBUTE, str, "the expiry attribute the idempotency library writes")))
 def ddb_ttl(model: Model, opts):
     for t in _tables(model, opts["table_pattern"]):
         enabled, attr = t.path("ttl", 0, "enabled"), t.path("ttl", 0, "attribute_name")
@@ -301,13 +303,13 @@ def ddb_ttl(model: Model, opts):
             yield fail(t.address, "TTL is not enabled: idempotency records are never deleted")
 
 
-@rule("DDB002", "idempotency-partition-key", "error", "idempotency", "Idempotency table partition key is `id`",
+@rule("DDB002", "idempotency-partition-key", "error", "idempotency", f"Idempotency table partition key is `{facts.IDEMPOTENCY_KEY_ATTRIBUTE}`",
       why="""
 Powertools' idempotency persistence layer reads and writes the record under the partition key `id`
 (string) unless told otherwise; a table keyed differently fails every call at run time.""",
-      fix='Set hash_key = "id" with attribute { name = "id", type = "S" }.',
+      fix=f'Set hash_key = "{facts.IDEMPOTENCY_KEY_ATTRIBUTE}" with attribute {{ name = "{facts.IDEMPOTENCY_KEY_ATTRIBUTE}", type = "S" }}.',
       sources=('powertools-idempotency',),
-      options=(TABLE_OPT, Option("key", "id", str, "expected partition key")))
+      options=(TABLE_OPT, Option("key", facts.IDEMPOTENCY_KEY_ATTRIBUTE, str, "expected partition key")))
 def ddb_key(model: Model, opts):
     for t in _tables(model, opts["table_pattern"]):
         k = t.attr("hash_key")

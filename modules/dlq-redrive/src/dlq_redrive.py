@@ -45,7 +45,12 @@ from typing import Any, Callable
 from botocore.config import Config as BotoConfig
 from botocore.exceptions import ConnectionClosedError, ReadTimeoutError
 
+# Declared copies of resilient_sqs/facts.py (this file ships in a Lambda zip without the
+# package); tests/test_facts.py proves they agree with it.
 REDRIVE_COUNT_ATTR = "x-redrive-count"
+FAILURE_REASON_ATTR = "x-failure-reason"
+MAX_REDRIVE_COUNT_DEFAULT = 3
+MAX_REDRIVE_COUNT_MIN, MAX_REDRIVE_COUNT_MAX = 1, 100  # the module input's bounds (max_redrive_count)
 ORIGINAL_SENT_AT_ATTR = "x-original-sent-at"
 ARCHIVE_REASON_ATTR = "x-archive-reason"
 MAX_MESSAGE_ATTRIBUTES = 10  # SQS limit per message
@@ -73,10 +78,10 @@ class Config:
     source_queue_url: str
     rate_per_second: float = 10.0
     max_messages_per_run: int = 1000
-    max_redrive_count: int = 3
+    max_redrive_count: int = MAX_REDRIVE_COUNT_DEFAULT
     max_message_age_seconds: int = 259200
     permanent_failure_reasons: frozenset[str] = frozenset()
-    failure_reason_attribute: str = "x-failure-reason"
+    failure_reason_attribute: str = FAILURE_REASON_ATTR
     archive_mode: str = "s3"
     archive_bucket: str | None = None
     archive_prefix: str = "dlq-archive/"
@@ -128,10 +133,10 @@ class Config:
             source_queue_url=required("SOURCE_QUEUE_URL"),
             rate_per_second=number("RATE_PER_SECOND", 10.0, float, 0.1, 3000),
             max_messages_per_run=number("MAX_MESSAGES_PER_RUN", 1000, int, 1, 1_000_000),
-            max_redrive_count=number("MAX_REDRIVE_COUNT", 3, int, 1, 1000),
+            max_redrive_count=number("MAX_REDRIVE_COUNT", MAX_REDRIVE_COUNT_DEFAULT, int, MAX_REDRIVE_COUNT_MIN, MAX_REDRIVE_COUNT_MAX),
             max_message_age_seconds=number("MAX_MESSAGE_AGE_SECONDS", 259200, int, 60, 1209600),
             permanent_failure_reasons=frozenset(r.strip() for r in reasons),
-            failure_reason_attribute=env.get("FAILURE_REASON_ATTRIBUTE", "x-failure-reason").strip() or "x-failure-reason",
+            failure_reason_attribute=env.get("FAILURE_REASON_ATTRIBUTE", FAILURE_REASON_ATTR).strip() or FAILURE_REASON_ATTR,
             archive_mode=mode,
             archive_bucket=env.get("ARCHIVE_BUCKET") or None,
             archive_prefix=env.get("ARCHIVE_PREFIX", "dlq-archive/"),

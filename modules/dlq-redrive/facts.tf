@@ -1,0 +1,7 @@
+# Generated from resilient_sqs/facts.py by `make facts` (python -m tooling.facts). Do not edit:
+# change the fact there and regenerate (tests/test_facts.py fails while this is stale).
+
+locals {
+  max_redrive_count_min = 1
+  max_redrive_count_max = 100
+}
