@@ -41,15 +41,15 @@ module "inputs" {
 }
 
 locals {
-  q = module.inputs.queues
-  # for membership tests inside loops: keys(local.q) there would walk every
+  queues = module.inputs.queues
+  # for membership tests inside loops: keys(local.queues) there would walk every
   # queue's settings once per iteration (N x N)
-  q_keys = keys(local.q)
+  q_keys = keys(local.queues)
 }
 
 module "queue" {
   source   = "./modules/queue"
-  for_each = local.q
+  for_each = local.queues
 
   name       = each.value.name
   dlq_name   = each.value.dlq_name
@@ -105,7 +105,7 @@ module "queue" {
 # call as the object of all its instances, so each of N instances referencing
 # module.queue[...] builds all N pairs' outputs (N^2 for the plan). The local
 # is built once; indexing it is a lookup. Names that need no queue (the
-# alarms' dimensions) come from local.q, which internal/inputs derives exactly
+# alarms' dimensions) come from local.queues, which internal/inputs derives exactly
 # as modules/queue does, so the alarms do not depend on the queues at all.
 locals {
   pairs = module.queue
@@ -114,10 +114,10 @@ locals {
 # --- claim-check bucket, idempotency table ------------------------------------
 
 locals {
-  cc = module.inputs.claim_check_bucket
+  claim_check = module.inputs.claim_check_bucket
 
   # queues whose producers offload payloads to the bucket (null: all of them)
-  cc_queue_keys   = local.cc.queues == null ? keys(local.q) : local.cc.queues
+  cc_queue_keys   = local.claim_check.queues == null ? keys(local.queues) : local.claim_check.queues
   cc_unknown_keys = [for k in local.cc_queue_keys : k if !contains(local.q_keys, k)]
   cc_served       = [for k in local.cc_queue_keys : k if contains(local.q_keys, k)]
 
@@ -125,7 +125,7 @@ locals {
   # queue of this call that its dlq_arn names, or for any other existing DLQ the
   # SQS maximum (its retention is not known here; a payload must not expire first)
   dlq_retention = {
-    for k, x in local.q : k => (
+    for k, x in local.queues : k => (
       x.dlq_own ? local.pairs[k].dlq.message_retention_seconds :
       x.dlq_target == null ? 1209600 :
       x.dlq_target.role == "queue" ? local.pairs[x.dlq_target.key].queue.message_retention_seconds : local.pairs[x.dlq_target.key].dlq.message_retention_seconds
@@ -135,28 +135,28 @@ locals {
 
 module "claim_check_bucket" {
   source = "./modules/claim-check-bucket"
-  count  = local.cc.enabled ? 1 : 0
+  count  = local.claim_check.enabled ? 1 : 0
 
-  name           = local.cc.name
-  payload_prefix = local.cc.payload_prefix
+  name           = local.claim_check.name
+  payload_prefix = local.claim_check.payload_prefix
   # a message redriven from any of these DLQs must still find its payload (a DLQ
   # shared by several queues counts once, with the longest)
   dlq_retention_seconds = {
-    for name, r in { for k in local.cc_served : local.q[k].dlq_final => local.dlq_retention[k]... } : name => max(r...)
+    for name, r in { for k in local.cc_served : local.queues[k].dlq_final => local.dlq_retention[k]... } : name => max(r...)
   }
   fifo_source_retention_seconds = {
-    for name, r in { for k in local.cc_served : local.q[k].dlq_final => local.pairs[k].queue.message_retention_seconds... if local.pairs[k].queue.fifo } : name => max(r...)
+    for name, r in { for k in local.cc_served : local.queues[k].dlq_final => local.pairs[k].queue.message_retention_seconds... if local.pairs[k].queue.fifo } : name => max(r...)
   }
-  expiration_days                        = local.cc.expiration_days
-  kms_key_arn                            = local.cc.kms_key_arn
-  versioning_enabled                     = local.cc.versioning_enabled
-  force_destroy                          = local.cc.force_destroy
-  abort_incomplete_multipart_upload_days = local.cc.abort_incomplete_multipart_upload_days
-  access_log_bucket                      = local.cc.access_log_bucket
-  prevent_destroy                        = local.cc.prevent_destroy
+  expiration_days                        = local.claim_check.expiration_days
+  kms_key_arn                            = local.claim_check.kms_key_arn
+  versioning_enabled                     = local.claim_check.versioning_enabled
+  force_destroy                          = local.claim_check.force_destroy
+  abort_incomplete_multipart_upload_days = local.claim_check.abort_incomplete_multipart_upload_days
+  access_log_bucket                      = local.claim_check.access_log_bucket
+  prevent_destroy                        = local.claim_check.prevent_destroy
 
   input_prefix = "claim_check_bucket."
-  tags         = merge(var.tags, local.cc.tags)
+  tags         = merge(var.tags, local.claim_check.tags)
 }
 
 module "idempotency_table" {
@@ -188,9 +188,9 @@ locals {
   # aliases (alias/aws/...) need no grant, and any other alias cannot be
   # resolved at plan time (it must be listed in iam.kms_key_arns).
   kms_ids = merge(
-    { for k, x in local.q : "queues.${k}.kms_master_key_id" => x.settings.kms_master_key_id if x.settings.kms_master_key_id != null },
-    { for k, x in local.q : "queues.${k}.dlq_kms_master_key_id" => x.settings.dlq_kms_master_key_id if x.settings.dlq_kms_master_key_id != null },
-    local.cc.enabled && local.cc.kms_key_arn != null ? { "claim_check_bucket.kms_key_arn" = local.cc.kms_key_arn } : {},
+    { for k, x in local.queues : "queues.${k}.kms_master_key_id" => x.settings.kms_master_key_id if x.settings.kms_master_key_id != null },
+    { for k, x in local.queues : "queues.${k}.dlq_kms_master_key_id" => x.settings.dlq_kms_master_key_id if x.settings.dlq_kms_master_key_id != null },
+    local.claim_check.enabled && local.claim_check.kms_key_arn != null ? { "claim_check_bucket.kms_key_arn" = local.claim_check.kms_key_arn } : {},
   )
   kms_resolved = {
     for src, id in local.kms_ids : src => (
@@ -202,8 +202,8 @@ locals {
   kms_aws_managed = { for src, id in local.kms_ids : src => can(regex("(^|:)alias/aws/", id)) }
   # how a refusal names each key's input: where the user wrote it
   kms_paths = merge(
-    { for k, x in local.q : "queues.${k}.kms_master_key_id" => x.input_names.kms_master_key_id },
-    { for k, x in local.q : "queues.${k}.dlq_kms_master_key_id" => x.input_names.dlq_kms_master_key_id },
+    { for k, x in local.queues : "queues.${k}.kms_master_key_id" => x.input_names.kms_master_key_id },
+    { for k, x in local.queues : "queues.${k}.dlq_kms_master_key_id" => x.input_names.dlq_kms_master_key_id },
     { "claim_check_bucket.kms_key_arn" = "claim_check_bucket.kms_key_arn" },
   )
   kms_unresolved = [for src, id in local.kms_ids : "${local.kms_paths[src]} = \"${id}\"" if local.kms_resolved[src] == null && !local.kms_aws_managed[src]]
@@ -219,7 +219,7 @@ locals {
 
   bucket_kms_arn = try(local.kms_resolved["claim_check_bucket.kms_key_arn"], null)
   iam_kms = {
-    for k in keys(local.q) : k => distinct(compact(concat(
+    for k in keys(local.queues) : k => distinct(compact(concat(
       [try(local.kms_resolved["queues.${k}.kms_master_key_id"], null), try(local.kms_resolved["queues.${k}.dlq_kms_master_key_id"], null)],
       contains(local.cc_served, k) ? [local.bucket_kms_arn] : [],
       local.iam_in.kms_key_arns,
@@ -235,13 +235,13 @@ locals {
 locals {
   # what each queue's documents grant: the inputs of modules/iam, per queue
   iam_sets = {
-    for k, x in local.q : k => {
+    for k, x in local.queues : k => {
       producer_queue_arns   = [local.pairs[k].queue.arn_static]
       consumer_queue_arns   = [local.pairs[k].queue.arn_static]
       consumer_dlq_arns     = [local.pairs[k].dlq.arn_static]
       redrive               = [{ dlq_arn = local.pairs[k].dlq.arn_static, source_queue_arn = local.pairs[k].queue.arn_static }]
-      payload_bucket_arn    = local.cc.enabled && contains(local.cc_served, k) ? module.claim_check_bucket[0].arn_static : null
-      payload_prefix        = local.cc.payload_prefix
+      payload_bucket_arn    = local.claim_check.enabled && contains(local.cc_served, k) ? module.claim_check_bucket[0].arn_static : null
+      payload_prefix        = local.claim_check.payload_prefix
       idempotency_table_arn = module.inputs.idempotency_table.enabled ? module.idempotency_table[0].arn_static : null
       kms_key_arns          = local.iam_kms[k]
     }
@@ -256,7 +256,7 @@ module "iam_documents" {
 
 module "iam" {
   source   = "./modules/iam"
-  for_each = { for k, x in local.q : k => x if local.iam_in.create_managed_policies }
+  for_each = { for k, x in local.queues : k => x if local.iam_in.create_managed_policies }
 
   producer_queue_arns   = local.iam_sets[each.key].producer_queue_arns
   consumer_queue_arns   = local.iam_sets[each.key].consumer_queue_arns
@@ -281,10 +281,10 @@ module "iam" {
 # needs) only when asked: `sns_topic_arn`, or `create_sns_topic = true`.
 
 locals {
-  al        = module.inputs.alarms
-  alarms_on = local.al.enabled && length(local.q) > 0
+  alarms    = module.inputs.alarms
+  alarms_on = local.alarms.enabled && length(local.queues) > 0
   # the alarms would notify nobody, and nobody said that is intended
-  alarms_unheard = local.alarms_on && local.al.sns_topic_arn == null && local.al.create_sns_topic == null
+  alarms_unheard = local.alarms_on && local.alarms.sns_topic_arn == null && local.alarms.create_sns_topic == null
 }
 
 module "alarms" {
@@ -292,7 +292,7 @@ module "alarms" {
   count  = local.alarms_on ? 1 : 0
 
   queues = {
-    for k, x in local.q : k => {
+    for k, x in local.queues : k => {
       queue_name = x.queue_name
       dlq_name   = x.dlq_final
       thresholds = x.alarm_thresholds
@@ -306,14 +306,14 @@ module "alarms" {
     # after apply, and is not alarmed here)
     if can(regex("^[A-Za-z0-9_-]{1,80}(\\.fifo)?$", x.queue_name)) && (x.dlq_alarms ? can(regex("^[A-Za-z0-9_-]{1,80}(\\.fifo)?$", x.dlq_final)) : true)
   }
-  kinds                 = local.al.kinds
-  thresholds            = local.al.thresholds
-  sns_topic_arn         = local.al.sns_topic_arn
-  create_sns_topic      = coalesce(local.al.create_sns_topic, false)
-  sns_topic_name        = local.al.sns_topic_name
-  sns_kms_master_key_id = local.al.sns_kms_master_key_id
-  notify_on_ok          = local.al.notify_on_ok
-  alarm_name_prefix     = local.al.alarm_name_prefix
+  kinds                 = local.alarms.kinds
+  thresholds            = local.alarms.thresholds
+  sns_topic_arn         = local.alarms.sns_topic_arn
+  create_sns_topic      = coalesce(local.alarms.create_sns_topic, false)
+  sns_topic_name        = local.alarms.sns_topic_name
+  sns_kms_master_key_id = local.alarms.sns_kms_master_key_id
+  notify_on_ok          = local.alarms.notify_on_ok
+  alarm_name_prefix     = local.alarms.alarm_name_prefix
   account_id            = local.account_id
   input_prefix          = "alarms."
 
@@ -363,20 +363,20 @@ module "consumer" {
 # --- automated DLQ redrive ---------------------------------------------------------
 
 locals {
-  rd = module.inputs.dlq_redrive
+  dlq_redrive = module.inputs.dlq_redrive
   # null: every queue whose DLQ the module creates (an existing DLQ may hold other queues' messages)
-  rd_queue_keys   = local.rd.enabled ? (local.rd.queues == null ? [for k, x in local.q : k if x.dlq_own] : local.rd.queues) : []
+  rd_queue_keys   = local.dlq_redrive.enabled ? (local.dlq_redrive.queues == null ? [for k, x in local.queues : k if x.dlq_own] : local.dlq_redrive.queues) : []
   rd_unknown_keys = [for k in local.rd_queue_keys : k if !contains(local.q_keys, k)]
-  rd_foreign_dlq  = [for k in local.rd_queue_keys : k if contains(local.q_keys, k) && !try(local.q[k].dlq_own, true)]
-  rd_bucket       = local.rd.archive_bucket_name != null ? local.rd.archive_bucket_name : (local.cc.enabled ? local.cc.name : null)
+  rd_foreign_dlq  = [for k in local.rd_queue_keys : k if contains(local.q_keys, k) && !try(local.queues[k].dlq_own, true)]
+  rd_bucket       = local.dlq_redrive.archive_bucket_name != null ? local.dlq_redrive.archive_bucket_name : (local.claim_check.enabled ? local.claim_check.name : null)
   # archived messages must not sit under the payload prefix, whose objects expire
-  rd_archive_expires = local.rd.archive_bucket_name == null && local.cc.enabled && startswith(local.rd.archive_prefix, local.cc.payload_prefix)
+  rd_archive_expires = local.dlq_redrive.archive_bucket_name == null && local.claim_check.enabled && startswith(local.dlq_redrive.archive_prefix, local.claim_check.payload_prefix)
 
   rd_names = {
     for k in local.rd_queue_keys : k => (
-      length("${trimsuffix(local.q[k].queue_name, ".fifo")}-dlq-redrive") <= 55
-      ? "${trimsuffix(local.q[k].queue_name, ".fifo")}-dlq-redrive"
-      : "${substr(trimsuffix(local.q[k].queue_name, ".fifo"), 0, 34)}-${substr(sha1(local.q[k].queue_name), 0, 8)}-dlq-redrive"
+      length("${trimsuffix(local.queues[k].queue_name, ".fifo")}-dlq-redrive") <= 55
+      ? "${trimsuffix(local.queues[k].queue_name, ".fifo")}-dlq-redrive"
+      : "${substr(trimsuffix(local.queues[k].queue_name, ".fifo"), 0, 34)}-${substr(sha1(local.queues[k].queue_name), 0, 8)}-dlq-redrive"
     ) if contains(local.q_keys, k) && local.rd_bucket != null && !contains(local.rd_foreign_dlq, k) # the output's preconditions refuse the rest
   }
 }
@@ -391,24 +391,24 @@ module "dlq_redrive" {
   archive = {
     type        = "s3"
     bucket_name = local.rd_bucket
-    prefix      = local.rd.archive_prefix
+    prefix      = local.dlq_redrive.archive_prefix
   }
-  claim_check_bucket = local.cc.enabled && contains(local.cc_served, each.key) ? { name = local.cc.name, payload_prefix = local.cc.payload_prefix } : null
+  claim_check_bucket = local.claim_check.enabled && contains(local.cc_served, each.key) ? { name = local.claim_check.name, payload_prefix = local.claim_check.payload_prefix } : null
 
-  schedule_expression            = local.rd.schedule_expression
-  enabled                        = local.rd.schedule_enabled
-  max_messages_per_second        = local.rd.max_messages_per_second
-  max_messages_per_run           = local.rd.max_messages_per_run
-  max_redrive_count              = local.rd.max_redrive_count
-  max_message_age_seconds        = local.rd.max_message_age_seconds
-  permanent_failure_reasons      = local.rd.permanent_failure_reasons
-  failure_reason_attribute       = local.rd.failure_reason_attribute
-  timeout_seconds                = local.rd.timeout_seconds
-  reserved_concurrent_executions = local.rd.reserved_concurrent_executions
-  log_retention_days             = local.rd.log_retention_days
+  schedule_expression            = local.dlq_redrive.schedule_expression
+  enabled                        = local.dlq_redrive.schedule_enabled
+  max_messages_per_second        = local.dlq_redrive.max_messages_per_second
+  max_messages_per_run           = local.dlq_redrive.max_messages_per_run
+  max_redrive_count              = local.dlq_redrive.max_redrive_count
+  max_message_age_seconds        = local.dlq_redrive.max_message_age_seconds
+  permanent_failure_reasons      = local.dlq_redrive.permanent_failure_reasons
+  failure_reason_attribute       = local.dlq_redrive.failure_reason_attribute
+  timeout_seconds                = local.dlq_redrive.timeout_seconds
+  reserved_concurrent_executions = local.dlq_redrive.reserved_concurrent_executions
+  log_retention_days             = local.dlq_redrive.log_retention_days
   kms_key_arns                   = local.iam_kms[each.key]
-  alarm_actions                  = local.rd.alarm_actions != null ? local.rd.alarm_actions : compact([try(module.alarms[0].sns_topic_arn, null)])
+  alarm_actions                  = local.dlq_redrive.alarm_actions != null ? local.dlq_redrive.alarm_actions : compact([try(module.alarms[0].sns_topic_arn, null)])
 
   input_prefix = "dlq_redrive."
-  tags         = merge(var.tags, local.rd.tags)
+  tags         = merge(var.tags, local.dlq_redrive.tags)
 }

@@ -28,7 +28,7 @@ output "queues" {
 
 locals {
   shared_dlq_problems = [
-    for k, x in local.q : "queues[\"${k}\"].dlq_arn: ${x.settings.dlq_arn} is ${x.dlq_target.role == "dlq" ? "the DLQ of " : ""}queues[\"${x.dlq_target.key}\"], which keeps a message ${local.dlq_retention[k]} s, no longer than this queue does (message_retention_seconds ${local.pairs[k].queue.message_retention_seconds} s). A message keeps its enqueue time when it moves to a DLQ, so it would be deleted there before anyone could inspect or redrive it. Give that queue a longer retention, or this one a shorter."
+    for k, x in local.queues : "queues[\"${k}\"].dlq_arn: ${x.settings.dlq_arn} is ${x.dlq_target.role == "dlq" ? "the DLQ of " : ""}queues[\"${x.dlq_target.key}\"], which keeps a message ${local.dlq_retention[k]} s, no longer than this queue does (message_retention_seconds ${local.pairs[k].queue.message_retention_seconds} s). A message keeps its enqueue time when it moves to a DLQ, so it would be deleted there before anyone could inspect or redrive it. Give that queue a longer retention, or this one a shorter."
     if x.dlq_target != null && local.dlq_retention[k] <= local.pairs[k].queue.message_retention_seconds
   ]
 }
@@ -55,7 +55,7 @@ output "dlq_arns" {
 
 output "claim_check_bucket" {
   description = "The claim-check bucket, or null when not enabled: name, arn, payload_prefix, payload_objects_arn, expiration_days and the queue keys it serves."
-  value = local.cc.enabled ? {
+  value = local.claim_check.enabled ? {
     name                = module.claim_check_bucket[0].name
     arn                 = module.claim_check_bucket[0].arn
     payload_prefix      = module.claim_check_bucket[0].payload_prefix
@@ -65,13 +65,13 @@ output "claim_check_bucket" {
   } : null
 
   precondition {
-    condition     = !local.cc.enabled || length(local.cc_served) > 0 || length(local.rd_names) > 0 || length(local.cc_unknown_keys) > 0
-    error_message = "claim_check_bucket: enabled, but it serves nothing: ${length(local.q) == 0 ? "queues is empty" : "claim_check_bucket.queues is empty"}, and no DLQ redrive archives into it. A bucket that no producer offloads to still costs its resources and its name. Add the queues, or set claim_check_bucket.enabled = false."
+    condition     = !local.claim_check.enabled || length(local.cc_served) > 0 || length(local.rd_names) > 0 || length(local.cc_unknown_keys) > 0
+    error_message = "claim_check_bucket: enabled, but it serves nothing: ${length(local.queues) == 0 ? "queues is empty" : "claim_check_bucket.queues is empty"}, and no DLQ redrive archives into it. A bucket that no producer offloads to still costs its resources and its name. Add the queues, or set claim_check_bucket.enabled = false."
   }
 
   precondition {
     condition     = length(local.cc_unknown_keys) == 0
-    error_message = "claim_check_bucket.queues: ${join(", ", [for k in local.cc_unknown_keys : "\"${k}\""])} ${length(local.cc_unknown_keys) == 1 ? "is not a key" : "are not keys"} of queues (keys: ${join(", ", keys(local.q))}). List the queue keys whose producers offload payloads to the bucket, or leave it null for all."
+    error_message = "claim_check_bucket.queues: ${join(", ", [for k in local.cc_unknown_keys : "\"${k}\""])} ${length(local.cc_unknown_keys) == 1 ? "is not a key" : "are not keys"} of queues (keys: ${join(", ", keys(local.queues))}). List the queue keys whose producers offload payloads to the bucket, or leave it null for all."
   }
 }
 
@@ -125,7 +125,7 @@ output "alarms" {
   description = "The alarms, or null when disabled: sns_topic_arn (notified; null when they notify nobody), notifies_nobody (true without alarms.sns_topic_arn or alarms.create_sns_topic = true), kms_key_arn (created for the topic, or null), alarm_names and alarm_arns per queue key."
   value = length(module.alarms) > 0 ? {
     sns_topic_arn   = module.alarms[0].sns_topic_arn
-    notifies_nobody = local.al.sns_topic_arn == null && local.al.create_sns_topic != true
+    notifies_nobody = local.alarms.sns_topic_arn == null && local.alarms.create_sns_topic != true
     kms_key_arn     = module.alarms[0].kms_key_arn
     alarm_names     = module.alarms[0].alarm_names
     alarm_arns      = module.alarms[0].alarm_arns
@@ -162,7 +162,7 @@ output "dlq_redrive" {
 
   precondition {
     condition     = length(local.rd_unknown_keys) == 0
-    error_message = "dlq_redrive.queues: ${join(", ", [for k in local.rd_unknown_keys : "\"${k}\""])} ${length(local.rd_unknown_keys) == 1 ? "is not a key" : "are not keys"} of queues (keys: ${join(", ", keys(local.q))}). List the queue keys whose DLQs should be redriven, or leave it null for all."
+    error_message = "dlq_redrive.queues: ${join(", ", [for k in local.rd_unknown_keys : "\"${k}\""])} ${length(local.rd_unknown_keys) == 1 ? "is not a key" : "are not keys"} of queues (keys: ${join(", ", keys(local.queues))}). List the queue keys whose DLQs should be redriven, or leave it null for all."
   }
 
   precondition {
@@ -171,17 +171,17 @@ output "dlq_redrive" {
   }
 
   precondition {
-    condition     = !local.rd.enabled || length(local.rd_queue_keys) > 0
-    error_message = "dlq_redrive: enabled, but it covers no DLQ: ${length(local.q) == 0 ? "queues is empty" : local.rd.queues != null ? "dlq_redrive.queues is empty" : "every queue uses an existing DLQ (dlq_arn), which is redriven where it is managed"}, so no redrive function is created. List the queue keys whose DLQs to redrive, or set dlq_redrive.enabled = false."
+    condition     = !local.dlq_redrive.enabled || length(local.rd_queue_keys) > 0
+    error_message = "dlq_redrive: enabled, but it covers no DLQ: ${length(local.queues) == 0 ? "queues is empty" : local.dlq_redrive.queues != null ? "dlq_redrive.queues is empty" : "every queue uses an existing DLQ (dlq_arn), which is redriven where it is managed"}, so no redrive function is created. List the queue keys whose DLQs to redrive, or set dlq_redrive.enabled = false."
   }
 
   precondition {
-    condition     = !local.rd.enabled || local.rd_bucket != null
+    condition     = !local.dlq_redrive.enabled || local.rd_bucket != null
     error_message = "dlq_redrive: archived messages need a bucket. Enable claim_check_bucket (they go under dlq_redrive.archive_prefix there) or set dlq_redrive.archive_bucket_name."
   }
 
   precondition {
-    condition     = !local.rd.enabled || !local.rd_archive_expires
-    error_message = "dlq_redrive.archive_prefix: \"${local.rd.archive_prefix}\" is inside the claim-check payload prefix \"${local.cc.payload_prefix}\", whose objects expire, so archived messages would be deleted. Use a prefix outside it, e.g. \"dlq-archive/\"."
+    condition     = !local.dlq_redrive.enabled || !local.rd_archive_expires
+    error_message = "dlq_redrive.archive_prefix: \"${local.dlq_redrive.archive_prefix}\" is inside the claim-check payload prefix \"${local.claim_check.payload_prefix}\", whose objects expire, so archived messages would be deleted. Use a prefix outside it, e.g. \"dlq-archive/\"."
   }
 }

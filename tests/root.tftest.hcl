@@ -131,12 +131,12 @@ run "alarm_names_agree_with_the_queues" {
     name_prefix = "prod-"
   }
 
-  # the alarms take the pair names from internal/inputs (local.q), not from module.queue
+  # the alarms take the pair names from internal/inputs (local.queues), not from module.queue
   assert {
     condition = alltrue([for k, m in module.queue : alltrue([
       module.alarms[0].alarm_names[k].dlq_depth == "sqs-dlq-not-empty-${m.dlq.name}",
       module.alarms[0].alarm_names[k].age_critical == "sqs-oldest-message-critical-${m.queue.name}",
-      local.q[k].queue_name == m.queue.name, local.q[k].dlq_final == m.dlq.name,
+      local.queues[k].queue_name == m.queue.name, local.queues[k].dlq_final == m.dlq.name,
     ])])
     error_message = "the alarms' queue and DLQ names should be exactly the names modules/queue gives the pair"
   }

@@ -217,18 +217,18 @@ locals {
 # submodule variable that names it instead of failing here without a name.
 
 locals {
-  d = var.queue_defaults
+  defaults = var.queue_defaults
 
   picked = {
     for k, q in local.q_entries : k => merge(
-      { for a in local.queue_settings : a => try([for v in [q[a], local.d[a]] : v if v != null][0], null) },
-      { visibility_timeout_seconds = try([for v in [q.visibility_timeout_seconds, q.consumer == null ? local.d.visibility_timeout_seconds : null] : v if v != null][0], null) },
+      { for a in local.queue_settings : a => try([for v in [q[a], local.defaults[a]] : v if v != null][0], null) },
+      { visibility_timeout_seconds = try([for v in [q.visibility_timeout_seconds, q.consumer == null ? local.defaults.visibility_timeout_seconds : null] : v if v != null][0], null) },
     )
   }
 
   # create_dlq as given (queue, then defaults): read from the inputs, not from `picked`,
   # whose merge() is wholly unknown when a setting is unknown
-  create_dlq = { for k, q in local.q_entries : k => [for v in [q.create_dlq, local.d.create_dlq] : v if v != null] }
+  create_dlq = { for k, q in local.q_entries : k => [for v in [q.create_dlq, local.defaults.create_dlq] : v if v != null] }
 
   names = {
     for k, q in local.q_entries : k => {
@@ -334,15 +334,15 @@ locals {
 
 locals {
   # entries that are not objects are refused by consumer_problems
-  cf = { for k, f in var.consumer_functions : k => f if can(keys(f)) }
+  consumer_function_entries = { for k, f in var.consumer_functions : k => f if can(keys(f)) }
   consumer_keys = sort(distinct(concat(
-    [for k in keys(local.cf) : k if contains(keys(local.q_entries), k) && can(keys(try(local.q_entries[k].consumer, null)))],
+    [for k in keys(local.consumer_function_entries) : k if contains(keys(local.q_entries), k) && can(keys(try(local.q_entries[k].consumer, null)))],
     [for k, q in local.q_entries : k if try(q.consumer.function_name, null) != null],
   )))
   consumers = {
     for k in local.consumer_keys : k => {
-      function_name                   = contains(keys(local.cf), k) ? local.cf[k].function_name : local.q_entries[k].consumer.function_name
-      function_timeout_seconds        = try([for v in [try(local.cf[k].timeout_seconds, null), local.q_entries[k].consumer.timeout_seconds] : v if v != null][0], null)
+      function_name                   = contains(keys(local.consumer_function_entries), k) ? local.consumer_function_entries[k].function_name : local.q_entries[k].consumer.function_name
+      function_timeout_seconds        = try([for v in [try(local.consumer_function_entries[k].timeout_seconds, null), local.q_entries[k].consumer.timeout_seconds] : v if v != null][0], null)
       maximum_batching_window_seconds = try([for v in [local.q_entries[k].consumer.maximum_batching_window_seconds, 0] : v if v != null][0], 0)
       batch_size                      = try([for v in [local.q_entries[k].consumer.batch_size, 10] : v if v != null][0], 10)
       maximum_concurrency             = try([for v in [local.q_entries[k].consumer.maximum_concurrency, 10] : v if v != null][0], 10)
@@ -355,9 +355,9 @@ locals {
         {
           queue_visibility_timeout_seconds = "the visibility timeout of ${local.q_paths[k]}"
           queue_arn                        = local.q_paths[k]
-          function_timeout_seconds         = contains(keys(local.cf), k) && try(local.cf[k].timeout_seconds, null) != null ? "consumer_functions[\"${k}\"].timeout_seconds" : "${local.q_paths[k]}.consumer.timeout_seconds"
+          function_timeout_seconds         = contains(keys(local.consumer_function_entries), k) && try(local.consumer_function_entries[k].timeout_seconds, null) != null ? "consumer_functions[\"${k}\"].timeout_seconds" : "${local.q_paths[k]}.consumer.timeout_seconds"
         },
-        contains(keys(local.cf), k) ? { function_name = "consumer_functions[\"${k}\"].function_name" } : {},
+        contains(keys(local.consumer_function_entries), k) ? { function_name = "consumer_functions[\"${k}\"].function_name" } : {},
       )
     }
   }
@@ -368,9 +368,9 @@ locals {
       [for a in local.required.consumer_function : "${o.path}: \"${a}\" is required." if !contains(keys(o.value), a)],
     )]),
     [for k, f in var.consumer_functions_raw : "consumer_functions[\"${k}\"]: must be an object { function_name, timeout_seconds }." if !can(keys(f))],
-    [for k in keys(local.cf) : "consumer_functions[\"${k}\"]: \"${k}\" is not a key of queues (keys: ${join(", ", keys(var.queues))}). Key each function by the queue it consumes." if !contains(keys(var.queues), k)],
-    [for k in keys(local.cf) : "consumer_functions[\"${k}\"]: ${local.q_paths[k]}.consumer is not set. Set ${local.q_paths[k]}.consumer = { timeout_seconds = <the function's timeout> } (a literal or a local shared with the function, not a reference to it): the queue's visibility timeout is derived from it, and the queue must not depend on the function." if contains(keys(local.q_entries), k) && !can(keys(try(local.q_entries[k].consumer, null)))],
-    [for k in keys(local.cf) : "consumer_functions[\"${k}\"]: ${local.q_paths[k]}.consumer.function_name names a function too. Give the function in one place: consumer_functions for a function of the same stack, consumer.function_name for an existing one." if contains(keys(local.q_entries), k) && try(local.q_entries[k].consumer.function_name, null) != null],
+    [for k in keys(local.consumer_function_entries) : "consumer_functions[\"${k}\"]: \"${k}\" is not a key of queues (keys: ${join(", ", keys(var.queues))}). Key each function by the queue it consumes." if !contains(keys(var.queues), k)],
+    [for k in keys(local.consumer_function_entries) : "consumer_functions[\"${k}\"]: ${local.q_paths[k]}.consumer is not set. Set ${local.q_paths[k]}.consumer = { timeout_seconds = <the function's timeout> } (a literal or a local shared with the function, not a reference to it): the queue's visibility timeout is derived from it, and the queue must not depend on the function." if contains(keys(local.q_entries), k) && !can(keys(try(local.q_entries[k].consumer, null)))],
+    [for k in keys(local.consumer_function_entries) : "consumer_functions[\"${k}\"]: ${local.q_paths[k]}.consumer.function_name names a function too. Give the function in one place: consumer_functions for a function of the same stack, consumer.function_name for an existing one." if contains(keys(local.q_entries), k) && try(local.q_entries[k].consumer.function_name, null) != null],
   )
 }
 

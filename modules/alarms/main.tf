@@ -43,10 +43,10 @@ locals {
   actions_enabled = !(var.sns_topic_arn == null && var.create_sns_topic == false)
 
   # module-wide thresholds, overridden per queue where given
-  t = {
+  thresholds = {
     for k, q in var.queues : k => merge(var.thresholds, { for name, v in q.thresholds : name => v if v != null })
   }
-  p = var.alarm_name_prefix
+  name_prefix = var.alarm_name_prefix
 
   # The queues each kind of alarm is created for, as a map of key => key, not
   # of the queue objects: Terraform re-evaluates a resource's for_each for each
@@ -162,7 +162,7 @@ resource "aws_sns_topic" "alarms" {
 resource "aws_cloudwatch_metric_alarm" "dlq_depth" {
   for_each = local.alarmed.dlq_depth
 
-  alarm_name        = "${local.p}sqs-dlq-not-empty-${var.queues[each.key].dlq_name}"
+  alarm_name        = "${local.name_prefix}sqs-dlq-not-empty-${var.queues[each.key].dlq_name}"
   alarm_description = "Dead-letter queue ${var.queues[each.key].dlq_name} (DLQ of ${var.queues[each.key].queue_name}) has messages: each one failed processing maxReceiveCount times. To do: inspect a sample on ${var.queues[each.key].dlq_name} without deleting it, fix the cause in the consumer of ${var.queues[each.key].queue_name}, then redrive the messages to ${var.queues[each.key].queue_name} (StartMessageMoveTask, or 'Start DLQ redrive' in the console)."
 
   namespace           = "AWS/SQS"
@@ -184,8 +184,8 @@ resource "aws_cloudwatch_metric_alarm" "dlq_depth" {
 resource "aws_cloudwatch_metric_alarm" "dlq_influx" {
   for_each = local.alarmed.dlq_influx
 
-  alarm_name        = "${local.p}sqs-dlq-influx-${var.queues[each.key].dlq_name}"
-  alarm_description = "More than ${local.t[each.key].dlq_influx_messages} messages per minute arrived in dead-letter queue ${var.queues[each.key].dlq_name} for ${local.t[each.key].dlq_influx_evaluation_periods} consecutive minutes: the consumer of ${var.queues[each.key].queue_name} is failing systematically (bad deploy, downstream outage, poison batch). To do: check the consumer's errors and recent deploys, roll back or disable its event source mapping, and redrive ${var.queues[each.key].dlq_name} once fixed."
+  alarm_name        = "${local.name_prefix}sqs-dlq-influx-${var.queues[each.key].dlq_name}"
+  alarm_description = "More than ${local.thresholds[each.key].dlq_influx_messages} messages per minute arrived in dead-letter queue ${var.queues[each.key].dlq_name} for ${local.thresholds[each.key].dlq_influx_evaluation_periods} consecutive minutes: the consumer of ${var.queues[each.key].queue_name} is failing systematically (bad deploy, downstream outage, poison batch). To do: check the consumer's errors and recent deploys, roll back or disable its event source mapping, and redrive ${var.queues[each.key].dlq_name} once fixed."
 
   metric_query {
     id          = "visible"
@@ -207,9 +207,9 @@ resource "aws_cloudwatch_metric_alarm" "dlq_influx" {
     return_data = true
   }
 
-  evaluation_periods  = local.t[each.key].dlq_influx_evaluation_periods
+  evaluation_periods  = local.thresholds[each.key].dlq_influx_evaluation_periods
   comparison_operator = "GreaterThanThreshold"
-  threshold           = local.t[each.key].dlq_influx_messages
+  threshold           = local.thresholds[each.key].dlq_influx_messages
   treat_missing_data  = "notBreaching"
 
   actions_enabled = local.actions_enabled
@@ -221,8 +221,8 @@ resource "aws_cloudwatch_metric_alarm" "dlq_influx" {
 resource "aws_cloudwatch_metric_alarm" "dlq_stale" {
   for_each = local.alarmed.dlq_stale
 
-  alarm_name        = "${local.p}sqs-dlq-stale-${var.queues[each.key].dlq_name}"
-  alarm_description = "The oldest message in dead-letter queue ${var.queues[each.key].dlq_name} (DLQ of ${var.queues[each.key].queue_name}) is older than ${local.t[each.key].dlq_stale_age_seconds} s: failed messages are waiting unattended and are deleted when the DLQ retention runs out. To do: triage them now; redrive to ${var.queues[each.key].queue_name} after the fix, or archive and delete them deliberately."
+  alarm_name        = "${local.name_prefix}sqs-dlq-stale-${var.queues[each.key].dlq_name}"
+  alarm_description = "The oldest message in dead-letter queue ${var.queues[each.key].dlq_name} (DLQ of ${var.queues[each.key].queue_name}) is older than ${local.thresholds[each.key].dlq_stale_age_seconds} s: failed messages are waiting unattended and are deleted when the DLQ retention runs out. To do: triage them now; redrive to ${var.queues[each.key].queue_name} after the fix, or archive and delete them deliberately."
 
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateAgeOfOldestMessage"
@@ -231,7 +231,7 @@ resource "aws_cloudwatch_metric_alarm" "dlq_stale" {
   period              = 60
   evaluation_periods  = 1
   comparison_operator = "GreaterThanThreshold"
-  threshold           = local.t[each.key].dlq_stale_age_seconds
+  threshold           = local.thresholds[each.key].dlq_stale_age_seconds
   treat_missing_data  = "notBreaching"
 
   actions_enabled = local.actions_enabled
@@ -245,8 +245,8 @@ resource "aws_cloudwatch_metric_alarm" "dlq_stale" {
 resource "aws_cloudwatch_metric_alarm" "age_warning" {
   for_each = local.alarmed.age_warning
 
-  alarm_name        = "${local.p}sqs-oldest-message-warning-${var.queues[each.key].queue_name}"
-  alarm_description = "WARNING: the oldest message in ${var.queues[each.key].queue_name} has waited more than ${local.t[each.key].age_warning_seconds} s: its consumer is falling behind or failing. To do: check the consumer's errors, throttles and concurrency limit (maximum_concurrency, reserved concurrency); scale it or fix it before messages reach the DLQ or expire."
+  alarm_name        = "${local.name_prefix}sqs-oldest-message-warning-${var.queues[each.key].queue_name}"
+  alarm_description = "WARNING: the oldest message in ${var.queues[each.key].queue_name} has waited more than ${local.thresholds[each.key].age_warning_seconds} s: its consumer is falling behind or failing. To do: check the consumer's errors, throttles and concurrency limit (maximum_concurrency, reserved concurrency); scale it or fix it before messages reach the DLQ or expire."
 
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateAgeOfOldestMessage"
@@ -255,7 +255,7 @@ resource "aws_cloudwatch_metric_alarm" "age_warning" {
   period              = 60
   evaluation_periods  = 1
   comparison_operator = "GreaterThanThreshold"
-  threshold           = local.t[each.key].age_warning_seconds
+  threshold           = local.thresholds[each.key].age_warning_seconds
   treat_missing_data  = "notBreaching"
 
   actions_enabled = local.actions_enabled
@@ -267,8 +267,8 @@ resource "aws_cloudwatch_metric_alarm" "age_warning" {
 resource "aws_cloudwatch_metric_alarm" "age_critical" {
   for_each = local.alarmed.age_critical
 
-  alarm_name        = "${local.p}sqs-oldest-message-critical-${var.queues[each.key].queue_name}"
-  alarm_description = "CRITICAL: the oldest message in ${var.queues[each.key].queue_name} has waited more than ${local.t[each.key].age_critical_seconds} s: processing is stalled and messages will expire when the queue's retention runs out. To do now: check whether the consumer runs at all (event source mapping enabled, function errors, permissions, KMS access), fix or roll back, and scale it to drain the backlog."
+  alarm_name        = "${local.name_prefix}sqs-oldest-message-critical-${var.queues[each.key].queue_name}"
+  alarm_description = "CRITICAL: the oldest message in ${var.queues[each.key].queue_name} has waited more than ${local.thresholds[each.key].age_critical_seconds} s: processing is stalled and messages will expire when the queue's retention runs out. To do now: check whether the consumer runs at all (event source mapping enabled, function errors, permissions, KMS access), fix or roll back, and scale it to drain the backlog."
 
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateAgeOfOldestMessage"
@@ -277,7 +277,7 @@ resource "aws_cloudwatch_metric_alarm" "age_critical" {
   period              = 60
   evaluation_periods  = 1
   comparison_operator = "GreaterThanThreshold"
-  threshold           = local.t[each.key].age_critical_seconds
+  threshold           = local.thresholds[each.key].age_critical_seconds
   treat_missing_data  = "notBreaching"
 
   actions_enabled = local.actions_enabled
@@ -289,17 +289,17 @@ resource "aws_cloudwatch_metric_alarm" "age_critical" {
 resource "aws_cloudwatch_metric_alarm" "backlog" {
   for_each = local.alarmed.backlog
 
-  alarm_name        = "${local.p}sqs-backlog-${var.queues[each.key].queue_name}"
-  alarm_description = "More than ${local.t[each.key].backlog_messages} messages have been waiting in ${var.queues[each.key].queue_name} for ${local.t[each.key].backlog_evaluation_periods} minutes: producers outpace the consumer. To do: check the consumer's throughput and errors; raise its concurrency or batch size if downstream can take it, or slow the producers."
+  alarm_name        = "${local.name_prefix}sqs-backlog-${var.queues[each.key].queue_name}"
+  alarm_description = "More than ${local.thresholds[each.key].backlog_messages} messages have been waiting in ${var.queues[each.key].queue_name} for ${local.thresholds[each.key].backlog_evaluation_periods} minutes: producers outpace the consumer. To do: check the consumer's throughput and errors; raise its concurrency or batch size if downstream can take it, or slow the producers."
 
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateNumberOfMessagesVisible"
   dimensions          = { QueueName = var.queues[each.key].queue_name }
   statistic           = "Maximum"
   period              = 60
-  evaluation_periods  = local.t[each.key].backlog_evaluation_periods
+  evaluation_periods  = local.thresholds[each.key].backlog_evaluation_periods
   comparison_operator = "GreaterThanThreshold"
-  threshold           = local.t[each.key].backlog_messages
+  threshold           = local.thresholds[each.key].backlog_messages
   treat_missing_data  = "notBreaching"
 
   actions_enabled = local.actions_enabled

@@ -43,5 +43,5 @@ output "alarm_arns" {
 
 output "thresholds" {
   description = "Effective thresholds per queue key (module-wide values merged with the queue's overrides)."
-  value       = local.t
+  value       = local.thresholds
 }

@@ -58,14 +58,14 @@ variable "kinds" {
   }
 
   # With both age alarms, the warning must come first. A validation (here, as
-  # `local.t` depends on var.queues), not a precondition of each alarm:
+  # `local.thresholds` depends on var.queues), not a precondition of each alarm:
   # Terraform records a precondition's result per alarm in the plan, and a
   # validation's once for this (single) module call.
   validation {
     condition = !(contains(var.kinds, "age_warning") && contains(var.kinds, "age_critical")) || alltrue([
-      for k, t in local.t : t.age_critical_seconds > t.age_warning_seconds
+      for k, t in local.thresholds : t.age_critical_seconds > t.age_warning_seconds
     ])
-    error_message = "${join("; ", distinct([for k, t in local.t : "${var.queues[k].thresholds.age_critical_seconds != null || var.queues[k].thresholds.age_warning_seconds != null ? coalesce(var.queues[k].input_name, "queues[\"${k}\"].thresholds") : "${var.input_prefix}thresholds"}: age_critical_seconds (${t.age_critical_seconds}) must be greater than age_warning_seconds (${t.age_warning_seconds})" if t.age_critical_seconds <= t.age_warning_seconds]))}, or the warning never comes first."
+    error_message = "${join("; ", distinct([for k, t in local.thresholds : "${var.queues[k].thresholds.age_critical_seconds != null || var.queues[k].thresholds.age_warning_seconds != null ? coalesce(var.queues[k].input_name, "queues[\"${k}\"].thresholds") : "${var.input_prefix}thresholds"}: age_critical_seconds (${t.age_critical_seconds}) must be greater than age_warning_seconds (${t.age_warning_seconds})" if t.age_critical_seconds <= t.age_warning_seconds]))}, or the warning never comes first."
   }
 }
 
