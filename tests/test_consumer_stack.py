@@ -26,7 +26,7 @@ import pytest
 
 from tests import plan_cache
 from tests.helpers import OFFLINE_ACCOUNT
-from tests.test_queue_refusals import CASES as QUEUE_CASES
+from tests.refusal_messages import QUEUE_CASES, SOURCES, run_variables, split_runs
 from tooling.terraform import REPO_ROOT, Terraform, TerraformError
 
 pytestmark = [pytest.mark.plan, pytest.mark.xdist_group("consumer-stack")]
@@ -56,7 +56,13 @@ def consumer_stack(main_tf: str, extra: dict[str, bytes] | None = None) -> Path:
     return work
 
 
+class HCL(str):
+    """An input value written as HCL text (as in a .tftest.hcl file), passed on verbatim."""
+
+
 def _hcl(value) -> str:
+    if isinstance(value, HCL):
+        return value
     return json.dumps(value)  # JSON is valid HCL expression syntax: types survive
 
 
@@ -115,17 +121,21 @@ CONSUMER_CASES = [
     ),
 ]
 
-# Every refusal of modules/queue (tests/test_queue_refusals.py), reached through a
-# queues entry: the message must name queues["orders"] and say what it says there.
+# Every refusal case of modules/queue (tests/refusal_messages.py: the inputs of the run of
+# modules/queue/tests/refusals.tftest.hcl), reached through a queues entry: the message
+# must name queues["orders"] and say what it says there.
 ROOT_LEVEL_INPUTS = {"account_id", "partition", "region"}  # root-module inputs, not queue attributes
 # where the root module refuses before modules/queue sees the value, with its own words
 THROUGH_ROOT = {
-    "dlq-name-is-queue-name": ['queue name "orders" is used by queues["orders"] and queues["orders"] (its DLQ)'],
+    "dlq_name_equal_to_queue_name": ['queue name "orders" is used by queues["orders"] and queues["orders"] (its DLQ)'],
 }
-for case, inputs, fragments in QUEUE_CASES:
+_QUEUE_RUNS = split_runs(SOURCES["modules/queue"][0].read_text())[1]
+for case, fragments in QUEUE_CASES.items():
+    inputs = run_variables(_QUEUE_RUNS[case])
     if ROOT_LEVEL_INPUTS & set(inputs):
         continue
-    CONSUMER_CASES.append((f"queue:{case}", {"queues": {"orders": inputs}}, THROUGH_ROOT.get(case, fragments)))
+    entry = "".join(f"        {k} = {v}\n" for k, v in inputs.items())
+    CONSUMER_CASES.append((f"queue:{case}", {"queues": HCL(f"{{\n      orders = {{\n{entry}      }}\n    }}")}, THROUGH_ROOT.get(case, fragments)))
 
 BASELINE = ("baseline", {"queues": {"orders": {}, "emails": {"fifo": True}}}, [])
 
