@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import OFFLINE_ACCOUNT
+from tests.support.helpers import OFFLINE_ACCOUNT
 
 
 def pytest_configure(config):
@@ -21,7 +21,7 @@ def pytest_configure(config):
 class OfflinePlanner:
     """Plans a root configuration with no AWS access (dummy credentials, account ID as a variable).
 
-    Plans come from the shared cache (tests/plan_cache.py): one plan per content
+    Plans come from the shared cache (tests/support/plan_cache.py): one plan per content
     and variables for the whole test run, whichever worker asks first.
     """
 
@@ -29,7 +29,7 @@ class OfflinePlanner:
         self._cache: dict[tuple, dict] = {}
 
     def plan(self, root: Path, variables: dict | None = None) -> dict:
-        from tests import plan_cache
+        from tests.support import plan_cache
 
         variables = {"account_id": OFFLINE_ACCOUNT, **(variables or {})}
         key = (str(root), tuple(sorted((k, repr(v)) for k, v in variables.items())))

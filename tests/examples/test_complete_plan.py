@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from tests.helpers import EXAMPLES, OFFLINE_ACCOUNT, resources_by_address
-from tests.test_examples_plan import _assert_pair_guarantees, _pairs
+from tests.support.helpers import EXAMPLES, OFFLINE_ACCOUNT, resources_by_address
+from tests.examples.test_examples_plan import _assert_pair_guarantees, _pairs
 
 pytestmark = pytest.mark.plan
 
@@ -18,7 +18,7 @@ ORDERS, PAYMENTS = f"{PREFIX}-orders", f"{PREFIX}-payments"
 
 @pytest.fixture(scope="module")
 def plan(offline_planner):
-    # planned once per test run (tests/plan_cache.py), whichever worker asks first
+    # planned once per test run (tests/support/plan_cache.py), whichever worker asks first
     return offline_planner.plan(EXAMPLES / "complete", {"name_prefix": PREFIX, "consumer_function_name": FUNCTION})
 
 

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from tests.helpers import EXAMPLES, OFFLINE_ACCOUNT, resources_by_address
+from tests.support.helpers import EXAMPLES, OFFLINE_ACCOUNT, resources_by_address
 
 pytestmark = pytest.mark.plan
 

@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from tests import plan_cache
-from tests.helpers import OFFLINE_ACCOUNT
-from tests.refusal_messages import QUEUE_CASES, SOURCES, run_variables, split_runs
+from tests.support import plan_cache
+from tests.support.helpers import OFFLINE_ACCOUNT
+from tests.support.refusal_messages import QUEUE_CASES, SOURCES, run_variables, split_runs
 from tooling.terraform import REPO_ROOT, Terraform, TerraformError
 
 pytestmark = [pytest.mark.plan, pytest.mark.xdist_group("consumer-stack")]
@@ -121,7 +121,7 @@ CONSUMER_CASES = [
     ),
 ]
 
-# Every refusal case of modules/queue (tests/refusal_messages.py: the inputs of the run of
+# Every refusal case of modules/queue (tests/support/refusal_messages.py: the inputs of the run of
 # modules/queue/tests/refusals.tftest.hcl), reached through a queues entry: the message
 # must name queues["orders"] and say what it says there.
 ROOT_LEVEL_INPUTS = {"account_id", "partition", "region"}  # root-module inputs, not queue attributes

@@ -9,10 +9,10 @@ the root module (tests/fixtures/root-refusals.tftest.hcl: ``expect_failures``
 cannot name objects inside a child module). Here every run is replayed without
 ``expect_failures``, one run per file (Terraform skips the rest of a file after
 an error), in one real ``terraform test`` per module; the error diagnostics of
-each run must contain the fragments of tests/refusal_messages.py, and together
+each run must contain the fragments of tests/support/refusal_messages.py, and together
 the runs must trip every ``validation`` and ``precondition`` block of the
 module's own files. The messages table is shared with
-tests/test_consumer_stack.py, which plans modules/queue's cases through a root
+tests/module/test_consumer_stack.py, which plans modules/queue's cases through a root
 ``queues`` entry.
 """
 from __future__ import annotations
@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.refusal_messages import FRAGMENTS, SOURCES, run_variables, split_runs
-from tests.helpers import REPO_ROOT
+from tests.support.refusal_messages import FRAGMENTS, SOURCES, run_variables, split_runs
+from tests.support.helpers import REPO_ROOT
 from tooling.terraform import Terraform
 
 pytestmark = pytest.mark.plan

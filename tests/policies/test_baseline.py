@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import sqs_policy_in_process as cli  # main() in this process: the answers are judged
+from tests.support.helpers import sqs_policy_in_process as cli  # main() in this process: the answers are judged
 from tests.policies import plans
 from tests.policies.test_cli import _one_line_error
 

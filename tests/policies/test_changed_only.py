@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from tests.policies.fixture_plans import UPDATE_PLANS
-from tests.helpers import sqs_policy_in_process as cli  # main() in this process: the reports are judged
+from tests.support.helpers import sqs_policy_in_process as cli  # main() in this process: the reports are judged
 
 
 def _run(plan: Path, *args: str) -> tuple[int, dict]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from resilient_sqs.policy.rules import CONFIG_RULES, RULES
-from tests.helpers import REPO_ROOT, sqs_policy_in_process
+from tests.support.helpers import REPO_ROOT, sqs_policy_in_process
 from tests.policies import plans
 
 

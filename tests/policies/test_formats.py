@@ -16,10 +16,10 @@ import pytest
 from resilient_sqs.policy.engine import evaluate
 from resilient_sqs.policy.formats import Context, render
 from resilient_sqs.policy.rules import UNDECIDED
-from tests.helpers import REPO_ROOT
+from tests.support.helpers import REPO_ROOT
 from tests.policies import plans
 from tests.policies.fixture_plans import PLANS, UPDATE_PLANS
-from tests.helpers import sqs_policy_in_process as cli  # main() in this process: the reports are judged
+from tests.support.helpers import sqs_policy_in_process as cli  # main() in this process: the reports are judged
 
 SCHEMAS = Path(__file__).parent / "schemas"
 

@@ -7,8 +7,8 @@ import json
 import re
 
 from resilient_sqs.policy.inline_waivers import parse, scan
-from tests.helpers import REPO_ROOT
-from tests.helpers import sqs_policy_in_process as cli  # main() in this process: the reports are judged
+from tests.support.helpers import REPO_ROOT
+from tests.support.helpers import sqs_policy_in_process as cli  # main() in this process: the reports are judged
 
 PLAN = "tests/policies/plans/inline-waivers.json"
 SRC = REPO_ROOT / "tests/policies/configs/inline-waivers"

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from resilient_sqs.policy.engine import evaluate
-from tests.helpers import REPO_ROOT
+from tests.support.helpers import REPO_ROOT
 from tests.policies.test_cli import MALFORMED, _one_line_error, cli
 
 pytestmark = pytest.mark.plan

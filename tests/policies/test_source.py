@@ -21,7 +21,7 @@ from resilient_sqs.policy.engine import evaluate
 from resilient_sqs.policy.graph import Plan
 from resilient_sqs.policy.source import JsonText, Pending, Source, Unknown
 from resilient_sqs.policy.source.functions import _whole_deep
-from tests.helpers import REPO_ROOT
+from tests.support.helpers import REPO_ROOT
 from tests.policies import plans
 
 E, W = "error", "warning"

@@ -1,5 +1,5 @@
 # Every refused input of modules/queue fails the plan. The messages are
-# asserted by tests/test_refusals.py; this file proves each refusal
+# asserted by tests/modules/test_refusals.py; this file proves each refusal
 # happens at plan time, natively.
 
 provider "aws" {
@@ -719,7 +719,7 @@ run "region_not_a_region" {
   expect_failures = [var.name]
 }
 
-# the inputs of the message cases of tests/test_refusals.py that no run above had
+# the inputs of the message cases of tests/modules/test_refusals.py that no run above had
 run "visibility_below_consumer_bound_with_window" {
   command = plan
 
