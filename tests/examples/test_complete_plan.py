@@ -5,8 +5,8 @@ import json
 
 import pytest
 
+from tests.support.examples import assert_pair_guarantees, queue_pairs
 from tests.support.helpers import EXAMPLES, OFFLINE_ACCOUNT, resources_by_address
-from tests.examples.test_examples_plan import _assert_pair_guarantees, _pairs
 
 pytestmark = pytest.mark.plan
 
@@ -59,10 +59,10 @@ def test_every_planned_resource_is_a_create_of_the_expected_kinds(rcs):
 
 
 def test_queue_pairs_keep_their_guarantees(plan):
-    pairs = _pairs(plan)
+    pairs = queue_pairs(plan)
     assert set(pairs) == {ORDERS, PAYMENTS}
     for key, (src, dlq) in pairs.items():
-        _assert_pair_guarantees(key, src, dlq)
+        assert_pair_guarantees(key, src, dlq)
     assert pairs[ORDERS][0]["visibility_timeout_seconds"] == 6 * 30 + 5
     assert pairs[PAYMENTS][0]["visibility_timeout_seconds"] == 6 * 20
     assert pairs[PAYMENTS][0]["fifo_queue"] is True

@@ -144,7 +144,7 @@ def test_pytest_plugin_on_a_stack_sourcing_this_module_by_relative_path(localsta
 @pytest.fixture(scope="module")
 def testing_venv(tmp_path_factory):
     """A fresh venv with `pip install "<checkout>[testing]"` (what a team's CI does)."""
-    from tests.project.test_packaging import _source_copy
+    from tests.support.packaging import _source_copy
 
     base = tmp_path_factory.mktemp("testing-install")
     src = _source_copy(base / "src")

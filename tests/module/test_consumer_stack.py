@@ -17,44 +17,18 @@ otherwise).
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
 
 from tests.support import plan_cache
+from tests.support.consumer_stack import consumer_stack
 from tests.support.helpers import OFFLINE_ACCOUNT
 from tests.support.refusal_messages import QUEUE_CASES, SOURCES, run_variables, split_runs
 from tooling.terraform import REPO_ROOT, Terraform, TerraformError
 
 pytestmark = [pytest.mark.plan, pytest.mark.xdist_group("consumer-stack")]
-
-OFFLINE_PROVIDER = f'''provider "aws" {{
-  region                      = "us-east-1"
-  access_key                  = "offline-plan"
-  secret_key                  = "offline-plan"
-  skip_credentials_validation = true
-  skip_requesting_account_id  = true
-  skip_metadata_api_check     = true
-  max_retries                 = 1
-}}
-'''
-
-
-def consumer_stack(main_tf: str, extra: dict[str, bytes] | None = None) -> Path:
-    """A new directory outside the repository holding `main_tf`, whose `{source}`
-    placeholder becomes the checkout's path relative to it."""
-    work = Path(tempfile.mkdtemp(prefix="consumer-stack-"))
-    assert not work.resolve().is_relative_to(REPO_ROOT), f"{work} is inside the repository"
-    source = os.path.relpath(REPO_ROOT, work)
-    assert source.startswith(".."), source
-    (work / "main.tf").write_text(OFFLINE_PROVIDER + main_tf.replace("{source}", source))
-    for name, data in (extra or {}).items():
-        (work / name).write_bytes(data)
-    return work
-
 
 class HCL(str):
     """An input value written as HCL text (as in a .tftest.hcl file), passed on verbatim."""

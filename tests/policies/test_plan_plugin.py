@@ -386,7 +386,7 @@ def test_items_are_selected_like_any_test(pytester):
 def test_a_plain_install_plus_pytest_runs_the_plan_rules(tmp_path):
     """`pip install <checkout> pytest` (no extra) in a fresh venv: pytest finds the plugin
     through the installed entry point, and leaves a suite without --sqs-plan alone."""
-    from tests.project.test_packaging import _run, _source_copy
+    from tests.support.packaging import _run, _source_copy
 
     src = _source_copy(tmp_path / "src")
     venv = tmp_path / "venv"
