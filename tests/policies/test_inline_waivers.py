@@ -74,7 +74,7 @@ def test_inline_waivers():
 
 def test_inline_waivers_in_sarif_and_github():
     sarif = json.loads(cli("check", PLAN, "--source-dir", str(SRC), "--format", "sarif").stdout)
-    from tests.policies.test_formats import SARIF
+    from tests.support.policy_reports import SARIF
 
     SARIF.validate(sarif)
     sup = [r for r in sarif["runs"][0]["results"] if r.get("suppressions")]

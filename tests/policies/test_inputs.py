@@ -20,7 +20,7 @@ import pytest
 
 from resilient_sqs.policy.engine import evaluate
 from tests.support.helpers import REPO_ROOT
-from tests.policies.test_cli import MALFORMED, _one_line_error, cli
+from tests.support.policy_cli import MALFORMED, _one_line_error, cli
 
 pytestmark = pytest.mark.plan
 
