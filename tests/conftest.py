@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import OFFLINE_ACCOUNT
+from tests.support.helpers import OFFLINE_ACCOUNT
 
 
 def pytest_configure(config):
@@ -18,37 +18,10 @@ def pytest_configure(config):
     os.environ.setdefault("GOGC", "400")
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(config, items):
-    """Make ``--dist loadgroup`` group again under pytest >= 9.1.
-
-    pytest-xdist (3.8) marks a grouped test by appending ``@<group>`` to
-    ``item._nodeid``; pytest 9 keeps the node id in ``item._id`` and ignores that
-    attribute, so every ``xdist_group`` was silently scheduled like an ungrouped
-    test. Here the suffix is applied where pytest reads it (only if xdist's own
-    one did not take effect).
-    """
-    if not getattr(config.option, "loadgroup", False):
-        return
-    try:
-        from _pytest.nodeid import NodeId
-    except ImportError:  # pytest < 9: xdist's own suffix works
-        return
-    for item in items:
-        if "@" in item.nodeid.rsplit("]", 1)[-1]:
-            continue
-        groups = sorted(
-            {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")}
-        )
-        if groups:
-            item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(groups)}")
-
-
-
 class OfflinePlanner:
     """Plans a root configuration with no AWS access (dummy credentials, account ID as a variable).
 
-    Plans come from the shared cache (tests/plan_cache.py): one plan per content
+    Plans come from the shared cache (tests/support/plan_cache.py): one plan per content
     and variables for the whole test run, whichever worker asks first.
     """
 
@@ -56,7 +29,7 @@ class OfflinePlanner:
         self._cache: dict[tuple, dict] = {}
 
     def plan(self, root: Path, variables: dict | None = None) -> dict:
-        from tests import plan_cache
+        from tests.support import plan_cache
 
         variables = {"account_id": OFFLINE_ACCOUNT, **(variables or {})}
         key = (str(root), tuple(sorted((k, repr(v)) for k, v in variables.items())))

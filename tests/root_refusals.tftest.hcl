@@ -1,6 +1,6 @@
 # Refusals the root module itself makes (refusals inside submodules are
 # covered by each module's tests/refusals.tftest.hcl, and through the root by
-# tests/test_submodule_refusals.py). Messages are asserted there too.
+# tests/modules/test_refusals.py). Messages are asserted there too.
 
 provider "aws" {
   region                      = "us-east-1"

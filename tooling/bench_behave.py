@@ -19,7 +19,7 @@ import time
 import uuid
 from pathlib import Path
 
-from tests.behave_stacks import write_stack
+from tests.support.behave_stacks import write_stack
 from tooling import localstack as L
 
 THIRD_PAIR = '''    "${var.name_prefix}-reports" = {

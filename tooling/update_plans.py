@@ -94,7 +94,7 @@ from tooling.terraform import REPO_ROOT, Terraform, TerraformError
 SCENARIOS = REPO_ROOT / "tests" / "policies" / "updates"
 OUT = fixture_plans.UPDATE_PLANS
 MODULES_ENV = "UPDATE_PLANS_MODULES_DIR"
-# shared/anchors beside the checkout or beside one of its parents (a worktree), as tests/behave_stacks.py
+# shared/anchors beside the checkout or beside one of its parents (a worktree), as tests/support/behave_stacks.py
 DEFAULT_MODULES_DIR = next(
     (p / "shared" / "anchors" for p in REPO_ROOT.parents if (p / "shared" / "anchors").is_dir()), REPO_ROOT.parent / "shared" / "anchors")
 PHASES = ("before", "after")

@@ -20,7 +20,7 @@ import uuid
 
 import pytest
 
-from tests.helpers import EXAMPLES
+from tests.support.helpers import EXAMPLES
 from tests.localstack.support import ALARM_TAGS_DROPPED, AppliedExample, alarm_tags_dropped, session
 from tooling.localstack import LocalStackError, acquire_shared, release_shared
 

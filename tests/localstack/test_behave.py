@@ -1,6 +1,6 @@
 """Behaviour checks of a team's own stack (sqs-behave, the pytest plugin) on LocalStack.
 
-The same setup written three ways (tests/behave_stacks.py) in a directory outside the
+The same setup written three ways (tests/support/behave_stacks.py) in a directory outside the
 repository, each applied ONCE and checked by every scenario, the three stacks on different
 workers. Each stack also carries defects, each of which must fail the right scenario naming
 its queue, while the healthy pairs beside it pass or skip with a reason:
@@ -23,7 +23,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.behave_stacks import ANCHOR, DEFECTS, write_stack
+from tests.support.behave_stacks import ANCHOR, DEFECTS, write_stack
 
 pytestmark = pytest.mark.localstack
 
@@ -144,7 +144,7 @@ def test_pytest_plugin_on_a_stack_sourcing_this_module_by_relative_path(localsta
 @pytest.fixture(scope="module")
 def testing_venv(tmp_path_factory):
     """A fresh venv with `pip install "<checkout>[testing]"` (what a team's CI does)."""
-    from tests.test_packaging import _source_copy
+    from tests.support.packaging import _source_copy
 
     base = tmp_path_factory.mktemp("testing-install")
     src = _source_copy(base / "src")

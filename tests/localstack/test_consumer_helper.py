@@ -18,7 +18,7 @@ from aws_lambda_powertools.utilities.batch import (
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 
 from resilient_sqs.consumer import PermanentFailure, redrive_count, redrive_guard, lambda_event
-from tests.helpers import load_dlq_redrive
+from tests.support.helpers import load_dlq_redrive
 from tests.localstack.faults import FakeContext, FaultProxy
 from tooling.redrive_scenario import EndpointSession
 

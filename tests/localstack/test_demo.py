@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from tests.helpers import REPO_ROOT
+from tests.support.helpers import REPO_ROOT
 
 pytestmark = [pytest.mark.localstack, pytest.mark.xdist_group("localstack-demo")]
 

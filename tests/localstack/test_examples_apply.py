@@ -17,7 +17,7 @@ import warnings
 
 import pytest
 
-from tests.helpers import example_dirs
+from tests.support.helpers import example_dirs
 from tests.localstack.conftest import example_group
 from tests.localstack.support import leftovers, live_named_keys, named_leftovers, pending_changes, state_resources, tolerated_changes
 

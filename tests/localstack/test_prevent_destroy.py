@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from tests.helpers import FIXTURES
+from tests.support.helpers import FIXTURES
 from tests.localstack.support import unique_prefix
 from tooling.terraform import Terraform, TerraformError, copy_config, terraform_bin, terraform_env
 

@@ -16,7 +16,7 @@ import uuid
 
 import pytest
 
-from tests.helpers import load_dlq_redrive
+from tests.support.helpers import load_dlq_redrive
 from tests.localstack.faults import FakeContext, FaultProxy
 from tests.localstack.support import depth
 from tooling.redrive_scenario import EndpointSession, archived as _archived, config as _config, drain as _drain, queue_pair as _queue_pair

@@ -4,7 +4,7 @@ LocalStack without Docker cannot run a Lambda function, so the example is applie
 with `create_function = false` (tooling.example_settings.EXAMPLE_VARIABLES): the queue
 pair, the consumer and producer roles with the module's documents, and the alarms
 are real; the function and its event source mapping are not (their plan, and that
-it has no cycle, are tests/test_examples_plan.py's). Here the roles hold what the
+it has no cycle, are tests/examples/test_examples_plan.py's). Here the roles hold what the
 module says, and the example's handler, called in-process with a batch received
 from the applied queue (what the mapping would hand it), reports exactly the bad
 message, which then reaches the DLQ after maxReceiveCount receives.
@@ -17,7 +17,7 @@ import uuid
 
 import pytest
 
-from tests.helpers import EXAMPLES
+from tests.support.helpers import EXAMPLES
 from tests.localstack.conftest import example_group
 from tests.localstack.support import drain
 

@@ -5,10 +5,10 @@ module fixtures, offline.
 The engine's tests read the committed copies (tests/policies/plans/, see
 fixture_plans.py), so they need no Terraform. The full suite checks that every
 committed plan still equals a fresh plan (tests/policies/test_fixture_plans.py);
-fresh plans come from the shared cache (tests/plan_cache.py): keyed by content,
+fresh plans come from the shared cache (tests/support/plan_cache.py): keyed by content,
 planned once however many workers or sessions ask. The examples are planned
-with the same variables as the other plan tests (tests/test_examples_plan.py,
-tests/test_complete_plan.py), so each is planned once for all of them.
+with the same variables as the other plan tests (tests/examples/test_examples_plan.py,
+tests/examples/test_complete_plan.py), so each is planned once for all of them.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from tests.helpers import EXAMPLES, FIXTURES, OFFLINE_ACCOUNT, REPO_ROOT, example_dirs
+from tests.support.helpers import EXAMPLES, FIXTURES, OFFLINE_ACCOUNT, REPO_ROOT, example_dirs
 
 CONFIGS = Path(__file__).parent / "configs"
 SOURCE_EVAL = Path(__file__).parent / "source_eval"
@@ -97,7 +97,7 @@ def materialize_copied(name: str) -> Path:
 def copied_plan(name: str) -> tuple[Path, Path, Path]:
     """(plan JSON, configuration directory, TF_DATA_DIR with modules.json) of the copied
     variant of ``configs/<name>`` (Terraform, through the plan cache)."""
-    from tests import plan_cache
+    from tests.support import plan_cache
 
     directory = materialize_copied(name)
     return (plan_cache.plan_path(directory, {}, offline=False), directory,
@@ -125,7 +125,7 @@ def fresh_plan_path(name: str, wait: bool = True) -> Path | None:
     """A fresh plan of subject ``name`` (Terraform, through the plan cache); the binary plan
     file is beside it (``.with_suffix(".tfplan")``). With ``wait=False`` a plan another
     process is making right now is not waited for: None is returned."""
-    from tests import plan_cache
+    from tests.support import plan_cache
 
     directory, variables, offline = subjects()[name]
     return plan_cache.plan_path(directory, variables, offline, wait=wait)

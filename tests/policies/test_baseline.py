@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import sqs_policy_in_process as cli  # main() in this process: the answers are judged
+from tests.support.helpers import sqs_policy_in_process as cli  # main() in this process: the answers are judged
 from tests.policies import plans
-from tests.policies.test_cli import _one_line_error
+from tests.support.policy_cli import _one_line_error
 
 PLAN = "tests/policies/plans/queue-bad.json"
 
@@ -79,7 +79,7 @@ def test_fixed_findings_are_reported_and_update_shrinks(tmp_path):
     assert 'FIXED   SQS001 queue-encryption  aws_sqs_queue.dlq["plaindlq"]' in text
     assert "1 error(s)" in text and "14 baselined, 2 fixed" in text
     sarif = json.loads(cli("check", str(p), "--baseline", str(base), "--format", "sarif").stdout)
-    from tests.policies.test_formats import SARIF
+    from tests.support.policy_reports import SARIF
 
     SARIF.validate(sarif)  # the absent (fixed) results too
     states = [r["baselineState"] for r in sarif["runs"][0]["results"]]

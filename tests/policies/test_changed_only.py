@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from tests.policies.fixture_plans import UPDATE_PLANS
-from tests.helpers import sqs_policy_in_process as cli  # main() in this process: the reports are judged
+from tests.support.helpers import sqs_policy_in_process as cli  # main() in this process: the reports are judged
 
 
 def _run(plan: Path, *args: str) -> tuple[int, dict]:
@@ -76,7 +76,7 @@ def test_unchanged_plan_judges_nothing_but_change_rules(tmp_path):
 def test_not_judged_in_sarif_and_junit(tmp_path):
     plan = UPDATE_PLANS / "raw-expiry-shortened.json"
     sarif = json.loads(cli("check", str(plan), "--changed-only", "--format", "sarif").stdout)
-    from tests.policies.test_formats import SARIF
+    from tests.support.policy_reports import SARIF
 
     SARIF.validate(sarif)
     na = [r for r in sarif["runs"][0]["results"] if r.get("kind") == "notApplicable"]

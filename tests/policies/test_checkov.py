@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.helpers import REPO_ROOT, module_dirs
+from tests.support.helpers import REPO_ROOT, module_dirs
 
 # one worker runs them all, so that each checkov scan (a module-scoped fixture) runs once
 pytestmark = [pytest.mark.checkov, pytest.mark.xdist_group("checkov")]

@@ -10,27 +10,9 @@ from pathlib import Path
 import pytest
 
 from resilient_sqs.policy.rules import CONFIG_RULES, RULES
-from tests.helpers import REPO_ROOT, sqs_policy_in_process
+from tests.support.helpers import REPO_ROOT, sqs_policy_in_process
+from tests.support.policy_cli import MALFORMED, _one_line_error, cli
 from tests.policies import plans
-
-
-MALFORMED = Path(__file__).parent / "malformed"
-
-
-def cli(*args: str, stdin: bytes | None = None, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "resilient_sqs.policy", *args], capture_output=True, cwd=cwd,
-                          input=stdin, timeout=120)
-
-
-def _one_line_error(proc: subprocess.CompletedProcess, *needles: str):
-    err = proc.stderr.decode()
-    assert proc.returncode == 2, (proc.returncode, err, proc.stdout[:500])
-    assert proc.stdout == b""
-    assert "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1, err
-    for n in needles:
-        assert n in err, f"{n!r} not in {err!r}"
-    return err
 
 
 # -- malformed input: exit 2, one line, what is wrong and what to do -------------------------

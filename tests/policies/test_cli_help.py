@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.policies.test_cli import _one_line_error, cli
+from tests.support.policy_cli import _one_line_error, cli
 
 
 @pytest.mark.parametrize("args", [["--help"], ["check", "--help"], ["baseline", "--help"]])

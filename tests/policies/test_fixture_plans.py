@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from tests.helpers import REPO_ROOT
+from tests.support.helpers import REPO_ROOT
 from tests.policies import fixture_plans, plans
 from tests.policies.fixture_plans import Manifest
 

@@ -7,8 +7,8 @@ import json
 import re
 
 from resilient_sqs.policy.inline_waivers import parse, scan
-from tests.helpers import REPO_ROOT
-from tests.helpers import sqs_policy_in_process as cli  # main() in this process: the reports are judged
+from tests.support.helpers import REPO_ROOT
+from tests.support.helpers import sqs_policy_in_process as cli  # main() in this process: the reports are judged
 
 PLAN = "tests/policies/plans/inline-waivers.json"
 SRC = REPO_ROOT / "tests/policies/configs/inline-waivers"
@@ -74,7 +74,7 @@ def test_inline_waivers():
 
 def test_inline_waivers_in_sarif_and_github():
     sarif = json.loads(cli("check", PLAN, "--source-dir", str(SRC), "--format", "sarif").stdout)
-    from tests.policies.test_formats import SARIF
+    from tests.support.policy_reports import SARIF
 
     SARIF.validate(sarif)
     sup = [r for r in sarif["runs"][0]["results"] if r.get("suppressions")]

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from resilient_sqs.policy.engine import evaluate
-from tests.helpers import REPO_ROOT
-from tests.policies.test_cli import MALFORMED, _one_line_error, cli
+from tests.support.helpers import REPO_ROOT
+from tests.support.policy_cli import MALFORMED, _one_line_error, cli
 
 pytestmark = pytest.mark.plan
 

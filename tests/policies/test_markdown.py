@@ -10,9 +10,9 @@ import pytest
 
 from resilient_sqs.policy.engine import evaluate
 from resilient_sqs.policy.formats import Context, render
-from tests.helpers import REPO_ROOT
+from tests.support.helpers import REPO_ROOT
 from tests.policies import plans
-from tests.policies.test_formats import FIXTURES, _ctx
+from tests.support.policy_reports import FIXTURES, _ctx
 
 NODE = re.compile(r'^    (n\d+|p\d+)(\[\(|\[|\(|\{\{|>)"([^"]*)"(\)\]|\]|\)|\}\})$')
 EDGE = re.compile(r'^  (n\d+) (-->|-\.->)\|"([^"]*)"\| (n\d+)$')

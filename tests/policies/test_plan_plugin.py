@@ -31,7 +31,7 @@ import resilient_sqs.policy.loader
 import resilient_sqs.policy.schema
 import resilient_sqs.policy.report
 import resilient_sqs.policy.source  # noqa: F401
-from tests.helpers import REPO_ROOT
+from tests.support.helpers import REPO_ROOT
 from tests.policies import plans
 
 pytest_plugins = ["pytester"]
@@ -386,7 +386,7 @@ def test_items_are_selected_like_any_test(pytester):
 def test_a_plain_install_plus_pytest_runs_the_plan_rules(tmp_path):
     """`pip install <checkout> pytest` (no extra) in a fresh venv: pytest finds the plugin
     through the installed entry point, and leaves a suite without --sqs-plan alone."""
-    from tests.test_packaging import _run, _source_copy
+    from tests.support.packaging import _run, _source_copy
 
     src = _source_copy(tmp_path / "src")
     venv = tmp_path / "venv"

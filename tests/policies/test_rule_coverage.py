@@ -9,7 +9,7 @@ import pytest
 from resilient_sqs.policy.config import Config
 from resilient_sqs.policy.engine import evaluate
 from resilient_sqs.policy.rules import RULES
-from tests.helpers import REPO_ROOT
+from tests.support.helpers import REPO_ROOT
 from tests.policies import fixture_plans, plans
 
 

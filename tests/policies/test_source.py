@@ -21,7 +21,7 @@ from resilient_sqs.policy.engine import evaluate
 from resilient_sqs.policy.graph import Plan
 from resilient_sqs.policy.source import JsonText, Pending, Source, Unknown
 from resilient_sqs.policy.source.functions import _whole_deep
-from tests.helpers import REPO_ROOT
+from tests.support.helpers import REPO_ROOT
 from tests.policies import plans
 
 E, W = "error", "warning"
@@ -260,7 +260,7 @@ def test_existing_fixtures_with_source(plan_doc, name):
 
 
 def test_queue_bad_with_source_decides_the_redrive_of_defaults(plan_doc):
-    from tests.policies.test_fixtures import EXPECTED as WITHOUT
+    from tests.support.expected_findings import EXPECTED as WITHOUT
 
     report = evaluate(plan_doc("config:queue-bad"), source_dir=str(_source_of("config:queue-bad")))
     assert _got(report) == WITHOUT["config:queue-bad"] - {("SQS003", UNK, E, "aws_sqs_queue.defaults")}

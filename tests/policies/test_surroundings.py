@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO_ROOT, sqs_policy_in_process
+from tests.support.helpers import REPO_ROOT, sqs_policy_in_process
 
 SUMMARY = re.compile(r"^[0-9]+ error\(s\), [0-9]+ warning\(s\), ")
 # what a terminal acts on: C0/C1 controls (ESC, BEL, CR, LF inside a line), bidi overrides and isolates

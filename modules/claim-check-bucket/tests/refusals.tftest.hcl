@@ -1,5 +1,5 @@
 # Every refused input of modules/claim-check-bucket fails the plan. Messages
-# are asserted by tests/test_submodule_refusals.py.
+# are asserted by tests/modules/test_refusals.py.
 
 provider "aws" {
   region                      = "us-east-1"

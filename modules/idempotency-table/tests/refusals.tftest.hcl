@@ -1,5 +1,5 @@
 # Every refused input of modules/idempotency-table fails the plan. Messages
-# are asserted by tests/test_submodule_refusals.py.
+# are asserted by tests/modules/test_refusals.py.
 
 provider "aws" {
   region                      = "us-east-1"

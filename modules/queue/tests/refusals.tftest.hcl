@@ -1,5 +1,5 @@
 # Every refused input of modules/queue fails the plan. The messages are
-# asserted by tests/test_queue_refusals.py; this file proves each refusal
+# asserted by tests/modules/test_refusals.py; this file proves each refusal
 # happens at plan time, natively.
 
 provider "aws" {
@@ -482,7 +482,7 @@ run "dlq_visibility_above_12_hours" {
   command = plan
 
   variables {
-    dlq_visibility_timeout_seconds = 50000
+    dlq_visibility_timeout_seconds = 43201
   }
 
   expect_failures = [var.name]
@@ -714,6 +714,134 @@ run "region_not_a_region" {
 
   variables {
     region = "EU West 1"
+  }
+
+  expect_failures = [var.name]
+}
+
+# the inputs of the message cases of tests/modules/test_refusals.py that no run above had
+run "visibility_below_consumer_bound_with_window" {
+  command = plan
+
+  variables {
+    consumer                   = { "timeout_seconds" : 30, "maximum_batching_window_seconds" : 5 }
+    visibility_timeout_seconds = 60
+  }
+
+  expect_failures = [aws_sqs_queue.this]
+}
+
+run "dlq_retention_below_source_fifo" {
+  command = plan
+
+  variables {
+    fifo                          = true
+    message_retention_seconds     = 604800
+    dlq_message_retention_seconds = 345600
+  }
+
+  expect_failures = [aws_sqs_queue.this]
+}
+
+run "retention_fractional" {
+  command = plan
+
+  variables {
+    message_retention_seconds = 86400.5
+  }
+
+  expect_failures = [var.name]
+}
+
+run "kms_reuse_fractional" {
+  command = plan
+
+  variables {
+    kms_master_key_id                 = "11111111-2222-3333-4444-555555555555"
+    kms_data_key_reuse_period_seconds = 300.5
+  }
+
+  expect_failures = [var.name]
+}
+
+run "kms_reuse_without_key" {
+  command = plan
+
+  variables {
+    kms_data_key_reuse_period_seconds = 600
+  }
+
+  expect_failures = [var.name]
+}
+
+run "dlq_kms_reuse_without_key" {
+  command = plan
+
+  variables {
+    dlq_kms_data_key_reuse_period_seconds = 600
+  }
+
+  expect_failures = [var.name]
+}
+
+run "policy_service_principal_without_source_condition" {
+  command = plan
+
+  variables {
+    queue_policy_statements = [{ "sid" : "Sns", "actions" : ["sqs:SendMessage"], "principals" : [{ "type" : "Service", "identifiers" : ["sns.amazonaws.com"] }] }]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.queue]
+}
+
+run "document_service_principal_without_source_condition" {
+  command = plan
+
+  variables {
+    source_queue_policy_documents = ["{\"Version\": \"2012-10-17\", \"Statement\": [{\"Effect\": \"Allow\", \"Principal\": {\"Service\": \"events.amazonaws.com\"}, \"Action\": \"sqs:SendMessage\"}]}"]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.queue]
+}
+
+run "policy_public_principal_with_principal_tag_only" {
+  command = plan
+
+  variables {
+    queue_policy_statements = [{ "sid" : "Tagged", "actions" : ["sqs:SendMessage"], "principals" : [{ "type" : "AWS", "identifiers" : ["*"] }], "conditions" : [{ "test" : "StringEquals", "variable" : "aws:PrincipalTag/team", "values" : ["orders"] }] }]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.queue]
+}
+
+run "per_group_throughput_scope_unset" {
+  command = plan
+
+  variables {
+    fifo                  = true
+    fifo_throughput_limit = "perMessageGroupId"
+  }
+
+  expect_failures = [aws_sqs_queue.this]
+}
+
+run "dlq_arn_with_dlq_visibility" {
+  command = plan
+
+  variables {
+    dlq_arn                        = "arn:aws:sqs:us-east-1:123456789012:shared-dlq"
+    dlq_visibility_timeout_seconds = 60
+  }
+
+  expect_failures = [aws_sqs_queue.this]
+}
+
+run "kms_reuse_below_60_with_key" {
+  command = plan
+
+  variables {
+    kms_master_key_id                 = "11111111-2222-3333-4444-555555555555"
+    kms_data_key_reuse_period_seconds = 30
   }
 
   expect_failures = [var.name]

@@ -18,8 +18,8 @@ import shutil
 
 import pytest
 
-from tests.helpers import FIXTURES
-from tests.test_consumer_stack import consumer_stack
+from tests.support.helpers import FIXTURES
+from tests.support.consumer_stack import consumer_stack
 from tooling.terraform import REPO_ROOT, Terraform
 
 pytestmark = [pytest.mark.plan, pytest.mark.xdist_group("migration")]

@@ -14,7 +14,7 @@ import os
 import shutil
 from pathlib import Path
 
-from tests.helpers import REPO_ROOT
+from tests.support.helpers import REPO_ROOT
 
 # $SQS_ANCHOR_DIR, else shared/anchors beside the checkout or beside one of its parents (a worktree)
 _ANCHOR_REL = Path("shared") / "anchors" / "terraform-aws-sqs-v4.3.1"

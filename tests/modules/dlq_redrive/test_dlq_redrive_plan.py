@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from tests.helpers import FIXTURES, MODULES, load_dlq_redrive
+from tests.support.helpers import FIXTURES, MODULES, load_dlq_redrive
 from tooling import lambda_package
 
 pytestmark = pytest.mark.plan

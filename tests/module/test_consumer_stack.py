@@ -17,46 +17,26 @@ otherwise).
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
 
-from tests import plan_cache
-from tests.helpers import OFFLINE_ACCOUNT
-from tests.test_queue_refusals import CASES as QUEUE_CASES
+from tests.support import plan_cache
+from tests.support.consumer_stack import consumer_stack
+from tests.support.helpers import OFFLINE_ACCOUNT
+from tests.support.refusal_messages import QUEUE_CASES, SOURCES, run_variables, split_runs
 from tooling.terraform import REPO_ROOT, Terraform, TerraformError
 
 pytestmark = [pytest.mark.plan, pytest.mark.xdist_group("consumer-stack")]
 
-OFFLINE_PROVIDER = '''provider "aws" {
-  region                      = "us-east-1"
-  access_key                  = "offline-plan"
-  secret_key                  = "offline-plan"
-  skip_credentials_validation = true
-  skip_requesting_account_id  = true
-  skip_metadata_api_check     = true
-  max_retries                 = 1
-}
-'''
-
-
-def consumer_stack(main_tf: str, extra: dict[str, bytes] | None = None) -> Path:
-    """A new directory outside the repository holding `main_tf`, whose `{source}`
-    placeholder becomes the checkout's path relative to it."""
-    work = Path(tempfile.mkdtemp(prefix="consumer-stack-"))
-    assert not work.resolve().is_relative_to(REPO_ROOT), f"{work} is inside the repository"
-    source = os.path.relpath(REPO_ROOT, work)
-    assert source.startswith(".."), source
-    (work / "main.tf").write_text(OFFLINE_PROVIDER + main_tf.replace("{source}", source))
-    for name, data in (extra or {}).items():
-        (work / name).write_bytes(data)
-    return work
+class HCL(str):
+    """An input value written as HCL text (as in a .tftest.hcl file), passed on verbatim."""
 
 
 def _hcl(value) -> str:
+    if isinstance(value, HCL):
+        return value
     return json.dumps(value)  # JSON is valid HCL expression syntax: types survive
 
 
@@ -115,17 +95,21 @@ CONSUMER_CASES = [
     ),
 ]
 
-# Every refusal of modules/queue (tests/test_queue_refusals.py), reached through a
-# queues entry: the message must name queues["orders"] and say what it says there.
+# Every refusal case of modules/queue (tests/support/refusal_messages.py: the inputs of the run of
+# modules/queue/tests/refusals.tftest.hcl), reached through a queues entry: the message
+# must name queues["orders"] and say what it says there.
 ROOT_LEVEL_INPUTS = {"account_id", "partition", "region"}  # root-module inputs, not queue attributes
 # where the root module refuses before modules/queue sees the value, with its own words
 THROUGH_ROOT = {
-    "dlq-name-is-queue-name": ['queue name "orders" is used by queues["orders"] and queues["orders"] (its DLQ)'],
+    "dlq_name_equal_to_queue_name": ['queue name "orders" is used by queues["orders"] and queues["orders"] (its DLQ)'],
 }
-for case, inputs, fragments in QUEUE_CASES:
+_QUEUE_RUNS = split_runs(SOURCES["modules/queue"][0].read_text())[1]
+for case, fragments in QUEUE_CASES.items():
+    inputs = run_variables(_QUEUE_RUNS[case])
     if ROOT_LEVEL_INPUTS & set(inputs):
         continue
-    CONSUMER_CASES.append((f"queue:{case}", {"queues": {"orders": inputs}}, THROUGH_ROOT.get(case, fragments)))
+    entry = "".join(f"        {k} = {v}\n" for k, v in inputs.items())
+    CONSUMER_CASES.append((f"queue:{case}", {"queues": HCL(f"{{\n      orders = {{\n{entry}      }}\n    }}")}, THROUGH_ROOT.get(case, fragments)))
 
 BASELINE = ("baseline", {"queues": {"orders": {}, "emails": {"fifo": True}}}, [])
 

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from tests.helpers import EXAMPLES, OFFLINE_ACCOUNT, resources_by_address
-from tests.test_examples_plan import _assert_pair_guarantees, _pairs
+from tests.support.examples import assert_pair_guarantees, queue_pairs
+from tests.support.helpers import EXAMPLES, OFFLINE_ACCOUNT, resources_by_address
 
 pytestmark = pytest.mark.plan
 
@@ -18,7 +18,7 @@ ORDERS, PAYMENTS = f"{PREFIX}-orders", f"{PREFIX}-payments"
 
 @pytest.fixture(scope="module")
 def plan(offline_planner):
-    # planned once per test run (tests/plan_cache.py), whichever worker asks first
+    # planned once per test run (tests/support/plan_cache.py), whichever worker asks first
     return offline_planner.plan(EXAMPLES / "complete", {"name_prefix": PREFIX, "consumer_function_name": FUNCTION})
 
 
@@ -59,10 +59,10 @@ def test_every_planned_resource_is_a_create_of_the_expected_kinds(rcs):
 
 
 def test_queue_pairs_keep_their_guarantees(plan):
-    pairs = _pairs(plan)
+    pairs = queue_pairs(plan)
     assert set(pairs) == {ORDERS, PAYMENTS}
     for key, (src, dlq) in pairs.items():
-        _assert_pair_guarantees(key, src, dlq)
+        assert_pair_guarantees(key, src, dlq)
     assert pairs[ORDERS][0]["visibility_timeout_seconds"] == 6 * 30 + 5
     assert pairs[PAYMENTS][0]["visibility_timeout_seconds"] == 6 * 20
     assert pairs[PAYMENTS][0]["fifo_queue"] is True

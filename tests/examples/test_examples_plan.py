@@ -5,45 +5,12 @@ import json
 
 import pytest
 
-from tests.helpers import EXAMPLES, OFFLINE_ACCOUNT, resources_by_address
+from tests.support.examples import assert_pair_guarantees, queue_pairs
+from tests.support.helpers import EXAMPLES, OFFLINE_ACCOUNT, resources_by_address
 
 pytestmark = pytest.mark.plan
 
 PREFIX = "plantest"
-
-
-def _pairs(plan: dict) -> dict[str, tuple[dict, dict]]:
-    """{queue key: (source after, dlq after)} from the root module's for_each over modules/queue."""
-    rcs = resources_by_address(plan)
-    pairs = {}
-    for addr, rc in rcs.items():
-        if rc["type"] == "aws_sqs_queue" and addr.endswith(".aws_sqs_queue.this"):
-            dlq = rcs[addr[: -len("this")] + "dlq[0]"]
-            key = addr.split('module.queue["', 1)[1].split('"]', 1)[0]
-            pairs[key] = (rc["change"]["after"], dlq["change"]["after"])
-    return pairs
-
-
-def _assert_pair_guarantees(key: str, src: dict, dlq: dict, region: str = "us-east-1"):
-    assert dlq["message_retention_seconds"] > src["message_retention_seconds"], key
-    assert src["message_retention_seconds"] >= 86400, key
-    for q in (src, dlq):
-        assert q["sqs_managed_sse_enabled"] is True or q.get("kms_master_key_id"), f"{key}: SSE off"
-        assert q["receive_wait_time_seconds"] == 20, key
-        statements = json.loads(q["policy"])["Statement"]
-        tls = [s for s in statements if s["Effect"] == "Deny" and s["Condition"]["Bool"]["aws:SecureTransport"] == "false"]
-        assert tls and tls[0]["Principal"] == "*" and tls[0]["Action"] == "sqs:*", f"{key}: no TLS-only deny"
-        assert not [s for s in statements if s["Effect"] == "Allow" and s.get("Principal") == "*"], key
-    allow = json.loads(dlq["redrive_allow_policy"])
-    assert allow == {
-        "redrivePermission": "byQueue",
-        "sourceQueueArns": [f"arn:aws:sqs:{region}:{OFFLINE_ACCOUNT}:{src['name']}"],
-    }, key
-    assert src["fifo_queue"] == dlq["fifo_queue"], key
-    # the redrive policy is known at plan time: the DLQ's ARN built like the real one
-    redrive = json.loads(src["redrive_policy"])
-    assert redrive["deadLetterTargetArn"] == f"arn:aws:sqs:{region}:{OFFLINE_ACCOUNT}:{dlq['name']}", key
-    assert isinstance(redrive["maxReceiveCount"], int) and redrive["maxReceiveCount"] >= 2, key
 
 
 def _source_queue_config(plan: dict) -> dict:
@@ -54,10 +21,10 @@ def _source_queue_config(plan: dict) -> dict:
 
 def test_many_queues(offline_planner):
     plan = offline_planner.plan(EXAMPLES / "many-queues", {"name_prefix": PREFIX})
-    pairs = _pairs(plan)
+    pairs = queue_pairs(plan)
     assert set(pairs) == {f"{PREFIX}-{n}" for n in ("orders", "emails", "reports", "audit")}
     for key, (src, dlq) in pairs.items():
-        _assert_pair_guarantees(key, src, dlq)
+        assert_pair_guarantees(key, src, dlq)
     # visibility = 6 x timeout + window where a consumer is given; explicit otherwise
     assert pairs[f"{PREFIX}-orders"][0]["visibility_timeout_seconds"] == 6 * 30 + 5
     assert pairs[f"{PREFIX}-emails"][0]["visibility_timeout_seconds"] == 6 * 10
@@ -94,10 +61,10 @@ def test_many_queues_outputs_keyed_by_queue(offline_planner):
 
 def test_basic(offline_planner):
     plan = offline_planner.plan(EXAMPLES / "basic", {"name_prefix": PREFIX})
-    pairs = _pairs(plan)
+    pairs = queue_pairs(plan)
     assert list(pairs) == [f"{PREFIX}-orders"]
     src, dlq = pairs[f"{PREFIX}-orders"]
-    _assert_pair_guarantees(f"{PREFIX}-orders", src, dlq)
+    assert_pair_guarantees(f"{PREFIX}-orders", src, dlq)
     assert src["visibility_timeout_seconds"] == 180
     assert (src["message_retention_seconds"], dlq["message_retention_seconds"]) == (345600, 1209600)
     assert src["tags"] == {"example": "basic"}
@@ -113,8 +80,8 @@ def test_same_stack_consumer(offline_planner):
     plan = offline_planner.plan(EXAMPLES / "same-stack-consumer", {"name_prefix": PREFIX})
     rcs = resources_by_address(plan)
     queue = f"{PREFIX}-orders"
-    src, dlq = _pairs(plan)[queue]
-    _assert_pair_guarantees(queue, src, dlq)
+    src, dlq = queue_pairs(plan)[queue]
+    assert_pair_guarantees(queue, src, dlq)
     assert src["visibility_timeout_seconds"] == 6 * 30
     fn = rcs["aws_lambda_function.consumer[0]"]["change"]
     esm = rcs[f'module.messaging.module.consumer["{queue}"].aws_lambda_event_source_mapping.this']["change"]["after"]
@@ -147,9 +114,9 @@ def test_same_stack_consumer_without_the_function(offline_planner):
 
 def test_fifo(offline_planner):
     plan = offline_planner.plan(EXAMPLES / "fifo", {"name_prefix": PREFIX})
-    pairs = _pairs(plan)
+    pairs = queue_pairs(plan)
     src, dlq = pairs[f"{PREFIX}-payments"]
-    _assert_pair_guarantees(f"{PREFIX}-payments", src, dlq)
+    assert_pair_guarantees(f"{PREFIX}-payments", src, dlq)
     assert src["name"] == f"{PREFIX}-payments.fifo" and dlq["name"] == f"{PREFIX}-payments-dlq.fifo"
     assert src["fifo_queue"] is True and dlq["fifo_queue"] is True
     assert src["content_based_deduplication"] is True

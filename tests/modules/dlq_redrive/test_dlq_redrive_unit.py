@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 
-from tests.helpers import load_dlq_redrive
+from tests.support.helpers import load_dlq_redrive
 
 mod = load_dlq_redrive()
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from resilient_sqs.policy.rules import CONFIG_RULES, RULES
-from tests.helpers import OFFLINE_ACCOUNT, REPO_ROOT, example_dirs, module_dirs
+from tests.support.helpers import OFFLINE_ACCOUNT, REPO_ROOT, example_dirs, module_dirs
 from tooling import docs
 from tooling.terraform import TerraformError
 
@@ -218,7 +218,7 @@ def test_usage_discovery_maps_sources_and_context(tmp_path):
 def test_documented_hcl_plans():
     """Every ```hcl block of README.md, docs/*.md and the module/example READMEs, each in a
     module of its own (so the blocks' names cannot collide), planned in one offline plan."""
-    from tests import plan_cache
+    from tests.support import plan_cache
 
     usage = _write_usage_config()
     try:

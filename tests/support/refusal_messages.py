@@ -1,32 +1,124 @@
-"""Every refusal of the new submodules (and of the root module composing them)
-comes with a message that names the input, the value or bound, and what to do.
+"""The refusal runs of every module and of the root module, and the words each
+refusal must say: the table tests/modules/test_refusals.py checks every native refusal
+run against, and tests/module/test_consumer_stack.py reuses for modules/queue's
+refusals reached through a root ``queues`` entry.
 
-The cases are the native refusal runs themselves: each module's
-``tests/refusals.tftest.hcl`` (where ``expect_failures`` proves the plan fails
-on the right object), plus refusals made inside submodules when driven through
-the root module (tests/fixtures/root-refusals.tftest.hcl: ``expect_failures``
-cannot name objects inside a child module). Here every run is replayed
-without ``expect_failures``, one run per file (Terraform skips the rest of a
-file after an error), in one real ``terraform test`` per module; the error
-diagnostics of each run must contain the fragments listed below.
+A run's inputs are written once, in its ``refusals.tftest.hcl``;
+``run_variables`` reads them back as HCL text.
 """
 from __future__ import annotations
 
-import json
 import re
-import shutil
-import tempfile
-from pathlib import Path
 
-import pytest
+from tests.support.helpers import FIXTURES, MODULES, REPO_ROOT
 
-from tests.helpers import FIXTURES, MODULES, REPO_ROOT
-from tooling.terraform import Terraform
+# modules/queue: {run of modules/queue/tests/refusals.tftest.hcl: fragments every one of which
+# must appear in its errors}. These are also planned through a root `queues` entry
+# (tests/module/test_consumer_stack.py), where the message must say the same after the queue's path.
+QUEUE_CASES: dict[str, list[str]] = {
+    'name_with_invalid_characters': ['name:', 'letters, digits, hyphens'],
+    'name_too_long_with_suffixes': ['dlq_name:', '83 characters', 'at most 80'],
+    'fifo_suffix_on_standard_queue': ['"orders.fifo" ends with .fifo but fifo = false'],
+    'dlq_name_with_invalid_characters': ['dlq_name:', 'letters, digits'],
+    'visibility_above_12_hours': ['visibility_timeout_seconds:', '43200'],
+    'visibility_below_consumer_bound_with_window': ['visibility_timeout_seconds: 60 s', '6 x consumer timeout 30 s', 'batching window 5 s = 185 s', 'at least 185'],
+    'consumer_timeout_above_lambda_max': ['consumer.timeout_seconds:', '1 to 900'],
+    'consumer_window_above_300': ['maximum_batching_window_seconds:', '0 to 300'],
+    'retention_below_one_day': ['message_retention_seconds:', '86400 (1 day)'],
+    'retention_above_14_days': ['message_retention_seconds:', '1209600'],
+    'dlq_retention_equal_to_source': ['dlq_message_retention_seconds: 1209600 s must be greater than message_retention_seconds (1209600 s)'],
+    'dlq_retention_below_source': ['dlq_message_retention_seconds: 345600 s must be greater than message_retention_seconds (604800 s)', 'On a standard queue a message keeps its original enqueue time'],
+    # the reason given must be true for FIFO, whose DLQ restarts a message's retention
+    'dlq_retention_below_source_fifo': ['dlq_message_retention_seconds: 345600 s must be greater than message_retention_seconds (604800 s)', "On a FIFO queue a message's retention restarts when it moves to the DLQ"],
+    'retention_fractional': ['message_retention_seconds: 86400.5', 'whole number'],
+    'kms_reuse_fractional': ['kms_data_key_reuse_period_seconds: 300.5', 'whole number'],
+    'kms_reuse_without_key': ['kms_data_key_reuse_period_seconds: 600 is set, but the queue has no KMS key'],
+    'dlq_kms_reuse_without_key': ['dlq_kms_data_key_reuse_period_seconds: 600 is set, but the DLQ has no KMS key'],
+    'policy_service_principal_without_source_condition': ['queue_policy_statements[0] (sid "Sns"): an Allow to service principal sns.amazonaws.com without an aws:SourceArn or aws:SourceAccount condition', 'confused deputy'],
+    'document_service_principal_without_source_condition': ['source_queue_policy_documents[0]', 'service principal events.amazonaws.com without an aws:SourceArn or aws:SourceAccount Condition'],
+    'policy_public_principal_with_principal_tag_only': ['queue_policy_statements[0] (sid "Tagged"): an Allow to principal "*" without a condition that pins the caller', 'aws:principaltag/team'],
+    'dlq_retention_above_14_days': ['dlq_message_retention_seconds:', '1209600'],
+    'max_receive_count_one': ['max_receive_count:', '2 to 1000', 'ghost receive'],
+    'max_receive_count_fractional': ['max_receive_count:', 'whole number'],
+    'short_polling_without_opt_out': ['receive_wait_time_seconds: 0', 'allow_short_polling = true'],
+    'receive_wait_above_20': ['receive_wait_time_seconds:', '0 to 20'],
+    'delay_above_15_minutes': ['delay_seconds:', '900'],
+    'max_message_size_below_1024': ['max_message_size:', '1024'],
+    'empty_kms_key': ['kms_master_key_id:', 'null for SSE-SQS'],
+    'kms_reuse_below_60_with_key': ['kms_data_key_reuse_period_seconds:', '60 to 86400'],
+    'unknown_deduplication_scope': ['deduplication_scope:', '"messageGroup"'],
+    'unknown_throughput_limit': ['fifo_throughput_limit:', '"perMessageGroupId"'],
+    'per_group_throughput_needs_group_scope': ['requires deduplication_scope = "messageGroup"', 'it is "queue"'],
+    'per_group_throughput_scope_unset': ['requires deduplication_scope = "messageGroup"', 'unset (AWS default "queue")'],
+    'fifo_options_on_standard_queue': ['FIFO-only settings but fifo = false'],
+    'policy_wildcard_action': ['queue_policy_statements[0] (sid "Any"): actions: ["sqs:*"] in an Allow', 'wildcards'],
+    'policy_public_principal': ['principal "*" without a condition that pins the caller', 'makes the queue public'],
+    'policy_bad_effect': ['queue_policy_statements[0] (sid "Odd"): effect: "allow" must be "Allow" or "Deny"'],
+    'dlq_policy_wildcard_action': ['dlq_policy_statements[0] (sid "Any"): actions: ["sqs:Receive*"] in an Allow', 'wildcards'],
+    'dlq_policy_public_principal': ['makes the DLQ public'],
+    'account_id_not_12_digits': ['account_id:', '12-digit'],
+    # the provider (5.x) validates 1024-262144 itself; refused here first, with the way out
+    'max_message_size_above_provider_range': ['max_message_size: 300000 bytes', '1024-262144', 'claim-check bucket'],
+    'dlq_name_equal_to_queue_name': ['dlq_name: "orders" is the queue\'s own name', 'its own dead-letter queue'],
+    'create_dlq_with_dlq_arn': ['create_dlq: true, but dlq_arn names an existing DLQ too'],
+    'create_dlq_false_without_dlq_arn': ['create_dlq: false needs dlq_arn'],
+    'dlq_arn_is_the_queue_itself': ['dlq_arn:', "is this queue's own ARN"],
+    'dlq_arn_standard_for_fifo_queue': ['dlq_arn:', 'is a standard queue but this queue is FIFO'],
+    'dlq_arn_in_another_region': ['dlq_arn:', 'is in eu-west-1/', 'same account and region'],
+    'dlq_arn_with_dlq_visibility': ['dlq_arn: the DLQ is an existing queue', 'dlq_visibility_timeout_seconds would not be applied'],
+    'dlq_arn_not_an_arn': ['dlq_arn:', 'must be an SQS queue ARN'],
+    'dlq_short_polling': ['dlq_receive_wait_time_seconds: 0 (short polling) is refused'],
+    'dlq_visibility_above_12_hours': ['dlq_visibility_timeout_seconds: 43201', '43200'],
+    'dlq_redrive_allow_deny_all': ['dlq_redrive_allow_policy.redrivePermission: "denyAll"', 'own DLQ'],
+    'policy_not_actions_in_allow': ['queue_policy_statements[0] (sid "AllBut"): not_actions in an Allow grants every other action'],
+    'policy_not_principals_in_allow': ['not_principals in an Allow grants every principal not listed'],
+    'policy_resources_given': ['resources/not_resources: the resource of this policy is always the source queue itself', 'remove them'],
+    'document_public_principal': ['source_queue_policy_documents[0] statement "Open": an Allow to principal "*" without a Condition that pins the caller', 'makes the source queue public'],
+    'partition_not_a_partition': ['partition:', '"aws-cn"'],
+    'region_not_a_region': ['region:', '"eu-west-1"'],
+}
 
-pytestmark = pytest.mark.plan
+# modules/queue runs checked in the module only: DLQ-side and policy-document twins of the
+# cases above, and boundaries the root module reaches through the same validations.
+QUEUE_ONLY: dict[str, list[str]] = {
+    "visibility_below_consumer_bound": [
+        "visibility_timeout_seconds: 179 s is below 6 x consumer timeout 30 s + batching window 0 s = 180 s", "set it to at least 180",
+    ],
+    "dlq_arn_with_settings_of_a_created_dlq": [
+        "dlq_arn: the DLQ is an existing queue, not managed here, so dlq_message_retention_seconds would not be applied",
+    ],
+    "dlq_receive_wait_above_20": ["dlq_receive_wait_time_seconds: 25 must be a whole number from 0 to 20"],
+    "dlq_per_group_throughput_needs_group_scope": [
+        'dlq_fifo_throughput_limit: "perMessageGroupId" requires dlq_deduplication_scope = "messageGroup"', 'unset (AWS default "queue")',
+    ],
+    "dlq_fifo_options_on_standard_queue": ["(and their dlq_ forms) are FIFO-only settings but fifo = false"],
+    "dlq_delay_above_15_minutes": ["dlq_delay_seconds: 1000 must be a whole number from 0 to 900"],
+    "dlq_empty_kms_key": ["dlq_kms_master_key_id: must be a KMS key ID, ARN or alias", "An empty string would not turn encryption off"],
+    "kms_reuse_below_60": ["kms_data_key_reuse_period_seconds: 59 must be a whole number of seconds from 60 to 86400", "the queue has no KMS key"],
+    "dlq_kms_reuse_below_60": ["dlq_kms_data_key_reuse_period_seconds: 10 must be a whole number of seconds from 60 to 86400"],
+    "dlq_unknown_deduplication_scope": ['dlq_deduplication_scope: "group" must be "queue" or "messageGroup"'],
+    "dlq_unknown_throughput_limit": ['dlq_fifo_throughput_limit: "perGroup" must be "perQueue" or "perMessageGroupId"'],
+    "dlq_redrive_allow_sources_with_allow_all": ["dlq_redrive_allow_policy.sourceQueueArns:", 'only with redrivePermission = "byQueue"'],
+    "dlq_policy_bad_effect": ['dlq_policy_statements[0] (sid "Odd"): effect: "Permit" must be "Allow" or "Deny"'],
+    "policy_without_actions": ['queue_policy_statements[0] (sid "Nothing"): give exactly one of actions and not_actions'],
+    "policy_public_principal_with_condition_singular_is_not_public": [
+        'queue_policy_statements[1] (sid "Open"): an Allow to principal "*" without a condition that pins the caller',
+    ],
+    "document_wildcard_action": [
+        'override_queue_policy_documents[0] statement "Admin": Action ["sqs:*"] in an Allow', "wildcards grant more than intended",
+    ],
+    "dlq_document_not_action_allow": [
+        'source_dlq_queue_policy_documents[0] statement "AllBut": NotAction in an Allow grants every other action on the DLQ',
+    ],
+    "source_document_not_json": ["source_queue_policy_documents: every entry must be a JSON policy document with a Statement"],
+    "override_document_without_statement": ["override_queue_policy_documents: every entry must be a JSON policy document with a Statement"],
+    "dlq_source_document_not_json": ["source_dlq_queue_policy_documents: every entry must be a JSON policy document with a Statement"],
+    "dlq_override_document_not_json": ["override_dlq_queue_policy_documents: every entry must be a JSON policy document with a Statement"],
+}
 
 # {config dir: {run name: [fragments every one of which must appear in the run's errors]}}
 FRAGMENTS: dict[str, dict[str, list[str]]] = {
+    "modules/queue": {**QUEUE_CASES, **QUEUE_ONLY},
     "modules/claim-check-bucket": {
         "name_with_uppercase": ["name:", "lowercase letters", "Uppercase letters and underscores are refused"],
         "name_like_ip_address": ["name:", "not an IP address"],
@@ -281,6 +373,7 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
 }
 
 SOURCES = {
+    "modules/queue": [MODULES / "queue" / "tests" / "refusals.tftest.hcl"],
     "modules/claim-check-bucket": [MODULES / "claim-check-bucket" / "tests" / "refusals.tftest.hcl"],
     "modules/idempotency-table": [MODULES / "idempotency-table" / "tests" / "refusals.tftest.hcl"],
     "modules/iam": [MODULES / "iam" / "tests" / "refusals.tftest.hcl"],
@@ -291,7 +384,6 @@ SOURCES = {
 }
 
 RUN = re.compile(r'^run "([^"]+)" \{', re.M)
-EXPECT = re.compile(r"^\s*expect_failures\s*=\s*\[[^\]]*\]\s*\n", re.M)
 
 
 def split_runs(text: str) -> tuple[str, dict[str, str]]:
@@ -306,99 +398,43 @@ def split_runs(text: str) -> tuple[str, dict[str, str]]:
     return text[: starts[0]], runs
 
 
-def replay_without_expect_failures(config: str, sources: list[Path]) -> dict[str, dict]:
-    """Run every refusal run alone, without expect_failures; {run: {"status", "errors"}}."""
-    src_dir = REPO_ROOT / config
-    base = REPO_ROOT / ".plans"  # git-ignored: absent on a fresh clone until something plans
-    base.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f"refusals-{src_dir.name or 'root'}-", dir=base))
-    try:
-        for f in src_dir.glob("*.tf"):
-            shutil.copy2(f, work / f.name)
-        # the configuration's own folders (modules/, a function's dist/ ...), not its tests or state
-        for sub in src_dir.iterdir():
-            if sub.is_dir() and sub.name not in {"tests", ".terraform", ".git", ".cache", ".plans"} and not sub.name.startswith(".venv"):
-                (work / sub.name).symlink_to(sub, target_is_directory=True)
-        (work / "tests").mkdir()
-        for source in sources:
-            header, runs = split_runs(source.read_text())
-            for name, block in runs.items():
-                (work / "tests" / f"{name}.tftest.hcl").write_text(header + EXPECT.sub("", block))
-        tf = Terraform(work)
-        tf.init(backend=False)
-        result = tf.test()
-        outcome: dict[str, dict] = {}
-        for line in result.stdout.splitlines():
-            if not line.startswith("{"):
-                continue
-            event = json.loads(line)
-            run = event.get("@testrun")
-            if event.get("type") == "test_run" and event["test_run"].get("progress") == "complete":
-                outcome.setdefault(event["test_run"]["run"], {"errors": []})["status"] = event["test_run"]["status"]
-            elif event.get("type") == "diagnostic" and run and event.get("@level") == "error":
-                d = event["diagnostic"]
-                outcome.setdefault(run, {"errors": []})["errors"].append(" ".join(f"{d.get('summary', '')}: {d.get('detail', '')}".split()))
-        return outcome
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+def _value_end(text: str, start: int, *, to_closing: bool = False) -> int:
+    """Where the HCL expression from ``start`` ends: the end of its line, once every bracket
+    it opens is closed (strings respected); with ``to_closing``, the bracket that closes one
+    opened before ``start``."""
+    depth, i, quote = 0, start, False
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
+                quote = False
+        elif ch == '"':
+            quote = True
+        elif ch in "{[(":
+            depth += 1
+        elif ch in "}])":
+            depth -= 1
+            if depth < 0:
+                return i
+        elif ch == "\n" and depth == 0 and not to_closing:
+            return i
+        i += 1
+    return i
 
 
-@pytest.mark.parametrize("config", list(FRAGMENTS), ids=lambda c: "root" if c == "." else c)
-def test_refusal_messages(config):
-    expected = FRAGMENTS[config]
-    defined = {name for source in SOURCES[config] for name in split_runs(source.read_text())[1]}
-    assert defined == set(expected), (
-        f"runs without expected message fragments: {sorted(defined - set(expected))}; "
-        f"fragments for runs that do not exist: {sorted(set(expected) - defined)}"
-    )
-    outcome = replay_without_expect_failures(config, SOURCES[config])
-    problems = []
-    for name, fragments in expected.items():
-        got = outcome.get(name)
-        if got is None or got.get("status") not in ("error", "fail"):
-            problems.append(f"{name}: the plan was not refused ({got})")
-            continue
-        text = " ".join(got["errors"])
-        missing = [f for f in fragments if f not in text]
-        if missing:
-            problems.append(f"{name}: missing {missing} in: {text}")
-    assert not problems, "\n".join(problems)
-
-
-def _blocks(text: str, kind: str) -> dict[str, str]:
-    """Top-level `kind "a" "b" {` blocks keyed "a.b" (or "a" for one label), with their text."""
-    heads = list(re.finditer(rf'^{kind} "([^"]+)"(?: "([^"]+)")? \{{', text, re.M))
-    out = {}
-    for i, m in enumerate(heads):
-        end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
-        out[".".join(g for g in m.groups() if g)] = text[m.start() : end]
+def run_variables(block: str) -> dict[str, str]:
+    """{input: its value as HCL text} of a run block's `variables { ... }` (empty without one)."""
+    head = re.search(r"^\s*variables\s*\{", block, re.M)
+    if not head:
+        return {}
+    end = _value_end(block, head.end(), to_closing=True)
+    body = block[head.end() : end]
+    out: dict[str, str] = {}
+    name = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*", re.M)
+    pos = 0
+    while m := name.search(body, pos):
+        pos = _value_end(body, m.end())
+        out[m.group(1)] = body[m.end() : pos].strip()
     return out
-
-
-@pytest.mark.parametrize("config", list(FRAGMENTS), ids=lambda c: "root" if c == "." else c)
-def test_every_validation_and_precondition_has_a_native_negative_run(config):
-    """As many `expect_failures` runs per variable/resource/output as it has validation/precondition blocks."""
-    src_dir = REPO_ROOT / config
-    native = [p for p in SOURCES[config] if p.parent.name == "tests" and p.parent.parent == src_dir]
-    if config == ".":
-        native.append(REPO_ROOT / "tests" / "root.tftest.hcl")
-    expected_counts: dict[str, int] = {}
-    for name, body in _blocks((src_dir / "variables.tf").read_text(), "variable").items():
-        if "validation {" in body:
-            expected_counts[f"var.{name}"] = body.count("validation {")
-    for fname in ("main.tf", "outputs.tf"):
-        text = (src_dir / fname).read_text()
-        for name, body in _blocks(text, "resource").items():
-            if "precondition {" in body:
-                expected_counts[name] = body.count("precondition {")
-        for name, body in _blocks(text, "output").items():
-            if "precondition {" in body:
-                expected_counts[f"output.{name}"] = body.count("precondition {")
-    refs: dict[str, int] = {}
-    for f in native:
-        for m in re.finditer(r"expect_failures\s*=\s*\[([^\]]*)\]", f.read_text()):
-            for ref in (r.strip() for r in m.group(1).split(",") if r.strip()):
-                refs[ref] = refs.get(ref, 0) + 1
-    short = {obj: (n, refs.get(obj, 0)) for obj, n in expected_counts.items() if refs.get(obj, 0) < n}
-    assert not short, f"{config}: objects with fewer negative runs than checks (checks, runs): {short}"
-    assert expected_counts, f"{config}: found no validations or preconditions at all"

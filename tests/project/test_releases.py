@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import subprocess
 
-from tests.helpers import REPO_ROOT
+from tests.support.helpers import REPO_ROOT
 from tooling import docs
 
 REF = re.compile(r"[?&]ref=([^\"'\s)`]+)")

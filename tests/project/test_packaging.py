@@ -7,7 +7,6 @@ from __future__ import annotations
 import ast
 import re
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -16,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO_ROOT
+from tests.support.helpers import REPO_ROOT
+from tests.support.packaging import _run, _source_copy
 
 PYPROJECT = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
 SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
@@ -80,14 +80,6 @@ def test_shipped_package_imports_no_dev_code(package):
     assert not offenders, f"shipped package {package} imports dev-only or AWS code: {offenders}"
 
 
-def _source_copy(dest: Path) -> Path:
-    """The checkout as pip sees it, without venvs, caches and Terraform state."""
-    ignore = shutil.ignore_patterns(".git", ".venv*", ".cache", ".plans", ".localstack", ".terraform", "__pycache__",
-                                    "*.egg-info", "build", ".pytest_cache", "*.tfstate*")
-    shutil.copytree(REPO_ROOT, dest, ignore=ignore, symlinks=True)
-    return dest
-
-
 @pytest.fixture(scope="module")
 def fresh_install(tmp_path_factory):
     base = tmp_path_factory.mktemp("install")
@@ -99,12 +91,6 @@ def fresh_install(tmp_path_factory):
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, f"pip install of the checkout failed:\n{proc.stdout}\n{proc.stderr}"
     return venv
-
-
-def _run(venv: Path, *args: str, cwd: Path, **kw) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    return subprocess.run([str(venv / "bin" / args[0]), *args[1:]], capture_output=True, text=True, cwd=cwd, env=env,
-                          timeout=120, **kw)
 
 
 @pytest.mark.install

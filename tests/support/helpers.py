@@ -9,7 +9,7 @@ from tooling.terraform import REPO_ROOT
 
 EXAMPLES = REPO_ROOT / "examples"
 MODULES = REPO_ROOT / "modules"
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parent.parent / "fixtures"
 OFFLINE_ACCOUNT = "123456789012"
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.helpers import REPO_ROOT
+from tests.support.helpers import REPO_ROOT
 from tooling.demo import explain_counts, summarize
 
 PLAN = REPO_ROOT / "tests" / "policies" / "plans" / "example-complete.json"
@@ -25,7 +25,7 @@ def test_summary_describes_every_queue_with_its_own_dlq():
 
 
 def test_the_checkers_resource_count_is_explained_by_the_plans_creates_and_data_sources():
-    from tests.helpers import sqs_policy_in_process
+    from tests.support.helpers import sqs_policy_in_process
 
     summary = sqs_policy_in_process("check", str(PLAN)).stdout.decode().rstrip().splitlines()[-1]
     plan = json.loads(PLAN.read_text())

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.helpers import REPO_ROOT
+from tests.support.helpers import REPO_ROOT
 
 # module.<call>[each.key|count.index], <type>.<name>[...], data.<type>.<name>[...]
 PER_INSTANCE_REF = re.compile(

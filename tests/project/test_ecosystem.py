@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 from resilient_sqs.policy import hook
-from tests.helpers import REPO_ROOT
+from tests.support.helpers import REPO_ROOT
 from tests.policies import plans
 
 CLEAN, VIOLATIONS, WARNINGS_ONLY = "example:basic", "config:queue-bad", "config:warnings"

@@ -1,0 +1,33 @@
+"""A root configuration of another stack that sources this checkout by relative path,
+written to a temporary directory outside the repository (tests/module/)."""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from tooling.terraform import REPO_ROOT
+
+OFFLINE_PROVIDER = '''provider "aws" {
+  region                      = "us-east-1"
+  access_key                  = "offline-plan"
+  secret_key                  = "offline-plan"
+  skip_credentials_validation = true
+  skip_requesting_account_id  = true
+  skip_metadata_api_check     = true
+  max_retries                 = 1
+}
+'''
+
+
+def consumer_stack(main_tf: str, extra: dict[str, bytes] | None = None) -> Path:
+    """A new directory outside the repository holding `main_tf`, whose `{source}`
+    placeholder becomes the checkout's path relative to it."""
+    work = Path(tempfile.mkdtemp(prefix="consumer-stack-"))
+    assert not work.resolve().is_relative_to(REPO_ROOT), f"{work} is inside the repository"
+    source = os.path.relpath(REPO_ROOT, work)
+    assert source.startswith(".."), source
+    (work / "main.tf").write_text(OFFLINE_PROVIDER + main_tf.replace("{source}", source))
+    for name, data in (extra or {}).items():
+        (work / name).write_bytes(data)
+    return work
