@@ -77,7 +77,7 @@ docs: $(STAMP)
 	$(PY) -m tooling.docs
 
 # rewrite the copies of resilient_sqs/facts.py that cannot import it (modules/*/facts.tf locals,
-# policies/checkov/_facts.py); tests/test_facts.py fails while they are stale
+# policies/checkov/_facts.py); tests/resilient_sqs/test_facts.py fails while they are stale
 facts: $(STAMP)
 	$(PY) -m tooling.facts
 

@@ -17,7 +17,7 @@ from .graph import Plan, parse_module_address
 # submodule -> (resources it declares, inputs it declares, its call name in the root
 # module, how the root module's input names it, {(resource local name, attribute): input}).
 # A declared copy of the modules' source (the checker reads plans, not the modules):
-# tests/test_declared_module_copies.py proves each entry against modules/ and main.tf.
+# tests/modules/test_declared_copies.py proves each entry against modules/ and main.tf.
 SUBMODULES = {
     "queue": (
         {"aws_sqs_queue.this", "aws_sqs_queue.dlq"},

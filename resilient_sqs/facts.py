@@ -3,14 +3,14 @@ helpers must agree on, stated once.
 
 This file is the one source. The other sides are generated from it or declared as copies:
 
-* generated (``python -m tooling.facts``, ``make facts``; ``tests/test_facts.py`` fails when
+* generated (``python -m tooling.facts``, ``make facts``; ``tests/resilient_sqs/test_facts.py`` fails when
   stale): the ``locals`` in ``modules/queue/facts.tf``, ``modules/lambda-consumer/facts.tf``
   and ``modules/dlq-redrive/facts.tf``, which the modules' expressions, validations and
   refusal messages use, and ``policies/checkov/_facts.py``, which the checkov checks import
   (checkov loads them by path, so they cannot import this package);
 * imported: the plan checker's rule options and texts (``policies/rules``) and
   ``resilient_sqs/consumer.py``;
-* declared copies, each proven equal by ``tests/test_facts.py``: the redrive function's
+* declared copies, each proven equal by ``tests/resilient_sqs/test_facts.py``: the redrive function's
   constants (``modules/dlq-redrive/src/dlq_redrive.py`` ships in a Lambda zip without this
   package), and the places HCL only accepts a literal (variable defaults, ``optional()``
   defaults in ``internal/inputs``, variable descriptions).

@@ -10,7 +10,7 @@ in checkov's own venv) cannot import it, so this writes their side:
     modules/dlq-redrive/facts.tf      locals of the redrive module
     policies/checkov/_facts.py        constants the checkov checks import
 
-``tests/test_facts.py`` fails when a generated file differs from what this would write, and
+``tests/resilient_sqs/test_facts.py`` fails when a generated file differs from what this would write, and
 proves the declared copies (the redrive function's constants, HCL literals) agree.
 
 Usage::
@@ -30,10 +30,10 @@ from resilient_sqs import facts as FACTS
 REPO_ROOT = Path(__file__).resolve().parent.parent
 REGENERATE = "make facts"
 HCL_HEADER = (f"# Generated from resilient_sqs/facts.py by `{REGENERATE}` (python -m tooling.facts). Do not edit:\n"
-              "# change the fact there and regenerate (tests/test_facts.py fails while this is stale).\n")
+              "# change the fact there and regenerate (tests/resilient_sqs/test_facts.py fails while this is stale).\n")
 PY_HEADER = (f'"""Generated from resilient_sqs/facts.py by `{REGENERATE}` (python -m tooling.facts). Do not edit.\n\n'
              "The checkov checks are loaded by path in checkov's own venv and cannot import the package;\n"
-             'tests/test_facts.py fails while this is stale."""\n')
+             'tests/resilient_sqs/test_facts.py fails while this is stale."""\n')
 
 # generated file -> {local / constant name: the fact's name in resilient_sqs/facts.py}
 HCL_LOCALS: dict[str, dict[str, str]] = {

@@ -46,7 +46,7 @@ from botocore.config import Config as BotoConfig
 from botocore.exceptions import ConnectionClosedError, ReadTimeoutError
 
 # Declared copies of resilient_sqs/facts.py (this file ships in a Lambda zip without the
-# package); tests/test_facts.py proves they agree with it.
+# package); tests/resilient_sqs/test_facts.py proves they agree with it.
 REDRIVE_COUNT_ATTR = "x-redrive-count"
 FAILURE_REASON_ATTR = "x-failure-reason"
 MAX_REDRIVE_COUNT_DEFAULT = 3

@@ -12,7 +12,7 @@ import hcl2
 import pytest
 
 from resilient_sqs import facts
-from tests.helpers import load_dlq_redrive
+from tests.support.helpers import load_dlq_redrive
 from tooling import facts as gen
 
 ROOT = Path(__file__).resolve().parent.parent
