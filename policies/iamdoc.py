@@ -393,18 +393,42 @@ def action_covers_all(actions, service: str) -> bool:
     return False
 
 
-def covers(resources, arns: list[str]):
+# a placeholder the configuration source leaves in a string for a value known only after
+# apply (source.PendingText: ``${aws_s3_bucket.b.arn}/*``); IAM's own policy variables
+# (``${aws:username}``) have a colon
+_PLACEHOLDER = re.compile(r"\$\{[^}:]+\}")
+
+
+def _pending_text(r) -> bool:
+    """Whether ``r`` is a string the configuration source built from values known only after apply."""
+    from .source.values import PendingText  # imported only when a document came from source
+
+    return isinstance(r, PendingText)
+
+
+def covers(resources, arns: list[str], known: dict[str, str] | None = None):
     """Whether a statement's Resource patterns cover every ARN of ``arns`` (written with
     the partition "aws"; a pattern's own partition is used when it names one): True,
-    False, or UNKNOWN when an element only known after apply might."""
+    False, or UNKNOWN when an element only known after apply might. ``known``: what
+    placeholders of values known only after apply stand for (``${aws_s3_bucket.b.arn}``
+    -> ``arn:aws:s3:::name``, the bucket's ARN built from its known name); a pattern with
+    a placeholder left is unknown, never a miss."""
     if resources is UNKNOWN:
         return UNKNOWN
     if not resources:
         return False
+    patterns = []
+    for r in resources:
+        if isinstance(r, str) and _pending_text(r):
+            text = str(r)
+            for placeholder, value in (known or {}).items():
+                text = text.replace(placeholder, value)
+            r = UNKNOWN if _PLACEHOLDER.search(text) else text
+        patterns.append(r)
     verdict = True
     for arn in arns:
         hit = False
-        for r in resources:
+        for r in patterns:
             if r is UNKNOWN or not isinstance(r, str):
                 continue
             m = re.match(r"^arn:([^:*?]*):", r)
@@ -413,17 +437,18 @@ def covers(resources, arns: list[str]):
                 hit = True
                 break
         if not hit:
-            if any(r is UNKNOWN for r in resources):
+            if any(r is UNKNOWN for r in patterns):
                 verdict = UNKNOWN
             else:
                 return False
     return verdict
 
 
-def denies_insecure_transport(doc: Document, service: str, arns: list[str] | None = None):
+def denies_insecure_transport(doc: Document, service: str, arns: list[str] | None = None,
+                               known: dict[str, str] | None = None):
     """A Deny of all ``service`` actions to everyone when aws:SecureTransport is false, on
     every ARN of ``arns`` (None: whatever its resources). True, False, or UNKNOWN when such
-    a Deny exists but its resources are only known after apply."""
+    a Deny exists but its resources are only known after apply. ``known``: see covers."""
     verdict = False
     for s in doc.statements:
         if s.effect != "Deny" or not is_public_principal(s.principals):
@@ -435,7 +460,7 @@ def denies_insecure_transport(doc: Document, service: str, arns: list[str] | Non
         for op, key, vals in s.conditions:
             if isinstance(key, str) and key.lower() == "aws:securetransport" and isinstance(op, str) \
                     and op.lower() in ("bool", "boolifexists") and "false" in [str(v).lower() for v in vals]:
-                got = True if arns is None else covers(s.resources, arns)
+                got = True if arns is None else covers(s.resources, arns, known)
                 if got is True:
                     return True
                 if got is UNKNOWN:

@@ -131,7 +131,22 @@ class StorageLinks:
                             bs.add(b.address)
                     for q in self.queue_for_arn(arn):
                         qs.add(q.address)
+            elif r.mode == "managed" and text is UNKNOWN and r.type in POLICY_ATTRS:
+                # only known after apply (it names a queue's ARN, say): the bucket ARNs its
+                # statements write out (a literal name, a local) are read from the source
+                pd = self.document_from(r, POLICY_ATTRS[r.type])
+                for st in (pd.doc.statements if pd is not None and pd.doc is not None else ()):
+                    for arn in st.resources if isinstance(st.resources, list) else ():
+                        bm = bucket_arn.match(arn) if isinstance(arn, str) else None
+                        for b in by_name.get(bm.group(1), ()) if bm else ():
+                            bs.add(b.address)
             if fn is not None:
+                # the bucket named (not referenced) in the function's environment: a flat stack
+                # that links its claim-check bucket to the consumer by name
+                env = r.path("environment", 0, "variables")
+                for v in env.values() if isinstance(env, dict) else ():
+                    for b in by_name.get(v, ()) if isinstance(v, str) else ():
+                        bs.add(b.address)
                 for e in self.esms:
                     if e.function_link.one is not None and e.function_link.one.address == fn.address and e.queue_link.one:
                         qs.add(e.queue_link.one.address)

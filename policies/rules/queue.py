@@ -215,6 +215,36 @@ def dlq_retention(model: Model, opts):
             yield fail(q.address, f"DLQ {dlq.address} retention {seconds(dlq_r)} <= source retention {seconds(src_r)}: "
                                   "failed messages expire from the DLQ before anyone can redrive them", fix,
                        attrs=((dlq.address if src_r < 1209600 else q.address, "message_retention_seconds"),))
+    # a redrive policy resource whose source queue is not a queue of the plan (an existing
+    # queue read by a data source, a URL): the rule cannot compare, and says why
+    for kind, r, link in model.unattached:
+        if kind == "redrive":
+            yield _unattached_retention(model, r, link)
+
+
+def _unattached_retention(model: Model, r, link):
+    """SQS004 on an aws_sqs_queue_redrive_policy whose source queue the plan does not hold: unknown, naming the
+    source queue (as far as the plan tells it) and the DLQ."""
+    rv = model.resolve.value(r, "queue_url")
+    data = [t.res.address for t in rv.targets if t.res is not None and t.res.type == "aws_sqs_queue" and t.res.mode == "data"]
+    if data:
+        source = f"the existing queue {data[0]} (a data source, not a queue this plan creates)"
+    elif link.external:
+        url = str(link.external)
+        source = f"the queue {url if len(url) <= 200 else url[:199] + '…'}, which this plan does not create"
+    else:
+        source = f"not told by the plan ({link.unknown_reason})" if link.unknown_reason else "not told by the plan"
+    _mrc, arn, _err = model.redrive_of(r)
+    dlqs = model.queue_for_arn(arn) if isinstance(arn, str) else \
+        model.queues_in(model.resolve.value(r, "redrive_policy").targets, r)
+    dlq = ""
+    if len(dlqs) == 1:
+        ret = dlqs[0].retention()
+        dlq = f" {dlqs[0].address}" + (f", retention {seconds(ret)}," if isinstance(ret, int) else "")
+    return unknown(r.address, f"its source queue is {source}: the source's retention is not in the plan, so whether "
+                              f"the DLQ{dlq} keeps failed messages longer than the source cannot be told",
+                   "Make sure the DLQ's message_retention_seconds is above the source queue's (1209600 s, 14 days, "
+                   "the maximum, is usual).")
 
 
 @rule("SQS005", "dlq-fifo-matches-source", "error", "queue", "DLQ is FIFO exactly when its source is",

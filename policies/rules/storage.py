@@ -90,8 +90,11 @@ def bucket_tls(model: Model, opts):
         # (GetObject, PutObject) are otherwise allowed
         name = b.name if isinstance(b.name, str) and b.name else None
         arns = [f"arn:aws:s3:::{name}", f"arn:aws:s3:::{name}/payload"]
+        # a policy read from source names the bucket by reference ("${aws_s3_bucket.b.arn}/*"):
+        # its ARN, ID and name follow from its known name
+        known = {f"${{{b.address}.{a}}}": v for a, v in (("arn", arns[0]), ("id", name), ("bucket", name))} if name else {}
         denies = [d for d in docs if d.doc is not None and iamdoc.denies_insecure_transport(d.doc, "s3") is True]
-        scope = [iamdoc.denies_insecure_transport(d.doc, "s3", arns) for d in denies] if name else []
+        scope = [iamdoc.denies_insecure_transport(d.doc, "s3", arns, known) for d in denies] if name else []
         if any(v is True for v in scope):
             yield ok(b.address, "bucket policy denies s3:* without TLS on the bucket and its objects")
         elif any((d.doc is None and d.error is None) or (d.doc is not None and d.doc.incomplete) for d in docs):
@@ -105,7 +108,7 @@ def bucket_tls(model: Model, opts):
         elif any(v is UNKNOWN for v in scope):
             yield unknown(b.address, "the resources of the TLS-only Deny are only known after apply, so whether it "
                                      "covers the bucket and its objects (bucket ARN/*) cannot be told")
-        elif any(iamdoc.denies_insecure_transport(d.doc, "s3", arns[:1]) is True for d in denies):
+        elif any(iamdoc.denies_insecure_transport(d.doc, "s3", arns[:1], known) is True for d in denies):
             yield fail(b.address, "the bucket policy denies s3:* without TLS on the bucket but not on its objects "
                                   "(bucket ARN/*): plain-HTTP object requests are allowed",
                        'Add "<bucket ARN>/*" to the Resource of the TLS-only Deny statement.')

@@ -77,12 +77,10 @@ class Evaluator:
                 # evaluator may also reach null where Terraform has a value (an expression it
                 # does not follow, caught by try()), so the value is not decided: unknown, never
                 # "null" (which SQS would refuse)
-                if got is None and self._not_nullable(module, name):
-                    return Unknown(f"var.{name} of {module} is null in the source, which Terraform replaces "
-                                   "with the variable's default; the value is not read from source")
-                return got
+                if got is not None or not self._not_nullable(module, name):
+                    return self._typed(module, name, got)
             var = (cfg.variables.get(name) if cfg else None) or {}
-            return var.get("default")
+            return self._typed(module, name, var.get("default"))
 
         def checked():
             v = compute()
@@ -99,6 +97,66 @@ class Evaluator:
             return True
         ms = self.src._modules.get(tuple(n for n, _ in parse_module_address(module)))
         return ms is not None and _declared_sensitive(ms.variables.get(name))
+
+    def _typed(self, module: str, name: str, value):
+        """``value`` converted as the variable's declared type converts it where that changes what
+        expressions read: the attributes an ``object(...)`` type declares ``optional`` are present
+        (null, or the optional default) also when the value lacks them, undeclared ones dropped, at
+        every depth (``map(object(...))``, ...). Without it ``var.x.attr`` would fail where Terraform
+        reads null, and a try() around it take the wrong argument."""
+        ms = self.module_source(module)
+        block = ms.variables.get(name) if ms is not None else None
+        node = block.attrs().get("type") if block is not None else None
+        return self._convert(value, node, module, 0) if node is not None else value
+
+    def _convert(self, value, node, module: str, depth: int):
+        """``value`` converted by type expression ``node`` (see _typed); other types leave it as it is."""
+        while node.data in ("expr_term", "expression") and len(_trees(node)) == 1:
+            node = _trees(node)[0]
+        if depth > 32 or node.data != "function_call" or value is None:
+            return value
+        kids = _trees(node)
+        args_node = next((k for k in kids if k.data == "arguments"), None)
+        args = _trees(args_node) if args_node is not None else []
+        kind = _name(kids[0])
+        value = _whole(value)
+        if kind in ("map", "list", "set") and len(args) == 1:
+            if isinstance(value, dict):
+                return {k: self._convert(v, args[0], module, depth + 1) for k, v in value.items()}
+            if isinstance(value, list):
+                return [self._convert(v, args[0], module, depth + 1) for v in value]
+            return value
+        if kind != "object" or len(args) != 1 or not isinstance(value, dict):
+            return value
+        spec = args[0]
+        while spec.data == "expr_term" and len(_trees(spec)) == 1:
+            spec = _trees(spec)[0]
+        if spec.data != "object":
+            return value
+        out = {}
+        for elem in _trees(spec):
+            if elem.data != "object_elem":
+                continue
+            key_node, type_node = _trees(elem)[0], _trees(elem)[-1]
+            key = _name(_trees(_trees(key_node)[0])[0] if _trees(_trees(key_node)[0]) else _trees(key_node)[0])
+            t = type_node
+            while t.data == "expr_term" and len(_trees(t)) == 1:
+                t = _trees(t)[0]
+            optional = t.data == "function_call" and _name(_trees(t)[0]) == "optional"
+            if optional:
+                oargs_node = next((k for k in _trees(t) if k.data == "arguments"), None)
+                oargs = _trees(oargs_node) if oargs_node is not None else []
+                if not oargs:
+                    return value
+                got = value.get(key)
+                if got is None and len(oargs) > 1:
+                    got = self.eval(oargs[1], Scope(module))
+                out[key] = self._convert(got, oargs[0], module, depth + 1)
+            elif key in value:
+                out[key] = self._convert(value[key], type_node, module, depth + 1)
+            else:
+                return value  # a required attribute missing: Terraform refuses the value
+        return out
 
     def _not_nullable(self, module: str, name: str) -> bool:
         """Whether the variable is declared ``nullable = false``."""

@@ -4,6 +4,7 @@ budget of an evaluation."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 
@@ -119,6 +120,106 @@ def _attr_line(body, name) -> int | None:
     return None
 
 
+# -- Terraform's JSON syntax (.tf.json, as CDK for Terraform writes it) ---------------------------------
+_JSON_BLOCKS = {"resource": 2, "data": 2, "module": 1, "variable": 1, "output": 1, "locals": 0}
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+
+
+def json_to_hcl(text: str) -> str:
+    """A ``.tf.json`` file as the native syntax that means the same, for the parser: the blocks
+    the source reader uses (resources, data sources, module calls, variables, outputs,
+    locals); a string is a template in both (``"${aws_sqs_queue.q.arn}"``), and a variable's
+    ``type`` (a string in JSON) is its type expression. Other blocks (terraform, provider,
+    moved, import, ...) are left out. Raises ValueError naming what is not valid."""
+    import json
+
+    doc = json.loads(text)
+    if not isinstance(doc, dict):
+        raise ValueError("the file is not a JSON object")
+    out: list[str] = []
+    for kind, depth in _JSON_BLOCKS.items():
+        got = doc.get(kind)
+        if got is None:
+            continue
+        for item in got if isinstance(got, list) else [got]:
+            _json_blocks(kind, item, depth, [], out)
+    return "\n".join(out) + "\n"
+
+
+def _json_blocks(kind: str, node, depth: int, labels: list, out: list):
+    """Blocks of ``kind`` under ``node`` (``depth`` labels still to read)."""
+    if not isinstance(node, dict):
+        raise ValueError(f"{kind} {' '.join(labels)}: an object is expected, not {type(node).__name__}".replace("  ", " "))
+    if depth:
+        for label, inner in node.items():
+            for one in inner if isinstance(inner, list) else [inner]:
+                _json_blocks(kind, one, depth - 1, [*labels, label], out)
+        return
+    head = " ".join([kind, *(json_str(x) for x in labels)])
+    out.append(head + " {")
+    for name, value in node.items():
+        if name == "//":
+            continue  # a comment, in Terraform's JSON syntax
+        if not _IDENT.match(name):
+            raise ValueError(f"{kind} {' '.join(labels)}: {name!r} is not an attribute name")
+        if kind == "variable" and name == "type" and isinstance(value, str):
+            out.append(f"  {name} = {value}")  # a type expression, written as a string in JSON
+        elif kind == "variable" and name == "validation":
+            continue  # conditions and messages do not give values
+        else:
+            out.append(f"  {name} = {_json_expr(value)}")
+    out.append("}")
+
+
+def json_str(s: str) -> str:
+    """A JSON string as a native-syntax string literal with the same templates."""
+    import json
+
+    return json.dumps(s, ensure_ascii=False)
+
+
+def _whole_interpolation(s: str) -> str | None:
+    """The expression of a string that is one interpolation and nothing else (``"${x}"``),
+    which Terraform reads as the value of ``x`` itself (not converted to a string); else None."""
+    if not s.startswith("${") or not s.endswith("}"):
+        return None
+    depth, quote, i = 0, False, 2
+    while i < len(s):
+        c = s[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == '"':
+                quote = False
+        elif c == '"':
+            quote = True
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            if depth == 0:
+                return s[2:i].strip("~ \n") if i == len(s) - 1 else None
+            depth -= 1
+        i += 1
+    return None
+
+
+def _json_expr(v) -> str:
+    """A JSON value as a native-syntax expression (strings keep their ``${...}`` templates; a
+    string that is one interpolation is its expression)."""
+    if isinstance(v, str):
+        inner = _whole_interpolation(v)
+        return f"({inner})" if inner else json_str(v)
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_json_expr(x) for x in v) + "]"
+    return "{" + ", ".join(f"{json_str(k)} = {_json_expr(x)}" for k, x in v.items()) + "}"
+
+
 class ModuleSource:
     """The parsed ``.tf`` files of one module directory."""
 
@@ -135,14 +236,14 @@ class ModuleSource:
         self.variables: dict[str, _Block] = {}
         self.sensitive_outputs: set[str] = set()
         self.error: str | None = None
-        files = sorted(directory.glob("*.tf")) if directory.is_dir() else []
+        files = sorted([*directory.glob("*.tf"), *directory.glob("*.tf.json")]) if directory.is_dir() else []
         if not files:
             self.error = f"no .tf files in {directory}"
             return
-        special = [f.name for f in sorted(directory.glob("*.tf.json"))] + [
-            f.name for f in files if f.name == "override.tf" or f.name.endswith("_override.tf")]
+        special = [f.name for f in files if f.name.removesuffix(".json") == "override.tf"
+                   or f.name.removesuffix(".json").endswith("_override.tf")]
         if special:
-            self.error = f"{', '.join(special[:3])}: JSON configuration and override files are not read"
+            self.error = f"{', '.join(special[:3])}: override files are not read"
             return
         try:
             parse = _parser()
@@ -158,6 +259,8 @@ class ModuleSource:
                 return
         for f, text in texts:
             try:
+                if f.name.endswith(".tf.json"):
+                    text = json_to_hcl(text)
                 tree = parse(text)
             except Exception as e:  # noqa: BLE001 - lark's parse errors: one line, never a traceback
                 msg = " ".join(str(e).split())
