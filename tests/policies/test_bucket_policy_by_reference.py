@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from resilient_sqs.policy.engine import evaluate
-from tests import plan_cache
+from tests.support import plan_cache
 
 pytestmark = [pytest.mark.plan, pytest.mark.xdist_group("bucket-policy-by-reference")]
 

@@ -21,8 +21,8 @@ import pytest
 from resilient_sqs.policy.engine import evaluate
 from resilient_sqs.policy.graph import Plan
 from resilient_sqs.policy.source import Source
-from tests import plan_cache
-from tests.helpers import OFFLINE_ACCOUNT
+from tests.support import plan_cache
+from tests.support.helpers import OFFLINE_ACCOUNT
 from tooling.terraform import REPO_ROOT
 
 pytestmark = [pytest.mark.plan, pytest.mark.xdist_group("shared-dlq")]

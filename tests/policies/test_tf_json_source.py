@@ -18,7 +18,7 @@ import pytest
 from resilient_sqs.policy.engine import evaluate
 from resilient_sqs.policy.graph import Plan
 from resilient_sqs.policy.source import Pending, Source
-from tests import plan_cache
+from tests.support import plan_cache
 
 pytestmark = [pytest.mark.plan, pytest.mark.xdist_group("tf-json-source")]
 
