@@ -104,7 +104,7 @@ def test_the_guard_finds_the_pattern():
 # queue only when it creates managed policies; the documents come from one instance of
 # internal/iam-documents).
 OUTPUTS_PER_PAIR_BUDGET = 2
-PER_QUEUE_CALL = re.compile(r'^module "([^"]+)" \{\n  source\s*=\s*"\./([^"]+)"\n  for_each\s*=\s*local\.q\n', re.M)
+PER_QUEUE_CALL = re.compile(r'^module "([^"]+)" \{\n  source\s*=\s*"\./([^"]+)"\n  for_each\s*=\s*local\.queues\n', re.M)
 OUTPUT_BLOCK = re.compile(r'^output "[^"]+" \{', re.M)
 
 

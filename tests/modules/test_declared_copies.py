@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import hcl2
+from tests.support.helpers import REPO_ROOT
 import pytest
 
 from resilient_sqs.policy.module_inputs import ROOT_INPUTS, SUBMODULES
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 
 
 def _unquote(s: str) -> str:

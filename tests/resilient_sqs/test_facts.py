@@ -9,13 +9,14 @@ import types
 from pathlib import Path
 
 import hcl2
+from tests.support.helpers import REPO_ROOT
 import pytest
 
 from resilient_sqs import facts
 from tests.support.helpers import load_dlq_redrive
 from tooling import facts as gen
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 
 
 def _variables(module: str) -> dict[str, dict]:
