@@ -18,19 +18,10 @@ import pytest
 
 from resilient_sqs.policy.engine import evaluate
 from tests.support import plan_cache
+from tests.support.helpers import OFFLINE_PROVIDER
 
 pytestmark = [pytest.mark.plan, pytest.mark.xdist_group("bucket-policy-by-reference")]
 
-PROVIDER = '''provider "aws" {
-  region                      = "us-east-1"
-  access_key                  = "offline-plan"
-  secret_key                  = "offline-plan"
-  skip_credentials_validation = true
-  skip_requesting_account_id  = true
-  skip_metadata_api_check     = true
-  max_retries                 = 1
-}
-'''
 
 
 def _bucket(key: str, resources: str) -> str:
@@ -56,7 +47,7 @@ resource "aws_s3_bucket_policy" "{key}" {{
 '''
 
 
-STACK = PROVIDER + '''
+STACK = OFFLINE_PROVIDER + '''
 resource "aws_sqs_queue" "orders" {
   name                      = "orders"
   receive_wait_time_seconds = 20

@@ -21,19 +21,11 @@ import pytest
 
 from resilient_sqs.policy.engine import evaluate
 from tooling.terraform import terraform_bin, terraform_env
+from tests.support.helpers import OFFLINE_PROVIDER
 
 pytestmark = [pytest.mark.plan, pytest.mark.xdist_group("claim-check-by-name")]
 
-STACK = '''provider "aws" {
-  region                      = "us-east-1"
-  access_key                  = "offline-plan"
-  secret_key                  = "offline-plan"
-  skip_credentials_validation = true
-  skip_requesting_account_id  = true
-  skip_metadata_api_check     = true
-  max_retries                 = 1
-}
-
+STACK = OFFLINE_PROVIDER + '''
 locals {
   payload_bucket = "orders-payloads-v2"
 }

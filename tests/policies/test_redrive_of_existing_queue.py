@@ -16,19 +16,11 @@ import pytest
 
 from resilient_sqs.policy.engine import evaluate
 from tests.support import plan_cache
+from tests.support.helpers import OFFLINE_PROVIDER
 
 pytestmark = [pytest.mark.plan, pytest.mark.xdist_group("redrive-of-existing-queue")]
 
-STACK = '''provider "aws" {
-  region                      = "us-east-1"
-  access_key                  = "offline-plan"
-  secret_key                  = "offline-plan"
-  skip_credentials_validation = true
-  skip_requesting_account_id  = true
-  skip_metadata_api_check     = true
-  max_retries                 = 1
-}
-
+STACK = OFFLINE_PROVIDER + '''
 resource "aws_sqs_queue" "legacy_dlq" {
   name                      = "legacy-dlq"
   message_retention_seconds = 1209600

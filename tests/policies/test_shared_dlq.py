@@ -22,21 +22,12 @@ from resilient_sqs.policy.engine import evaluate
 from resilient_sqs.policy.graph import Plan
 from resilient_sqs.policy.source import Source
 from tests.support import plan_cache
-from tests.support.helpers import OFFLINE_ACCOUNT
+from tests.support.helpers import OFFLINE_ACCOUNT, OFFLINE_PROVIDER
 from tooling.terraform import REPO_ROOT
 
 pytestmark = [pytest.mark.plan, pytest.mark.xdist_group("shared-dlq")]
 
-STACK = '''provider "aws" {
-  region                      = "us-east-1"
-  access_key                  = "offline-plan"
-  secret_key                  = "offline-plan"
-  skip_credentials_validation = true
-  skip_requesting_account_id  = true
-  skip_metadata_api_check     = true
-  max_retries                 = 1
-}
-
+STACK = OFFLINE_PROVIDER + '''
 resource "aws_sqs_queue" "shared_dlq" {
   name                      = "shared-dlq"
   message_retention_seconds = 1209600

@@ -6,18 +6,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from tests.support.helpers import OFFLINE_PROVIDER
 from tooling.terraform import REPO_ROOT
-
-OFFLINE_PROVIDER = '''provider "aws" {
-  region                      = "us-east-1"
-  access_key                  = "offline-plan"
-  secret_key                  = "offline-plan"
-  skip_credentials_validation = true
-  skip_requesting_account_id  = true
-  skip_metadata_api_check     = true
-  max_retries                 = 1
-}
-'''
 
 
 def consumer_stack(main_tf: str, extra: dict[str, bytes] | None = None) -> Path:

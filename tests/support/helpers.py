@@ -12,6 +12,18 @@ MODULES = REPO_ROOT / "modules"
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 OFFLINE_ACCOUNT = "123456789012"
 
+# the provider block of a stack planned offline (dummy credentials, no STS, no metadata API)
+OFFLINE_PROVIDER = '''provider "aws" {
+  region                      = "us-east-1"
+  access_key                  = "offline-plan"
+  secret_key                  = "offline-plan"
+  skip_credentials_validation = true
+  skip_requesting_account_id  = true
+  skip_metadata_api_check     = true
+  max_retries                 = 1
+}
+'''
+
 
 def example_dirs() -> list[Path]:
     return sorted(p for p in EXAMPLES.iterdir() if p.is_dir() and list(p.glob("*.tf")))
