@@ -55,14 +55,7 @@ class Plan(Targets):
 
     # -- construction -------------------------------------------------------------
     def module_config(self, module_addr: str) -> ModuleConfig | None:
-        path = tuple(n for n, _ in parse_module_address(module_addr))
-        got = self._cfg_by_path.get(path, _MISSING)
-        if got is _MISSING:
-            parent = self.module_config_path(path[:-1])
-            call = parent.calls.get(path[-1]) if parent else None
-            got = call.module if call else None
-            self._cfg_by_path[path] = got
-        return got
+        return self.module_config_path(tuple(n for n, _ in parse_module_address(module_addr)))
 
     def module_config_path(self, path: tuple) -> ModuleConfig | None:
         got = self._cfg_by_path.get(path, _MISSING)
