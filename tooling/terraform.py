@@ -5,6 +5,7 @@ need (copies at the same depth below the repository, the offline provider overri
 """
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 from pathlib import Path
@@ -78,3 +79,35 @@ def copy_config(source_dir: Path) -> Path:
         elif f.is_dir() and f.name not in {".terraform", "tests"}:
             shutil.copytree(f, work / f.name, ignore=shutil.ignore_patterns(".terraform*", "*.tfstate*"))
     return work
+
+
+def outcomes_of_terraform_test(stdout: str, by: str = "file", diagnostics: bool = False) -> dict[str, dict]:
+    """What ``terraform test -json`` printed, per test file (``by="file"``: the file's stem) or per
+    run block (``by="run"``): ``{name: {"status": ..., "errors": ["summary: detail", ...]}}``, with
+    each error diagnostic itself under ``"diagnostics"`` when asked. ``status`` is absent for a run
+    that never completed."""
+    out: dict[str, dict] = {}
+
+    def entry(name: str) -> dict:
+        return out.setdefault(name, {"errors": [], **({"diagnostics": []} if diagnostics else {})})
+
+    for line in stdout.splitlines():
+        if not line.startswith("{"):
+            continue
+        event = json.loads(line)
+        kind = event.get("type")
+        if by == "file":
+            name = Path(event["@testfile"]).name.removesuffix(".tftest.hcl") if event.get("@testfile") else None
+        else:
+            name = event["test_run"]["run"] if kind == "test_run" else event.get("@testrun")
+        if not name:
+            continue
+        if kind == "test_run" and event["test_run"].get("progress") == "complete":
+            entry(name)["status"] = event["test_run"]["status"]
+        elif kind == "diagnostic" and event.get("@level") == "error":
+            d = event["diagnostic"]
+            got = entry(name)
+            got["errors"].append(" ".join(f"{d.get('summary', '')}: {d.get('detail', '')}".split()))
+            if diagnostics:
+                got["diagnostics"].append(d)
+    return out

@@ -24,7 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tooling.terraform import REPO_ROOT, Terraform
+from tooling.terraform import REPO_ROOT, Terraform, outcomes_of_terraform_test
 
 ACCOUNT = "123456789012"
 KEY = f"arn:aws:kms:us-east-1:{ACCOUNT}:key/11111111-2222-3333-4444-555555555555"
@@ -238,21 +238,7 @@ def run(source: Path, cases=CASES) -> dict[str, dict]:
         tf = Terraform(work)
         tf.init(backend=False)
         result = tf.test()
-        got: dict[str, dict] = {}
-        for line in result.stdout.splitlines():
-            if not line.startswith("{"):
-                continue
-            event = json.loads(line)
-            case = files.get(Path(event.get("@testfile") or "x").name.removesuffix(".tftest.hcl"))
-            if case is None:
-                continue
-            if event.get("type") == "test_run" and event["test_run"].get("progress") == "complete":
-                got.setdefault(case, {"errors": []})["status"] = event["test_run"]["status"]
-            elif event.get("type") == "diagnostic" and event.get("@level") == "error":
-                d = event["diagnostic"]
-                got.setdefault(case, {"errors": []})["errors"].append(
-                    " ".join(f"{d.get('summary', '')}: {d.get('detail', '')}".split()))
-        return got
+        return {files[stem]: o for stem, o in outcomes_of_terraform_test(result.stdout).items() if stem in files}
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -26,7 +25,7 @@ from tests.support import plan_cache
 from tests.support.consumer_stack import consumer_stack
 from tests.support.helpers import OFFLINE_ACCOUNT
 from tests.support.refusal_messages import QUEUE_CASES, SOURCES, run_variables, split_runs
-from tooling.terraform import REPO_ROOT, Terraform, TerraformError
+from tooling.terraform import REPO_ROOT, Terraform, TerraformError, outcomes_of_terraform_test
 
 pytestmark = [pytest.mark.plan, pytest.mark.xdist_group("consumer-stack")]
 
@@ -203,20 +202,7 @@ def refusals():
         tf = Terraform(work)
         tf.init(backend=False)
         result = tf.test()
-        got: dict[str, dict] = {}
-        for line in result.stdout.splitlines():
-            if not line.startswith("{"):
-                continue
-            event = json.loads(line)
-            stem = Path(event.get("@testfile") or "x").name.removesuffix(".tftest.hcl")
-            case = files.get(stem)
-            if case is None:
-                continue
-            if event.get("type") == "test_run" and event["test_run"].get("progress") == "complete":
-                got.setdefault(case, {"errors": []})["status"] = event["test_run"]["status"]
-            elif event.get("type") == "diagnostic" and event.get("@level") == "error":
-                d = event["diagnostic"]
-                got.setdefault(case, {"errors": []})["errors"].append(" ".join(f"{d.get('summary', '')}: {d.get('detail', '')}".split()))
+        got = {files[stem]: o for stem, o in outcomes_of_terraform_test(result.stdout).items() if stem in files}
         assert got, f"terraform test reported no runs:\n{result.stdout[-2000:]}\n{result.stderr[-2000:]}"
         return got
     finally:

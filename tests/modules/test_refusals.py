@@ -17,7 +17,6 @@ tests/module/test_consumer_stack.py, which plans modules/queue's cases through a
 """
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import tempfile
@@ -27,7 +26,7 @@ import pytest
 
 from tests.support.refusal_messages import FRAGMENTS, SOURCES, run_variables, split_runs
 from tests.support.helpers import REPO_ROOT
-from tooling.terraform import Terraform
+from tooling.terraform import Terraform, outcomes_of_terraform_test
 
 pytestmark = pytest.mark.plan
 
@@ -71,18 +70,10 @@ def replay_without_expect_failures(config: str, sources: list[Path]) -> dict[str
         tf = Terraform(work)
         tf.init(backend=False)
         result = tf.test()
-        outcome: dict[str, dict] = {}
-        for line in result.stdout.splitlines():
-            if not line.startswith("{"):
-                continue
-            event = json.loads(line)
-            run = event.get("@testrun")
-            if event.get("type") == "test_run" and event["test_run"].get("progress") == "complete":
-                outcome.setdefault(event["test_run"]["run"], {"errors": [], "where": []})["status"] = event["test_run"]["status"]
-            elif event.get("type") == "diagnostic" and run and event.get("@level") == "error":
-                d = event["diagnostic"]
-                got = outcome.setdefault(run, {"errors": [], "where": []})
-                got["errors"].append(" ".join(f"{d.get('summary', '')}: {d.get('detail', '')}".split()))
+        outcome = outcomes_of_terraform_test(result.stdout, by="run", diagnostics=True)
+        for got in outcome.values():
+            got["where"] = []
+            for d in got.pop("diagnostics"):
                 at = VALIDATION_AT.search(d.get("detail", ""))
                 if at:
                     got["where"].append(f"{at.group(1)}:{at.group(2)}")
