@@ -7,7 +7,8 @@ from . import Option, fail, invalid, ok, rule, seconds, unknown
 
 SEVERITY_NOTE = ("warning by default: alarms are often managed outside the stack (a monitoring stack, another "
                  "tool) where the plan cannot see them; set `severity: error` in the configuration when the "
-                 "stack owns its alarms")
+                 "stack owns its alarms. An alarm that notifies nobody (no `alarm_actions`, `actions_enabled` "
+                 "not false) is a warning too, unless the option `require_actions` is false")
 
 
 def _alarms_for(q: Queue, metric: str) -> list[Alarm]:
@@ -24,32 +25,68 @@ def _maybe_alarms(q: Queue, metric: str) -> list[tuple[Alarm, str]]:
     return [(a, why) for a, why in q.maybe_alarms if any(m == metric and mq is q for m, mq, _ in a.maybe)]
 
 
-def _silent(a: Alarm) -> bool:
-    """The alarm notifies nobody although its actions are on: no alarm_actions. An alarm
-    with actions_enabled = false says it is silent on purpose (a dashboard alarm, or the
-    module's alarms with create_sns_topic = false)."""
+def _notifies(a: Alarm):
+    """True / False / UNKNOWN: whether the alarm notifies anyone when it fires.
+
+    It does when it has ``alarm_actions`` and its actions are not disabled (a stack that
+    disables the actions of an alarm that has some says it should be silent: see
+    :func:`_silent_on_purpose`). ``ok_actions`` and ``insufficient_data_actions`` do not
+    count: they run when the alarm recovers or lacks data, never when it fires.
+    ``alarm_actions`` known only after apply count as actions: they are the ARN of a topic
+    the plan creates (the module writes ``topic == null ? null : [topic]``, which Terraform
+    cannot resolve before the topic exists); the plan cannot tell them from an empty list.
+    Without actions, an ``actions_enabled`` known only after apply leaves open whether the
+    silence is intended (UNKNOWN)."""
     acts, enabled = a.res.attr("alarm_actions"), a.res.attr("actions_enabled")
-    if acts is UNKNOWN or enabled is UNKNOWN or enabled is False:
+    if enabled is False:
         return False
-    return not acts
+    if acts is UNKNOWN or acts:
+        return True
+    return UNKNOWN if enabled is UNKNOWN else False
 
 
-REQUIRE_ACTIONS = Option("require_actions", False, bool,
-                         "warn when the alarm has no alarm_actions and actions_enabled is not false "
-                         "(it notifies nobody)")
+def _silent_on_purpose(a: Alarm) -> bool:
+    """actions_enabled = false: the configuration says the alarm notifies nobody (a
+    dashboard alarm, or the module's alarms with alarms.create_sns_topic = false)."""
+    return a.res.attr("actions_enabled") is False
 
 
-def _loud(q: Queue, address: str, good: list[Alarm], what: str, opts):
-    """ok when one of the alarms notifies someone (or is silent on purpose); else a warning."""
-    loud = [a for a in good if not _silent(a)]
-    if loud or not opts.get("require_actions"):
-        return ok(q.address, f"{what} {(loud or good)[0].address}")
+REQUIRE_ACTIONS = Option("require_actions", True, bool,
+                         "warn when the alarm notifies nobody: no alarm_actions while actions_enabled is not "
+                         "false (false: alarms without notifications are intended, e.g. paging is wired "
+                         "outside the stack)")
+
+_NOBODY_FIX = ("Give the alarm alarm_actions (your on-call SNS topic; with the module: alarms.sns_topic_arn or "
+               "alarms.create_sns_topic = true), or set actions_enabled = false on the alarm to say an alarm "
+               "without notifications is intended (the module does with alarms.create_sns_topic = false); "
+               "when notifications are wired outside the stack, set require_actions: false on this rule in "
+               "the configuration.")
+
+
+def _loud(q: Queue, good: list[Alarm], what: str, opts):
+    """ok when one of the alarms notifies someone, is silent on purpose (actions_enabled =
+    false), or the configuration does not require actions; unknown when whether its silence
+    is intended is only known after apply; else a warning: it notifies nobody."""
+    verdicts = [(a, _notifies(a)) for a in good]
+    loud = [a for a, v in verdicts if v is True]
+    if loud:
+        late = " (its alarm_actions are known after apply)" if loud[0].res.attr("alarm_actions") is UNKNOWN else ""
+        return ok(q.address, f"{what} {loud[0].address}{late}")
+    if not opts.get("require_actions"):
+        return ok(q.address, f"{what} {good[0].address} (whether it notifies anyone is not checked: require_actions is false)")
+    quiet = [a for a in good if _silent_on_purpose(a)]
+    if quiet:
+        return ok(q.address, f"{what} {quiet[0].address} (actions_enabled = false: it notifies nobody, on purpose)")
     a = good[0]
-    return fail(q.address, f"{what} {a.address} notifies nobody: it has no alarm_actions, so when it fires nobody is "
-                           "paged", "Give the alarm alarm_actions (your on-call SNS topic; with the module: "
-                           "alarms.sns_topic_arn or alarms.create_sns_topic = true), or set actions_enabled = false "
-                           "to say an alarm without notifications is intended (the module does with "
-                           "alarms.create_sns_topic = false).", severity="warning")
+    undecided = next((x for x, v in verdicts if v is UNKNOWN), None)
+    if undecided is not None:
+        return unknown(q.address, f"{what} {undecided.address} has no alarm_actions, so it notifies nobody, and its "
+                                  "actions_enabled is only known after apply: whether that is intended (false) is not "
+                                  "known", _NOBODY_FIX, attrs=((undecided.address, "alarm_actions"),))
+    others = [k for k in ("ok_actions", "insufficient_data_actions") if a.res.attr(k) not in (None, UNKNOWN)]
+    but = f" (its {' and '.join(others)} run only when it recovers or lacks data)" if others else ""
+    return fail(q.address, f"{what} {a.address} notifies nobody: it has no alarm_actions{but}, so when it fires nobody "
+                           "is paged", _NOBODY_FIX, severity="warning", attrs=((a.address, "alarm_actions"),))
 
 
 def _fires_on_first_message(a: Alarm, max_threshold: float):
@@ -79,8 +116,10 @@ def _fires_on_first_message(a: Alarm, max_threshold: float):
 A message in a DLQ is a failure that needs a person. Without an alarm on
 ApproximateNumberOfMessagesVisible > 0 failures pile up unseen until the DLQ's retention deletes
 them. An alarm whose threshold is higher than the first message hides the first failures, and an
-alarm without alarm_actions pages nobody (a warning, unless actions_enabled = false says that is
-intended).""",
+alarm without alarm_actions pages nobody: a warning, unless the alarm sets actions_enabled = false
+(silent on purpose, as the module's alarms with alarms.create_sns_topic = false) or the option
+require_actions is false (paging wired outside the stack). ok_actions and insufficient_data_actions
+do not count: they never run when the alarm fires.""",
       fix='Add an aws_cloudwatch_metric_alarm: namespace "AWS/SQS", metric_name "ApproximateNumberOfMessagesVisible", '
           'dimensions { QueueName = <DLQ name> }, comparison_operator "GreaterThanThreshold", threshold 0.',
       sources=('sqs-dlq-alarms', 'sqs-metrics'),
@@ -98,7 +137,7 @@ def dlq_depth_alarm(model: Model, opts):
         bad = next(((a, v) for a, v in verdicts if isinstance(v, Invalid)), None)
         maybe = _maybe_alarms(q, metric)
         if good:
-            yield _loud(q, q.address, good, "depth alarm", opts)
+            yield _loud(q, good, "depth alarm", opts)
         elif bad:
             yield invalid(bad[0].address, bad[1])
         elif any(v is UNKNOWN for _, v in verdicts):
@@ -123,7 +162,8 @@ def dlq_depth_alarm(model: Model, opts):
       why="""
 ApproximateAgeOfOldestMessage is the one metric that shows a stuck or too-slow consumer before
 messages expire. Its threshold must be below the queue's retention, or it fires only after the
-messages it should have saved are gone.""",
+messages it should have saved are gone. An alarm without alarm_actions pages nobody: a warning,
+unless the alarm sets actions_enabled = false or the option require_actions is false (as CW001).""",
       fix='Add an aws_cloudwatch_metric_alarm: namespace "AWS/SQS", metric_name "ApproximateAgeOfOldestMessage", '
           "dimensions { QueueName = <queue name> }, threshold well below message_retention_seconds.",
       sources=('sqs-metrics',),
@@ -157,7 +197,7 @@ def age_alarm(model: Model, opts):
                 late.append(a)
         maybe = _maybe_alarms(q, metric)
         if good:
-            yield _loud(q, q.address, good, "age alarm", opts)
+            yield _loud(q, good, "age alarm", opts)
         elif bad:
             yield invalid(bad[0][0].address, bad[0][1])
         elif undecided:

@@ -49,14 +49,17 @@ QUEUE_NEW = ("aws_sqs_queue.orders", {"name_prefix": "orders-"}, {"name": True, 
              {"name_prefix": _const("orders-")})
 
 
+ONCALL = "arn:aws:sns:us-east-1:123456789012:oncall"  # the alarm pages someone (else CW002 warns)
+
+
 def _alarm(dimensions_expr):
     return ("aws_cloudwatch_metric_alarm.depth",
             {"alarm_name": "orders-age", "namespace": "AWS/SQS", "metric_name": "ApproximateAgeOfOldestMessage",
-             "threshold": 300},
+             "threshold": 300, "alarm_actions": [ONCALL]},
             {"dimensions": True, "arn": True},
             {"alarm_name": _const("orders-age"), "namespace": _const("AWS/SQS"),
              "metric_name": _const("ApproximateAgeOfOldestMessage"), "threshold": _const(300),
-             "dimensions": dimensions_expr})
+             "alarm_actions": _const([ONCALL]), "dimensions": dimensions_expr})
 
 
 ALARM_TF = '''
@@ -73,6 +76,7 @@ resource "aws_cloudwatch_metric_alarm" "depth" {
   namespace   = "AWS/SQS"
   metric_name = "ApproximateAgeOfOldestMessage"
   threshold   = 300
+  alarm_actions = ["arn:aws:sns:us-east-1:123456789012:oncall"]
   dimensions = {
     QueueName = local.watched
   }

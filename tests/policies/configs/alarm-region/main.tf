@@ -90,6 +90,8 @@ resource "aws_cloudwatch_metric_alarm" "same_depth" {
   evaluation_periods  = 1
   comparison_operator = "GreaterThanThreshold"
   threshold           = 0
+  # the on-call topic (an existing one): the alarm pages someone, as CW001/CW002 require
+  alarm_actions = ["arn:aws:sns:us-east-1:123456789012:oncall"]
 }
 
 resource "aws_cloudwatch_metric_alarm" "same_age" {
@@ -103,6 +105,8 @@ resource "aws_cloudwatch_metric_alarm" "same_age" {
   evaluation_periods  = 1
   comparison_operator = "GreaterThanThreshold"
   threshold           = 3600
+  # the on-call topic (an existing one): the alarm pages someone, as CW001/CW002 require
+  alarm_actions = ["arn:aws:sns:us-east-1:123456789012:oncall"]
 }
 
 # other credentials: perhaps another account, which the plan does not show

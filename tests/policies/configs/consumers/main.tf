@@ -75,6 +75,8 @@ resource "aws_cloudwatch_metric_alarm" "dlq_depth" {
   evaluation_periods  = 1
   comparison_operator = "GreaterThanThreshold"
   threshold           = 0
+  # the on-call topic (an existing one): the alarm pages someone, as CW001/CW002 require
+  alarm_actions = ["arn:aws:sns:us-east-1:123456789012:oncall"]
 }
 
 resource "aws_cloudwatch_metric_alarm" "age" {
@@ -88,4 +90,6 @@ resource "aws_cloudwatch_metric_alarm" "age" {
   evaluation_periods  = 1
   comparison_operator = "GreaterThanThreshold"
   threshold           = 3600
+  # the on-call topic (an existing one): the alarm pages someone, as CW001/CW002 require
+  alarm_actions = ["arn:aws:sns:us-east-1:123456789012:oncall"]
 }

@@ -107,6 +107,8 @@ resource "aws_cloudwatch_metric_alarm" "dlq_depth" {
   evaluation_periods  = 1
   comparison_operator = "GreaterThanOrEqualToThreshold"
   threshold           = 1
+  # the on-call topic (an existing one): the alarm pages someone, as CW001/CW002 require
+  alarm_actions = ["arn:aws:sns:us-east-1:123456789012:oncall"]
 }
 
 resource "aws_cloudwatch_metric_alarm" "age" {
@@ -120,4 +122,6 @@ resource "aws_cloudwatch_metric_alarm" "age" {
   evaluation_periods  = 1
   comparison_operator = "GreaterThanThreshold"
   threshold           = 1800
+  # the on-call topic (an existing one): the alarm pages someone, as CW001/CW002 require
+  alarm_actions = ["arn:aws:sns:us-east-1:123456789012:oncall"]
 }

@@ -94,6 +94,8 @@ resource "aws_cloudwatch_metric_alarm" "depth" {
   threshold           = 0
   comparison_operator = "GreaterThanThreshold"
   dimensions          = { QueueName = each.value.name }
+  # the on-call topic (an existing one): the alarm pages someone, as CW001/CW002 require
+  alarm_actions = ["arn:aws:sns:us-east-1:123456789012:oncall"]
 }
 
 resource "aws_cloudwatch_metric_alarm" "subscriber_age" {
@@ -106,4 +108,6 @@ resource "aws_cloudwatch_metric_alarm" "subscriber_age" {
   threshold           = 600
   comparison_operator = "GreaterThanThreshold"
   dimensions          = { QueueName = aws_sqs_queue.subscriber.name }
+  # the on-call topic (an existing one): the alarm pages someone, as CW001/CW002 require
+  alarm_actions = ["arn:aws:sns:us-east-1:123456789012:oncall"]
 }

@@ -58,6 +58,8 @@ resource "aws_cloudwatch_metric_alarm" "sns_dlq_depth" {
   evaluation_periods  = 1
   comparison_operator = "GreaterThanThreshold"
   threshold           = 0
+  # the on-call topic (an existing one): the alarm pages someone, as CW001/CW002 require
+  alarm_actions = ["arn:aws:sns:us-east-1:123456789012:oncall"]
 }
 
 resource "aws_lambda_function" "worker" {

@@ -1,0 +1,173 @@
+"""CW001/CW002 on alarms that notify nobody (issue #23): an alarm with no ``alarm_actions``
+whose ``actions_enabled`` is not false pages nobody when it fires, so the rule warns, by
+default. The configuration says silence is intended in two ways: ``actions_enabled = false``
+on the alarm (the module's alarms with ``alarms.create_sns_topic = false``), or the rule
+option ``require_actions: false`` (paging wired outside the stack). ``ok_actions`` and
+``insufficient_data_actions`` do not count: they never run when the alarm fires.
+
+A real offline plan of a flat stack: one alarm per way of (not) notifying.
+"""
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from resilient_sqs.policy.config import Config
+from resilient_sqs.policy.engine import evaluate
+from tests.support import plan_cache
+from tests.support.helpers import OFFLINE_PROVIDER
+
+pytestmark = [pytest.mark.plan, pytest.mark.xdist_group("alarm-actions")]
+
+ONCALL = "arn:aws:sns:us-east-1:123456789012:oncall"
+
+# how each source queue's age alarm notifies (the HCL lines inside the alarm block)
+AGE_ALARMS = {
+    "paged": f'alarm_actions = ["{ONCALL}"]',
+    "new-topic": "alarm_actions = [aws_sns_topic.oncall.arn]",
+    # the module's own pattern: Terraform cannot tell the list from null before the topic exists
+    "late-list": "alarm_actions = aws_sns_topic.oncall.arn == null ? null : [aws_sns_topic.oncall.arn]",
+    "silent": "",
+    "dashboard": "actions_enabled = false",
+    "ok-only": f'ok_actions = ["{ONCALL}"]\n  insufficient_data_actions = ["{ONCALL}"]',
+    "late-switch": 'actions_enabled = aws_sns_topic.oncall.arn != ""',
+}
+
+
+def _stack() -> str:
+    out = [OFFLINE_PROVIDER, 'resource "aws_sns_topic" "oncall" {\n  name = "oncall"\n}\n']
+    for key, notify in AGE_ALARMS.items():
+        out.append(f'''
+resource "aws_sqs_queue" "{key.replace("-", "_")}" {{
+  name = "{key}"
+}}
+
+resource "aws_cloudwatch_metric_alarm" "{key.replace("-", "_")}_age" {{
+  alarm_name          = "{key}-age"
+  namespace           = "AWS/SQS"
+  metric_name         = "ApproximateAgeOfOldestMessage"
+  dimensions          = {{ QueueName = aws_sqs_queue.{key.replace("-", "_")}.name }}
+  statistic           = "Maximum"
+  period              = 60
+  evaluation_periods  = 1
+  comparison_operator = "GreaterThanThreshold"
+  threshold           = 600
+  {notify}
+}}
+''')
+    # a DLQ whose depth alarm pages nobody: CW001 judges it the same way
+    out.append('''
+resource "aws_sqs_queue" "jobs_dlq" {
+  name = "jobs-dlq"
+}
+
+resource "aws_sqs_queue" "jobs" {
+  name = "jobs"
+  redrive_policy = jsonencode({
+    deadLetterTargetArn = aws_sqs_queue.jobs_dlq.arn
+    maxReceiveCount     = 4
+  })
+}
+
+resource "aws_cloudwatch_metric_alarm" "jobs_dlq_depth" {
+  alarm_name          = "jobs-dlq-depth"
+  namespace           = "AWS/SQS"
+  metric_name         = "ApproximateNumberOfMessagesVisible"
+  dimensions          = { QueueName = aws_sqs_queue.jobs_dlq.name }
+  statistic           = "Maximum"
+  period              = 60
+  evaluation_periods  = 1
+  comparison_operator = "GreaterThanThreshold"
+  threshold           = 0
+}
+
+resource "aws_cloudwatch_metric_alarm" "jobs_age" {
+  alarm_name          = "jobs-age"
+  namespace           = "AWS/SQS"
+  metric_name         = "ApproximateAgeOfOldestMessage"
+  dimensions          = { QueueName = aws_sqs_queue.jobs.name }
+  statistic           = "Maximum"
+  period              = 60
+  evaluation_periods  = 1
+  comparison_operator = "GreaterThanThreshold"
+  threshold           = 600
+  alarm_actions       = [aws_sns_topic.oncall.arn]
+}
+''')
+    return "\n".join(out)
+
+
+@pytest.fixture(scope="module")
+def plan():
+    work = Path(tempfile.mkdtemp(prefix="alarm-actions-"))
+    try:
+        (work / "main.tf").write_text(_stack())
+        yield plan_cache.load(work, offline=False)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _by_queue(report, rule: str) -> dict:
+    return {f.address.split(".", 1)[1]: f for f in report.passed + report.findings if f.rule_id == rule}
+
+
+def test_the_plan_shows_what_the_rules_decide_on(plan):
+    after = {rc["address"]: rc["change"] for rc in plan["resource_changes"]}
+    late = after["aws_cloudwatch_metric_alarm.late_list_age"]
+    assert late["after_unknown"].get("alarm_actions") is True  # the whole list, not only its element
+    switch = after["aws_cloudwatch_metric_alarm.late_switch_age"]
+    assert switch["after_unknown"].get("actions_enabled") is True
+
+
+def test_an_alarm_without_alarm_actions_warns_by_default(plan):
+    cw002 = _by_queue(evaluate(plan), "CW002")
+    silent = cw002["silent"]
+    assert (silent.status, silent.severity) == ("fail", "warning")
+    assert silent.message == ("age alarm aws_cloudwatch_metric_alarm.silent_age notifies nobody: it has no "
+                              "alarm_actions, so when it fires nobody is paged")
+    assert "alarms.sns_topic_arn" in silent.remediation and "actions_enabled = false" in silent.remediation
+    assert "require_actions: false" in silent.remediation
+    # OK and INSUFFICIENT_DATA actions never run when the alarm fires
+    ok_only = cw002["ok_only"]
+    assert (ok_only.status, ok_only.severity) == ("fail", "warning")
+    assert "notifies nobody: it has no alarm_actions (its ok_actions and insufficient_data_actions run only " \
+           "when it recovers or lacks data)" in ok_only.message
+    # the same for a DLQ's depth alarm
+    cw001 = _by_queue(evaluate(plan), "CW001")
+    assert cw001["jobs_dlq"].status == "fail" and "jobs_dlq_depth notifies nobody" in cw001["jobs_dlq"].message
+
+
+def test_alarms_that_notify_or_are_silent_on_purpose_pass(plan):
+    cw002 = _by_queue(evaluate(plan), "CW002")
+    assert {k: f.status for k, f in cw002.items()} == {
+        "paged": "pass", "new_topic": "pass", "late_list": "pass", "dashboard": "pass", "jobs": "pass",
+        "silent": "fail", "ok_only": "fail", "late_switch": "unknown"}
+    assert cw002["paged"].message == "age alarm aws_cloudwatch_metric_alarm.paged_age"
+    assert cw002["late_list"].message.endswith("(its alarm_actions are known after apply)")
+    assert cw002["dashboard"].message.endswith("(actions_enabled = false: it notifies nobody, on purpose)")
+
+
+def test_actions_enabled_known_only_after_apply_is_unknown(plan):
+    f = _by_queue(evaluate(plan), "CW002")["late_switch"]
+    assert f.status == "unknown"
+    assert "has no alarm_actions, so it notifies nobody, and its actions_enabled is only known after apply" in f.message
+
+
+def test_require_actions_false_is_the_opt_out(plan):
+    config = Config(options={"CW001": {"require_actions": False}, "CW002": {"require_actions": False}})
+    report = evaluate(plan, config)
+    assert [f for f in report.findings if f.rule_id in ("CW001", "CW002")] == []
+    cw002 = _by_queue(report, "CW002")
+    assert cw002["silent"].message.endswith("(whether it notifies anyone is not checked: require_actions is false)")
+    # set on one rule, it is that rule's: CW001 still warns
+    only_cw002 = evaluate(plan, Config(options={"CW002": {"require_actions": False}}))
+    assert _by_queue(only_cw002, "CW001")["jobs_dlq"].status == "fail"
+
+
+def test_a_stack_that_owns_its_alarms_makes_it_an_error(plan):
+    report = evaluate(plan, Config(severity={"CW002": "error"}))
+    silent = _by_queue(report, "CW002")["silent"]
+    assert (silent.status, silent.severity) == ("fail", "error")
