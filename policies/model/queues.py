@@ -77,6 +77,9 @@ class Queue:
         self.allow_why: str | None = None
         self.sources: list[Queue] = []
         self.service_dlq_of: list[tuple[str, str]] = []  # (address, what) of other services it is the DLQ of
+        # aws_sqs_queue_redrive_policy resources of queues the plan does not create (an existing
+        # queue read by a data source, a URL) naming this queue as their DLQ
+        self.external_sources: list[Resource] = []
         self.maybe: list[tuple[str, str]] = []  # (kind, why) of separate resources that may target it
         self.esms: list[ESM] = []
         self.alarms: list[Alarm] = []
@@ -89,7 +92,7 @@ class Queue:
 
     @property
     def is_dlq(self) -> bool:
-        if self.sources or self.service_dlq_of:
+        if self.sources or self.service_dlq_of or self.external_sources:
             return True
         allow = self.allow_value()
         if isinstance(allow, dict):
@@ -218,6 +221,7 @@ class QueueLinks:
         self._attach_queue_resources()
         for q in self.queues:
             self._link_redrive(q)
+        self._link_external_redrives()
         self._link_service_dlqs()
 
     def queue_for_arn(self, arn: Any) -> list[Queue]:
@@ -268,7 +272,42 @@ class QueueLinks:
             link = Link(unknown_reason=f"{res.address} {attr} could designate any of {len(found)} queues")
             link.candidates = found
             return link
+        data = self.existing_queue_of(rv.targets)
+        if data is not None:
+            return Link(external=f"{data.address} (an existing queue, read by a data source)")
         return Link(unknown_reason=f"{attr} is only known after apply and its references lead to no queue in the plan")
+
+    def existing_queue_of(self, targets: list[Target]) -> Resource | None:
+        """The one ``data "aws_sqs_queue"`` the references lead to, when it reads a queue the
+        plan does not create: its name is known and names none of the plan's queues (a data
+        source reading a queue of the plan by a name only known after apply is not told apart)."""
+        data = {t.res.address: t.res for t in targets
+                if t.res is not None and t.res.type == "aws_sqs_queue" and t.res.mode == "data"}
+        if len(data) != 1:
+            return None
+        res = next(iter(data.values()))
+        name = res.attr("name")
+        if not isinstance(name, str) or name in self.queues_by_name:
+            return None
+        return res
+
+    def dlqs_of_redrive(self, res: Resource) -> list[Queue]:
+        """The plan's queues an aws_sqs_queue_redrive_policy resource names as its DLQ: by the
+        known deadLetterTargetArn, else through the references of its redrive_policy."""
+        _mrc, arn, _err = self.redrive_of(res)
+        if isinstance(arn, str):
+            return self.queue_for_arn(arn)
+        return self.queues_in(self.resolve.value(res, "redrive_policy").targets, res)
+
+    def _link_external_redrives(self):
+        """A queue that a redrive policy of a queue outside the plan names as its DLQ is a DLQ
+        (it needs no DLQ of its own, nor an age alarm, but a depth alarm)."""
+        for kind, r, _link in self.unattached:
+            if kind != "redrive":
+                continue
+            dlqs = self.dlqs_of_redrive(r)
+            if len(dlqs) == 1:
+                dlqs[0].external_sources.append(r)
 
     def _attach_queue_resources(self):
         """Attach separate redrive / redrive-allow / policy resources to their queue.

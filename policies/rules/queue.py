@@ -5,7 +5,8 @@ from resilient_sqs import facts
 
 from .. import iamdoc
 from ..graph import UNKNOWN
-from ..model import Invalid, Model, Queue, show, invalid_of, loads, parse_sqs_arn, place_mismatch, same_place
+from ..model import (Invalid, Model, Queue, show, invalid_of, loads, parse_sqs_arn, parse_sqs_url, place_mismatch,
+                     same_place)
 from . import Option, fail, invalid, ok, rule, seconds, unknown
 
 TLS_STATEMENT = ('{"Sid": "DenyInsecureTransport", "Effect": "Deny", "Principal": "*", "Action": "sqs:*", '
@@ -65,7 +66,10 @@ for FIFO queues it blocks its whole message group. A DLQ moves it aside after ma
 where it can be inspected and redriven. The DLQ must be in the same account and Region as the queue
 (SQS moves failures only within them). A queue counts as a DLQ (and needs none itself)
 when another queue's redrive policy targets it, or it declares a redrive-allow policy
-(byQueue/allowAll).""",
+(byQueue/allowAll). An aws_sqs_queue_redrive_policy that gives a queue the stack does not create
+(read with data "aws_sqs_queue", or named by URL) its DLQ is judged on its own address: the
+existing queue's place is its data source's ARN when read at plan time, else its provider
+configuration's; unknown when the plan shows neither.""",
       fix="Add redrive_policy = jsonencode({deadLetterTargetArn = aws_sqs_queue.<dlq>.arn, maxReceiveCount = 5}), "
           "or an aws_sqs_queue_redrive_policy resource.",
       sources=('sqs-dlq',))
@@ -86,6 +90,68 @@ def queue_has_dlq(model: Model, opts):
             yield _dlq_place(q, link, q.redrive_ref)
         else:
             yield unknown(q.address, f"a redrive policy is set but {link.unknown_reason}", ref=q.redrive_ref)
+    # an aws_sqs_queue_redrive_policy giving a queue the plan does not create (an existing queue
+    # read by a data source, or named by its URL) its DLQ: judged on the redrive policy resource
+    for kind, r, link in model.unattached:
+        if kind == "redrive" and link.external:
+            got = _external_source_dlq(model, r, link)
+            if got is not None:
+                yield got
+
+
+def _external_source_dlq(model: Model, r, link):
+    """SQS002 on a redrive policy resource whose source queue is outside the plan: the
+    source has a DLQ; it must be in the source's account and Region. The source's place is
+    its data source's ARN or URL when read at plan time (else its provider configuration's),
+    or its URL's."""
+    _mrc, arn, err = model.redrive_of(r)
+    if err:
+        return None  # SQS003 fails the redrive policy itself
+    data = model.existing_queue_of(model.resolve.value(r, "queue_url").targets)
+    if data is not None:
+        source = f"the existing queue {data.address}"
+        got = parse_sqs_arn(data.values.get("arn")) or parse_sqs_url(data.values.get("url"))
+        provider = model.plan.resource_location(data)
+        where = (got[0] or provider[0], got[1] or provider[1]) if got else provider
+    else:
+        url = str(link.external)
+        source = f"the queue {url if len(url) <= 200 else url[:199] + '…'}"
+        got, provider = parse_sqs_url(link.external), None
+        where = (got[0], got[1]) if got else (None, None)
+    dlqs = model.dlqs_of_redrive(r)
+    fix = "Create the dead-letter queue with the same provider configuration (account and region) as the source queue."
+    if len(dlqs) == 1:
+        dlq = dlqs[0]
+        what, dlq_where = dlq.address, dlq.location
+        providers = (provider, dlq.provider_place) if provider is not None else None
+    elif isinstance(arn, str):
+        got_dlq = parse_sqs_arn(arn)
+        what, dlq_where, providers = f"{arn} (outside this plan)", (got_dlq[0], got_dlq[1]) if got_dlq else (None, None), None
+    else:
+        return unknown(r.address, f"it gives {source} a dead-letter queue, but which one cannot be told: its "
+                                  "redrive_policy is only known after apply and its deadLetterTargetArn leads to no "
+                                  "queue in the plan",
+                       "Name the DLQ by a queue of the stack (deadLetterTargetArn = aws_sqs_queue.<dlq>.arn) or by "
+                       "a literal ARN; with a local value, run the check with --source-dir.")
+    same = same_place(where, dlq_where, providers)
+    if same is True:
+        return ok(r.address, f"{source} has the dead-letter queue {what}")
+    if same is False:
+        return fail(r.address, f"dead-letter queue {what} of {source} is in {place_mismatch(dlq_where, where)} (the "
+                               f"source's): {SAME_PLACE}, so failed messages have no DLQ to go to", fix)
+    hidden = []
+    for i, part in ((0, "region"), (1, "account")):
+        if where[i] != dlq_where[i]:
+            hidden += [f"the {part} of {x}" for x, place in ((data.address if data is not None else source, where),
+                                                              (what, dlq_where)) if not isinstance(place[i], str)]
+    late = (f"{data.address} is read at apply (it depends on a resource of the plan), so its ARN is not in the plan; "
+            if data is not None and not got else "")
+    return unknown(r.address, f"dead-letter queue {what} of {source}: whether they are in the same account and Region "
+                              f"is not known: {late}the plan does not show {' or '.join(hidden) or 'where they are'} "
+                              f"({SAME_PLACE})",
+                   "Read the existing queue with the DLQ's provider configuration, or at plan time (no depends_on on "
+                   "resources of the plan) so that its ARN is in the plan; a provider configuration shows its region "
+                   "with region and its account with allowed_account_ids or an assume_role role_arn.")
 
 
 def _unresolved_service_dlq(model: Model) -> str:
@@ -234,9 +300,7 @@ def _unattached_retention(model: Model, r, link):
         source = f"the queue {url if len(url) <= 200 else url[:199] + '…'}, which this plan does not create"
     else:
         source = f"not told by the plan ({link.unknown_reason})" if link.unknown_reason else "not told by the plan"
-    _mrc, arn, _err = model.redrive_of(r)
-    dlqs = model.queue_for_arn(arn) if isinstance(arn, str) else \
-        model.queues_in(model.resolve.value(r, "redrive_policy").targets, r)
+    dlqs = model.dlqs_of_redrive(r)
     dlq = ""
     if len(dlqs) == 1:
         ret = dlqs[0].retention()
