@@ -43,13 +43,15 @@ CHECKOV = REPO / ".venv-checkov" / "bin" / "checkov"
 # -- plan generation ------------------------------------------------------------------
 def real_plan(pairs: int) -> dict:
     """A real plan of the template configuration (cached by content)."""
-    from tooling.terraform import Terraform, offline_copy
+    from tooling.terraform import Terraform, offline_copy, supplied_provider
 
     CACHE.mkdir(parents=True, exist_ok=True)
     import hashlib
 
     h = hashlib.sha256(str(pairs).encode())
-    for f in sorted([*TEMPLATE_DIR.glob("*.tf"), *REPO.glob("*.tf"), *(REPO / "modules").rglob("*.tf")]):
+    # the copy it is planned in also gets configs/_provider/providers.tf
+    for f in sorted([*TEMPLATE_DIR.glob("*.tf"), supplied_provider(TEMPLATE_DIR), *REPO.glob("*.tf"),
+                     *(REPO / "modules").rglob("*.tf")]):
         h.update(f.read_bytes())
     out = CACHE / f"real-{pairs}-{h.hexdigest()[:12]}.json"
     if not out.exists():
@@ -185,14 +187,14 @@ SOURCE_DIR = REPO / "tests" / "policies" / "configs" / "source-good"
 
 def source_plan(queues: int) -> dict:
     """A real plan of configs/source-good with ``queues`` for_each queue pairs (cached)."""
-    from tooling.terraform import Terraform, offline_copy
+    from tooling.terraform import Terraform, offline_copy, supplied_provider
 
     import hashlib
     import shutil
 
     variables = {"queues": {f"q{i:04d}": {"max_receive": 3 + i % 3, "visibility": 60} for i in range(queues)}}
     h = hashlib.sha256(json.dumps(variables, sort_keys=True).encode())
-    for f in sorted(SOURCE_DIR.rglob("*.tf")):
+    for f in [*sorted(SOURCE_DIR.rglob("*.tf")), supplied_provider(SOURCE_DIR)]:
         h.update(f.read_bytes())
     CACHE.mkdir(parents=True, exist_ok=True)
     out = CACHE / f"source-{queues}-{h.hexdigest()[:12]}.json"

@@ -34,6 +34,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCE_GOOD = REPO / "tests" / "policies" / "configs" / "source-good"
+# the offline provider file the fixture configurations are planned with (not in their directories)
+SHARED_PROVIDER = REPO / "tests" / "policies" / "configs" / "_provider" / "providers.tf"
 SOURCE_GOOD_PLAN = REPO / "tests" / "policies" / "plans" / "source-good.json"
 BIG_PLAN = REPO / "tests" / "policies" / "plans" / "queue-bad.json"
 TERMINAL_ACTIVE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
@@ -366,8 +368,7 @@ for _n, _prep, _note in [
     ("modules.json Dir outside with the module", _modules_json(_outside_module), "outside"),
     ("modules.json deep", _modules_json("[" * 100000 + "]" * 100000), None),
     ("modules.json 6 MB", _modules_json(json.dumps({"Modules": [], "pad": "x" * 6_000_000})), "cap"),
-    ("providers.tf symlink outside", lambda tmp, src: ((tmp / "x.tf").write_text((src / "providers.tf").read_text()),
-                                                       (src / "providers.tf").unlink(),
+    ("providers.tf symlink outside", lambda tmp, src: ((tmp / "x.tf").write_text(SHARED_PROVIDER.read_text()),
                                                        (src / "providers.tf").symlink_to(tmp / "x.tf")), "outside"),
 ]:
     case("files", _n)(lambda tmp, c, p=_prep, n=_note: _src(tmp, c, p, note=n))

@@ -46,6 +46,39 @@ def offline_provider_override() -> str:
     )
 
 
+# Fixture configurations whose provider configuration is kept once per kind and added by the
+# planning tooling (tests/policies/README.md): a directory directly under one of these roots
+# plans with ``<root>/_provider/providers.tf`` as if that file lay in it as ``providers.tf``.
+# Offline configurations (tests/policies/configs/*) and LocalStack update scenarios
+# (tests/policies/updates/*, which also declares ``var.name_prefix`` there).
+FIXTURE_ROOTS = (REPO_ROOT / "tests" / "policies" / "configs", REPO_ROOT / "tests" / "policies" / "updates")
+SUPPLIED_PROVIDER = "providers.tf"
+
+
+class FixtureProviderError(Exception):
+    """A fixture configuration carries its own copy of the provider file the tooling supplies."""
+
+
+def supplied_provider(directory: Path) -> Path | None:
+    """The shared provider file the planning tooling adds to the fixture configuration
+    ``directory`` as ``providers.tf`` (None for any other directory: examples, modules,
+    ``_``-prefixed helper directories of a fixture root). Raises :class:`FixtureProviderError`
+    when ``directory`` has a ``providers.tf`` of its own: it would clash with the supplied one."""
+    directory = Path(directory).resolve()
+    root = directory.parent
+    if root not in FIXTURE_ROOTS or directory.name.startswith("_"):
+        return None
+    shared = root / "_provider" / SUPPLIED_PROVIDER
+    own = directory / SUPPLIED_PROVIDER
+    if own.exists() or own.is_symlink():
+        raise FixtureProviderError(
+            f"{own.relative_to(REPO_ROOT)}: fixture configurations under {root.relative_to(REPO_ROOT)}/ get their "
+            f"provider configuration from {shared.relative_to(REPO_ROOT)}, which the planning tooling adds as "
+            f"{SUPPLIED_PROVIDER}; remove this file, and put what only this fixture needs (provider aliases, "
+            f"variables) in a file of another name, e.g. provider_aliases.tf")
+    return shared
+
+
 def offline_copy(source_dir: Path) -> Path:
     """Copy a root configuration's *.tf files beside the original (same depth, so
     relative module sources still resolve) and add the offline provider override.
@@ -62,9 +95,11 @@ def copy_config(source_dir: Path) -> Path:
     at the same depth below the repo root so relative module sources still resolve.
 
     Used to apply an example without touching the example directory (its
-    ``.terraform`` and state stay in the copy). The copy is the caller's to remove.
+    ``.terraform`` and state stay in the copy). A fixture configuration gets its kind's
+    provider file (:func:`supplied_provider`). The copy is the caller's to remove.
     """
     source_dir = Path(source_dir).resolve()
+    provider = supplied_provider(source_dir)
     rel = source_dir.relative_to(REPO_ROOT)
     depth = len(rel.parts)
     # keep the same depth below the repo root so "../../" still reaches it
@@ -74,10 +109,12 @@ def copy_config(source_dir: Path) -> Path:
     base.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f"{source_dir.name}-", dir=base))
     for f in source_dir.iterdir():
-        if f.is_file() and (f.suffix == ".tf" or f.name.endswith(".tf.json") or f.suffix == ".tpl"):
-            shutil.copy2(f, work / f.name)
+        if f.is_file() and not f.name.startswith(".terraform") and ".tfstate" not in f.name and f.suffix != ".tfplan":
+            shutil.copy2(f, work / f.name)  # every file: a configuration reads templates, JSON, ... by path
         elif f.is_dir() and f.name not in {".terraform", "tests"}:
             shutil.copytree(f, work / f.name, ignore=shutil.ignore_patterns(".terraform*", "*.tfstate*"))
+    if provider is not None:
+        shutil.copy2(provider, work / SUPPLIED_PROVIDER)
     return work
 
 

@@ -20,7 +20,7 @@ LocalStack:
 Scenario directory ``tests/policies/updates/<name>/``::
 
     scenario.json     description, variables per phase, options (below)
-    *.tf              files common to both phases
+    *.tf              files common to both phases (not providers.tf: see below)
     before/*.tf       files only in the "before" configuration (optional)
     after/*.tf        files only in the "after" configuration (optional)
 
@@ -37,6 +37,11 @@ two configurations, or shared files plus per-phase ones. ``scenario.json``::
       "lambda_functions": ["consumer"]         # optional
     }
 
+* ``providers.tf``: every scenario is planned with ``tests/policies/updates/_provider/providers.tf``
+  (the AWS provider for LocalStack, whose endpoints come from the environment, and
+  ``variable "name_prefix"``), copied into the working directory as ``providers.tf`` and
+  digested as if it lay in the scenario directory. A scenario has no providers.tf of its own
+  (it is refused); provider aliases or variables of one scenario go in a file of another name.
 * ``name_prefix``: when the configuration declares that variable it is set to the
   scenario name (so scenarios never collide on one LocalStack and a fixture
   regenerated twice names the same things). Name everything with it.
@@ -89,7 +94,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.policies import fixture_plans
-from tooling.terraform import REPO_ROOT, Terraform, TerraformError
+from tooling.terraform import REPO_ROOT, FixtureProviderError, Terraform, TerraformError, supplied_provider
 
 SCENARIOS = REPO_ROOT / "tests" / "policies" / "updates"
 OUT = fixture_plans.UPDATE_PLANS
@@ -119,14 +124,32 @@ class Scenario:
     external: dict[str, str] = field(default_factory=dict)  # mount path -> module directory name
     lambda_functions: list[str] = field(default_factory=list)
 
-    def files(self, phase: str) -> list[Path]:
-        """The *.tf files of one phase: common ones and the phase's own."""
+    def own_files(self, phase: str) -> list[Path]:
+        """The scenario's own *.tf files of one phase: common ones and the phase's own."""
         common = sorted(p for p in self.directory.glob("*.tf"))
         own = sorted((self.directory / phase).glob("*.tf")) if (self.directory / phase).is_dir() else []
         clash = {p.name for p in common} & {p.name for p in own}
         if clash:
             raise ScenarioError(f"{self.name}: {phase}/ repeats common file(s) {sorted(clash)}; rename one")
         return common + own
+
+    def provider(self) -> Path | None:
+        """The shared LocalStack provider file (``updates/_provider/providers.tf``) the scenario is
+        planned with, as ``providers.tf`` (None for a scenario outside tests/policies/updates)."""
+        try:
+            return supplied_provider(self.directory)
+        except FixtureProviderError as e:
+            raise ScenarioError(f"{self.name}: {e}") from None
+
+    def files(self, phase: str) -> list[Path]:
+        """The *.tf files one phase is planned with: its own and the shared provider file
+        (named ``providers.tf``: each lands in the working directory under its name)."""
+        own = self.own_files(phase)
+        provider = self.provider()
+        if provider is not None and provider.name in {p.name for p in own}:
+            raise ScenarioError(f"{self.name}: {phase}/{provider.name} clashes with the shared provider file "
+                                f"{provider.relative_to(REPO_ROOT)}; rename it")
+        return own + ([provider] if provider is not None else [])
 
     def declared(self, phase: str) -> set[str]:
         names: set[str] = set()
@@ -175,8 +198,9 @@ def load_scenario(directory: Path) -> Scenario:
         raise ScenarioError(f"{name}: lambda_functions must be a list of names")
     sc = Scenario(name, directory, spec["description"].strip(), variables, ext, fns)
     for phase in PHASES:
-        if not sc.files(phase):
+        if not sc.own_files(phase):
             raise ScenarioError(f"{name}: the {phase} configuration has no *.tf files")
+        sc.files(phase)  # refuses a copy of the shared provider file
     return sc
 
 
@@ -215,9 +239,11 @@ def find_module(name: str, explicit: str | None = None) -> Path | None:
     return None
 
 
-def scenario_files(sc: Scenario) -> list[Path]:
-    """The scenario's own files and every file of the local modules its configurations call
-    (sources relative to the scenario directory, whichever phase directory the file is in)."""
+def scenario_files(sc: Scenario) -> list[fixture_plans.Input]:
+    """The scenario's own files, the shared provider file as if it lay in the scenario directory
+    (``(scenario/providers.tf, updates/_provider/providers.tf)``, see fixture_plans.Input), and
+    every file of the local modules its configurations call (sources relative to the scenario
+    directory, whichever phase directory the file is in)."""
     own = fixture_plans.tree_files(sc.directory)
     files = set(own)
     for tf in own:
@@ -225,7 +251,8 @@ def scenario_files(sc: Scenario) -> list[Path]:
             for d in fixture_plans.local_sources(tf, base=sc.directory):
                 if d.is_relative_to(REPO_ROOT):  # an external module's mount does not exist here
                     files.update(fixture_plans.configuration_files(d))
-    return sorted(files)
+    sc.provider()  # refuses a copy of the shared provider file
+    return [*sorted(files), *fixture_plans.supplied_files(sc.directory)]
 
 
 def tree_digest(directory: Path) -> str:
@@ -236,7 +263,7 @@ def tree_digest(directory: Path) -> str:
     return "sha256:" + h.hexdigest()
 
 
-def inputs(sc: Scenario, modules_dir: str | None = None) -> tuple[list[Path], dict, dict[str, str | None]]:
+def inputs(sc: Scenario, modules_dir: str | None = None) -> tuple[list[fixture_plans.Input], dict, dict[str, str | None]]:
     """(files, variables, {external module: content digest, or None when it is absent here})."""
     variables = {p: sc.phase_variables(p) for p in PHASES}
     external = {}

@@ -177,10 +177,11 @@ def _table(rows: list[dict]) -> None:
     word = {"passed": "passed", "failed": "FAILED", "skipped": "skipped"}
     w0 = max(len("queue / table"), *(len(s) for s in subjects))
     widths = [max(len(s), 7) for s in scen]
-    print("  ".join(["queue / table".ljust(w0)] + [s.ljust(w) for s, w in zip(scen, widths)]))
+    # columns padded to their width, the last one too; no line ends in spaces
+    print("  ".join(["queue / table".ljust(w0)] + [s.ljust(w) for s, w in zip(scen, widths)]).rstrip())
     for sub in subjects:
         cells = [word[cell[(sub, s)]["outcome"]] if (sub, s) in cell else "-" for s in scen]
-        print("  ".join([sub.ljust(w0)] + [c.ljust(w) for c, w in zip(cells, widths)]))
+        print("  ".join([sub.ljust(w0)] + [c.ljust(w) for c, w in zip(cells, widths)]).rstrip())
     failed = [r for r in rows if r["outcome"] == "failed"]
     skipped = [r for r in rows if r["outcome"] == "skipped"]
     if failed:

@@ -42,7 +42,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tooling.terraform import REPO_ROOT, offline_provider_override
+from tooling.terraform import REPO_ROOT, SUPPLIED_PROVIDER, offline_provider_override, supplied_provider
 
 FORMAT = 1
 PLANS = Path(__file__).parent / "plans"
@@ -86,12 +86,33 @@ def configuration_files(directory: Path) -> list[Path]:
     return sorted(set(files))
 
 
-def digest(files: list[Path], variables: dict | None = None, extra: str = "") -> str:
+# An input file: a path, or ``(where it lands, the file it is copied from)`` for a file the
+# planning tooling adds to the configuration (its kind's provider file): digested, and listed
+# in the manifest, as if it lay where it lands, so moving a copy out of a fixture directory
+# into the shared file changes nothing.
+Input = Path | tuple[Path, Path]
+
+
+def _named(files: list[Input]) -> list[tuple[str, Path]]:
+    """(repo-relative name, file to read) of each input, in path order (by path components)."""
+    pairs = sorted(((Path(f[0]).resolve(), Path(f[1])) if isinstance(f, tuple) else (Path(f).resolve(), Path(f))
+                    for f in files), key=lambda pair: pair[0])
+    return [(str(name.relative_to(REPO_ROOT)), src) for name, src in pairs]
+
+
+def supplied_files(directory: Path) -> list[tuple[Path, Path]]:
+    """What the planning tooling adds to ``directory`` (:func:`tooling.terraform.supplied_provider`),
+    as inputs: ``[(directory/providers.tf, the shared file)]`` for a fixture configuration, else []."""
+    provider = supplied_provider(directory)
+    return [(Path(directory).resolve() / SUPPLIED_PROVIDER, provider)] if provider is not None else []
+
+
+def digest(files: list[Input], variables: dict | None = None, extra: str = "") -> str:
     """sha256 over each file's repo-relative path and bytes, the variables and ``extra``."""
     h = hashlib.sha256()
-    for f in sorted(files):
-        h.update(str(Path(f).resolve().relative_to(REPO_ROOT)).encode() + b"\0")
-        h.update(Path(f).read_bytes() + b"\0")
+    for name, src in _named(files):
+        h.update(name.encode() + b"\0")
+        h.update(src.read_bytes() + b"\0")
     h.update(json.dumps(variables or {}, sort_keys=True).encode() + b"\0")
     h.update(extra.encode())
     return "sha256:" + h.hexdigest()
@@ -159,11 +180,11 @@ class Manifest:
     def path(self, name: str) -> Path:
         return self.directory / f"{name}.json"
 
-    def record(self, name: str, files: list[Path], variables: dict | None, regenerate: str,
+    def record(self, name: str, files: list[Input], variables: dict | None, regenerate: str,
                environment: dict | None = None, extra: str = "", **more) -> None:
         self.fixtures[name] = {
             "inputs": digest(files, variables, extra),
-            "files": [str(Path(f).resolve().relative_to(REPO_ROOT)) for f in sorted(files)],
+            "files": [n for n, _ in _named(files)],
             "variables": variables or {},
             **({"environment": environment} if environment is not None else {}),
             "regenerate": regenerate,
@@ -173,14 +194,14 @@ class Manifest:
     def _rel(self, name: str) -> str:
         return str(self.path(name).relative_to(REPO_ROOT))
 
-    def check_inputs(self, name: str, files: list[Path], variables: dict | None, extra: str = "") -> str | None:
+    def check_inputs(self, name: str, files: list[Input], variables: dict | None, extra: str = "") -> str | None:
         """None when the fixture exists and its inputs are unchanged, else why it is stale."""
         entry = self.fixtures.get(name)
         command = entry.get("regenerate", REGENERATE) if entry else REGENERATE
         if entry is None or not self.path(name).exists():
             return f"stale fixture {self._rel(name)}: not committed yet; run `{command}`"
         if entry["inputs"] != digest(files, variables, extra):
-            now = {str(Path(f).resolve().relative_to(REPO_ROOT)) for f in files}
+            now = {n for n, _ in _named(files)}
             was = set(entry.get("files", []))
             changed = sorted(now ^ was) or ["file contents or variables"]
             return f"stale fixture {self._rel(name)}: its inputs changed ({', '.join(changed[:5])}); run `{command}`"
@@ -204,11 +225,12 @@ def fixture_name(subject: str) -> str:
     return rest if kind == "config" else f"{kind}-{rest}".replace(":", "-")
 
 
-def inputs_of(subject: str) -> tuple[list[Path], dict, str]:
+def inputs_of(subject: str) -> tuple[list[Input], dict, str]:
     from tests.policies import plans
 
     directory, variables, offline = plans.subjects()[subject]
-    return configuration_files(directory), variables, offline_provider_override() if offline else ""
+    return ([*configuration_files(directory), *supplied_files(directory)], variables,
+            offline_provider_override() if offline else "")
 
 
 def regenerate(subjects: list[str] | None = None) -> list[str]:

@@ -68,14 +68,18 @@ def copied_dir(name: str) -> Path:
 
 def materialize_copied(name: str) -> Path:
     """``configs/<name>`` with ``source = "./x"`` module calls pointing at an absolute
-    copy of ``x`` (inside the copy, so the plan cache's digest covers it)."""
+    copy of ``x`` (inside the copy, so the plan cache's digest covers it), and the offline
+    provider file the fixture is planned with (configs/_provider/providers.tf)."""
     import re
     import shutil
+
+    from tooling.terraform import SUPPLIED_PROVIDER, supplied_provider
 
     src, dst = CONFIGS / name, copied_dir(name)
     tmp = dst.with_name(dst.name + f".{os.getpid()}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     shutil.copytree(src, tmp, ignore=shutil.ignore_patterns(".terraform", ".terraform.lock.hcl"))
+    shutil.copy2(supplied_provider(src), tmp / SUPPLIED_PROVIDER)
     for tf in tmp.glob("*.tf"):
         text = tf.read_text()
         text = re.sub(r'(source\s*=\s*)"\./([^"]+)"', lambda m: f'{m.group(1)}"{(dst / m.group(2)).as_posix()}"', text)

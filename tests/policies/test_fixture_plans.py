@@ -118,3 +118,94 @@ def test_inputs_of_committed_fixtures_are_not_ignored_by_git():
     ignored = _ignored_by_git(sorted(files))
     assert ignored == [], ("needed by the tests but ignored by .gitignore, so missing from every clone: "
                            + ", ".join(ignored) + " (add a `!path` exception to .gitignore and commit them)")
+
+
+# ------------------------------------------------------------------------------------------
+# the provider file a fixture configuration is planned with (kept once per kind)
+# ------------------------------------------------------------------------------------------
+def test_no_fixture_carries_a_provider_file_of_its_own():
+    from tooling import terraform, update_plans
+
+    configs = [plans.CONFIGS / n for n in plans.fixture_names()]
+    scenarios = update_plans.scenario_dirs()
+    assert len(configs) >= 20 and len(scenarios) >= 30
+    for directory in [*configs, *scenarios]:
+        shared = terraform.supplied_provider(directory)  # raises on a providers.tf of its own
+        assert shared == directory.parent / "_provider" / "providers.tf" and shared.is_file(), directory
+    assert plans.CONFIGS / "_provider" not in configs and plans.CONFIGS / "_provider" not in scenarios
+    # examples, modules and module fixtures carry their own providers: nothing is added
+    assert terraform.supplied_provider(REPO_ROOT / "examples" / "basic") is None
+    assert terraform.supplied_provider(REPO_ROOT / "modules" / "queue") is None
+
+
+@pytest.fixture
+def fixture_root(monkeypatch):
+    """A fixture root inside the repository (digests name repo-relative paths), with its
+    shared provider file and one fixture configuration."""
+    import shutil
+    import uuid
+
+    from tooling import terraform
+
+    root = REPO_ROOT / ".cache" / f"provider-test-{uuid.uuid4().hex[:8]}" / "configs"
+    (root / "_provider").mkdir(parents=True)
+    (root / "demo").mkdir()
+    (root / "_provider" / "providers.tf").write_text('provider "aws" {\n  region = "us-east-1"\n}\n')
+    (root / "demo" / "main.tf").write_text('resource "aws_sqs_queue" "q" {}\n')
+    monkeypatch.setattr(terraform, "FIXTURE_ROOTS", (root,))
+    yield root
+    shutil.rmtree(root.parent, ignore_errors=True)
+
+
+def test_supplied_provider_is_digested_as_if_it_lay_in_the_fixture(fixture_root):
+    demo, shared = fixture_root / "demo", fixture_root / "_provider" / "providers.tf"
+    supplied = fixture_plans.supplied_files(demo)
+    assert supplied == [(demo / "providers.tf", shared)]
+    inputs = [*fixture_plans.configuration_files(demo), *supplied]
+    with_supplied = fixture_plans.digest(inputs, {"v": 1})
+    m = Manifest(fixture_root, {})
+    m.record("demo", inputs, {"v": 1}, "make fixture-plans")
+    assert m.fixtures["demo"]["files"][-1].endswith("configs/demo/providers.tf")
+    # the same bytes in the directory itself: the same digest (a copy moved out stays valid)
+    (demo / "providers.tf").write_bytes(shared.read_bytes())
+    assert fixture_plans.digest(fixture_plans.configuration_files(demo), {"v": 1}) == with_supplied
+    (demo / "providers.tf").unlink()
+    # an edit of the shared file makes the fixture stale
+    shared.write_text(shared.read_text() + "# edited\n")
+    assert fixture_plans.digest(inputs, {"v": 1}) != with_supplied
+    assert m.check_inputs("demo", inputs, {"v": 1}) is not None
+
+
+def test_a_fixture_with_its_own_provider_file_is_refused_by_name(fixture_root):
+    from tooling import terraform
+
+    demo = fixture_root / "demo"
+    (demo / "providers.tf").write_text("")
+    with pytest.raises(terraform.FixtureProviderError) as e:
+        terraform.supplied_provider(demo)
+    rel = str(fixture_root.relative_to(REPO_ROOT))
+    assert str(e.value).startswith(f"{rel}/demo/providers.tf: fixture configurations under {rel}/")
+    assert f"{rel}/_provider/providers.tf" in str(e.value) and "remove this file" in str(e.value)
+
+
+def test_a_planning_copy_of_a_fixture_gets_the_provider_file_and_others_do_not(fixture_root):
+    import shutil
+
+    from tooling import terraform
+
+    demo = fixture_root / "demo"
+    work = terraform.copy_config(demo)
+    try:
+        assert sorted(p.name for p in work.iterdir()) == ["main.tf", "providers.tf"]
+        assert (work / "providers.tf").read_bytes() == (fixture_root / "_provider" / "providers.tf").read_bytes()
+        # the same depth below the repository as the fixture (relative module sources resolve)
+        assert len(work.relative_to(REPO_ROOT).parts) == len(demo.relative_to(REPO_ROOT).parts)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    work = terraform.offline_copy(REPO_ROOT / "examples" / "basic")
+    try:
+        # an example keeps its own provider file, with the offline override beside it
+        assert (work / "providers.tf").read_bytes() == (REPO_ROOT / "examples" / "basic" / "providers.tf").read_bytes()
+        assert (work / "offline_override.tf").exists()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

@@ -270,8 +270,8 @@ def test_tf_symlink_out_of_the_tree_is_not_read(tmp_path):
     src = copy_source(tmp_path)
     secret = tmp_path / "secret"
     secret.mkdir()
-    (secret / "x.tf").write_text((src / "providers.tf").read_text())
-    (src / "providers.tf").unlink()
+    # the shared-provider pattern the fixtures themselves avoid: a providers.tf linked from elsewhere
+    (secret / "x.tf").write_text((Path(__file__).parent / "configs" / "_provider" / "providers.tf").read_text())
     (src / "providers.tf").symlink_to(secret / "x.tf")
     out = check_source(src)
     assert any("providers.tf" in n and "outside --source-dir" in n for n in out["notes"]), out["notes"]

@@ -139,3 +139,39 @@ def test_malformed_scenarios_are_refused_by_name(tmp_path):
     (d / "after" / "main.tf").write_text("")
     with pytest.raises(update_plans.ScenarioError, match="repeats common file"):
         update_plans.load_scenario(d).files("after")
+
+
+def test_a_scenario_is_planned_with_the_shared_localstack_provider_file():
+    shared = update_plans.SCENARIOS / "_provider" / "providers.tf"
+    sc = update_plans.load_scenario(update_plans.SCENARIOS / "raw-queue-rename")
+    for phase in update_plans.PHASES:
+        files = sc.files(phase)
+        assert files[-1] == shared and [f.name for f in files].count("providers.tf") == 1
+    # the shared file declares var.name_prefix: the scenario's resources are named with its name
+    assert "name_prefix" in sc.declared("before") and sc.phase_variables("before")["name_prefix"] == "raw-queue-rename"
+    inputs = update_plans.scenario_files(sc)
+    assert (sc.directory.resolve() / "providers.tf", shared) in inputs
+
+
+def test_a_scenario_with_its_own_provider_file_is_refused(monkeypatch):
+    from tooling import terraform
+
+    root = REPO_ROOT / ".cache" / f"update-provider-test-{uuid.uuid4().hex[:8]}" / "updates"
+    try:
+        (root / "_provider").mkdir(parents=True)
+        (root / "_provider" / "providers.tf").write_text("")
+        (root / "demo" / "after").mkdir(parents=True)
+        (root / "demo" / "scenario.json").write_text('{"description": "demo"}')
+        (root / "demo" / "main.tf").write_text("")
+        monkeypatch.setattr(terraform, "FIXTURE_ROOTS", (root,))
+        sc = update_plans.load_scenario(root / "demo")
+        assert sc.files("before")[-1] == root / "_provider" / "providers.tf"
+        (root / "demo" / "after" / "providers.tf").write_text("")
+        with pytest.raises(update_plans.ScenarioError, match=r"^demo: after/providers.tf clashes with the shared"):
+            update_plans.load_scenario(root / "demo")
+        (root / "demo" / "after" / "providers.tf").unlink()
+        (root / "demo" / "providers.tf").write_text("")
+        with pytest.raises(update_plans.ScenarioError, match=r"^demo: .*demo/providers.tf: fixture configurations under"):
+            update_plans.load_scenario(root / "demo")
+    finally:
+        shutil.rmtree(root.parent, ignore_errors=True)

@@ -2,7 +2,8 @@
 however many tests, pytest-xdist workers or test sessions ask for it.
 
 A plan is cached in ``.cache/plans/`` under a digest of everything that can
-change it: the configuration directory's files, every file under ``modules/`` and ``internal/``
+change it: the configuration directory's files (with the provider file a fixture
+configuration is planned with, ``tooling.terraform.supplied_provider``), every file under ``modules/`` and ``internal/``
 and the root ``*.tf`` (what relative module sources reach), the variables,
 whether it was planned offline (provider override), the Terraform version and
 the providers in the local mirror. A lock file per digest makes concurrent
@@ -20,8 +21,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from tooling.terraform import (MIRROR_DIR, REPO_ROOT, Terraform, mirrored_providers, offline_copy, terraform_bin,
-                              terraform_env)
+from tooling.terraform import (MIRROR_DIR, REPO_ROOT, SUPPLIED_PROVIDER, Terraform, copy_config, mirrored_providers,
+                              offline_copy, supplied_provider, terraform_bin, terraform_env)
 
 CACHE = REPO_ROOT / ".cache" / "plans"
 # files that cannot change a plan
@@ -66,6 +67,9 @@ def digest(directory: Path, variables: dict, offline: bool = True) -> str:
         # a configuration outside the repository (a consumer stack) is named by its own paths
         h.update(str(f.relative_to(REPO_ROOT if f.is_relative_to(REPO_ROOT) else directory)).encode() + b"\0")
         h.update(f.read_bytes())
+    provider = supplied_provider(directory)
+    if provider is not None:  # a fixture configuration is planned with its kind's provider file
+        h.update(str((directory / SUPPLIED_PROVIDER).relative_to(REPO_ROOT)).encode() + b"\0" + provider.read_bytes())
     return h.hexdigest()[:20]
 
 
@@ -77,7 +81,10 @@ def _slug(directory: Path) -> str:
 
 
 def _generate(directory: Path, variables: dict, offline: bool, out: Path, data_dir: Path) -> None:
-    work = offline_copy(directory) if offline else directory
+    # offline: a copy with the provider override; a fixture configuration: a copy with its
+    # kind's provider file (tooling.terraform.supplied_provider); anything else: in place
+    in_copy = offline or supplied_provider(directory) is not None
+    work = offline_copy(directory) if offline else copy_config(directory) if in_copy else directory
     try:
         # a data dir per configuration survives the copy: init only checks it
         tf = Terraform(work, variables=variables, env={"TF_DATA_DIR": str(data_dir)})
@@ -86,7 +93,7 @@ def _generate(directory: Path, variables: dict, offline: bool, out: Path, data_d
         tf.plan(out=str(plan_file))
         doc = tf.show_json(plan_file)
     finally:
-        if offline:
+        if in_copy:
             shutil.rmtree(work, ignore_errors=True)
         else:
             (directory / ".terraform.lock.hcl").unlink(missing_ok=True)

@@ -139,3 +139,30 @@ def test_pytest_xdist_is_refused_with_sqs_stack(stack, tmp_path):
                           capture_output=True, text=True, cwd=tmp_path, env=NO_ENDPOINT, timeout=120)
     assert proc.returncode == pytest.ExitCode.USAGE_ERROR
     assert "run it without pytest-xdist's -n" in proc.stderr
+
+
+def test_result_table_is_aligned_and_no_line_ends_in_spaces(capsys):
+    from resilient_sqs.testing import cli
+
+    rows = [
+        {"scenario": "poison-to-dlq", "subject": "orders", "outcome": "passed", "message": ""},
+        {"scenario": "fifo-order", "subject": "orders", "outcome": "skipped", "message": "not FIFO"},
+        {"scenario": "poison-to-dlq", "subject": "a-much-longer-queue-name", "outcome": "failed", "message": "lost 1"},
+        {"scenario": "idempotency-table", "subject": "idempotency", "outcome": "passed", "message": ""},
+    ]
+    cli._table(rows)
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert [ln for ln in lines if ln != ln.rstrip()] == [], out
+    header, *body = lines[:4]
+    # scenario columns in catalogue order; every cell starts where its header does
+    assert header.split() == ["queue", "/", "table", "poison-to-dlq", "fifo-order", "idempotency-table"]
+    starts = [header.index(name) for name in ("poison-to-dlq", "fifo-order", "idempotency-table")]
+    by_subject = {ln.split()[0]: ln for ln in body}
+    assert sorted(by_subject) == ["a-much-longer-queue-name", "idempotency", "orders"]
+    assert [by_subject["orders"][i:].split()[0] for i in starts] == ["passed", "skipped", "-"]
+    assert [by_subject["a-much-longer-queue-name"][i:].split()[0] for i in starts] == ["FAILED", "-", "-"]
+    assert [by_subject["idempotency"][i:].split()[0] for i in starts] == ["-", "-", "passed"]
+    # the last column is the one trailing spaces came from: a short cell there now ends the line
+    assert by_subject["orders"].endswith("-") and by_subject["idempotency"].endswith("passed")
+    assert "FAILED:\n  poison-to-dlq[a-much-longer-queue-name]: lost 1" in out

@@ -1,23 +1,6 @@
 # Alarms added to a queue pair that exists: the queues' ARNs are known (from the prior
 # state), the new alarms' are not; both come from the one provider configuration, so the
 # alarms watch these queues (CW001 and CW002 pass, not "its account may differ").
-terraform {
-  required_providers {
-    aws = {
-      source  = "hashicorp/aws"
-      version = ">= 5.100, < 7.0"
-    }
-  }
-}
-
-provider "aws" {
-  region = "us-east-1"
-}
-
-variable "name_prefix" {
-  type = string
-}
-
 resource "aws_sqs_queue" "dlq" {
   name                      = "${var.name_prefix}-dlq"
   message_retention_seconds = 1209600

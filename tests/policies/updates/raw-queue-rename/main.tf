@@ -1,22 +1,5 @@
 # One queue renamed: `name` cannot be updated in place, so the queue is
 # replaced (deleted and created empty) and loses every message in it.
-terraform {
-  required_providers {
-    aws = {
-      source  = "hashicorp/aws"
-      version = ">= 5.100, < 7.0"
-    }
-  }
-}
-
-provider "aws" {
-  region = "us-east-1"
-}
-
-variable "name_prefix" {
-  type = string
-}
-
 variable "queue_name" {
   type = string
 }

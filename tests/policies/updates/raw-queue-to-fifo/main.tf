@@ -1,22 +1,5 @@
 # A queue/DLQ pair switched from standard to FIFO: fifo_queue and the name
 # (.fifo suffix) force a new queue, so both are replaced and lose their messages.
-terraform {
-  required_providers {
-    aws = {
-      source  = "hashicorp/aws"
-      version = ">= 5.100, < 7.0"
-    }
-  }
-}
-
-provider "aws" {
-  region = "us-east-1"
-}
-
-variable "name_prefix" {
-  type = string
-}
-
 variable "fifo" {
   type = bool
 }

@@ -1,0 +1,7 @@
+variable "broken" {
+  type = bool
+}
+
+variable "stage" {
+  type = string
+}
