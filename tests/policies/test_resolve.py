@@ -163,6 +163,37 @@ resource "aws_sqs_queue" "orders" {
     assert orders.dlq is model.queue_by_res["aws_sqs_queue.dlq"] and orders.max_receive_count == 5
 
 
+def test_the_source_reads_an_attribute_and_a_whole_block_the_same_way(tmp_path):
+    """source.Source.value and .block follow one sequence: references checked against the
+    plan's (a note when they differ), then evaluation, a failing expression making the value
+    unknown with the reason."""
+    tf = '''
+resource "aws_sqs_queue" "orders" {
+  name   = "orders"
+  policy = 1 / 0
+}
+'''
+    def orders(policy_expr):
+        return plan_doc(("aws_sqs_queue.orders", {"name": "orders"}, {"policy": True, "arn": True},
+                         {"name": _const("orders"), "policy": policy_expr}))
+
+    model = model_of(orders({}), tmp_path, tf)
+    res = model.plan.by_address["aws_sqs_queue.orders"]
+    got = model.source.value(res, "policy")
+    assert got.value.why == "the expression fails (division by zero)" and got.ref.label == "main.tf:4"
+    body, ref = model.source.block(res)
+    assert body.why == "the block fails to evaluate (division by zero)" and ref.label == "main.tf:2"
+    assert model.source.notes == []
+    model = model_of(orders(_refs("local.other")), tmp_path, tf)
+    res = model.plan.by_address["aws_sqs_queue.orders"]
+    assert model.source.value(res, "policy") is None and model.source.block(res) is None
+    assert model.source.notes == [
+        "main.tf:4: aws_sqs_queue.orders.policy does not match the plan (its references differ); the value known "
+        "only after apply stays unknown",
+        "main.tf:2: aws_sqs_queue.orders does not match the plan (its references differ); values known only after "
+        "apply stay unknown"]
+
+
 # -- links the source now decides -----------------------------------------------------------------
 def test_alarm_queue_name_dimension_built_from_a_local(tmp_path):
     """CloudWatch alarms: QueueName = local.x, where the local is a queue's name known only
