@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .graph import OPAQUE, UNKNOWN, Plan, Resource, Target
+from .graph import OPAQUE, UNKNOWN, Plan, Resource, Target, marked
 
 _UNREAD = object()
 
@@ -207,7 +207,7 @@ class Resolver:
             for t in targets:
                 if t.res is not None and (not types or t.res.type in types):
                     found.setdefault(t.res.address, t.res)
-            ask_source = ask_source or (OPAQUE in targets and _unknown_in(res.unknown.get(attr)))
+            ask_source = ask_source or (OPAQUE in targets and marked(res.unknown.get(attr)))
         if ask_source and self.source is not None:
             got = self.block(res)
             if got is not None:
@@ -231,13 +231,3 @@ def _with_placeholders(found: list[Resource], partial, types: tuple) -> list[Res
             out.setdefault(p.res.address, p.res)
     return list(out.values())
 
-
-def _unknown_in(marks) -> bool:
-    """Whether a plan's ``after_unknown`` marks (True, or nested in a map or list) mark any part unknown."""
-    if marks is True:
-        return True
-    if isinstance(marks, dict):
-        return any(_unknown_in(m) for m in marks.values())
-    if isinstance(marks, list):
-        return any(_unknown_in(m) for m in marks)
-    return False

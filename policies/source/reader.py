@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..graph import Plan, Resource, module_parent, parse_module_address
+from ..graph import Plan, Resource, marked, module_parent, parse_module_address
 from .evaluator import Evaluator
 from .functions import _pairs, _whole, _whole_deep, _why
 from .refs import _longest, _plan_refs, _traversal, references
@@ -36,17 +36,6 @@ def _secret_parts(v, out: list, whole: bool = True, depth: int = 0):
             _secret_parts(x, out, whole, depth + 1)
     elif isinstance(v, (str, int, float, bool)) and not isinstance(v, PendingText):
         out.append((v, whole))
-
-
-def _marks_sensitive(marks) -> bool:
-    """Whether a plan's ``after_sensitive`` marks (True, or nested in a map or list) mark anything sensitive."""
-    if marks is True:
-        return True
-    if isinstance(marks, dict):
-        return any(_marks_sensitive(m) for m in marks.values())
-    if isinstance(marks, list):
-        return any(_marks_sensitive(m) for m in marks)
-    return False
 
 
 # -- the source of a plan ----------------------------------------------------------------------------
@@ -101,8 +90,8 @@ class Source:
         if not marks:
             return False
         if attr is None or marks is True:
-            return _marks_sensitive(marks)
-        return isinstance(marks, dict) and _marks_sensitive(marks.get(attr))
+            return marked(marks)
+        return isinstance(marks, dict) and marked(marks.get(attr))
 
     def _out_of_steps(self, what: str) -> None:
         """Say once that the evaluation step budget is spent."""
