@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import iamdoc
-from ..graph import UNKNOWN, Resource, Target, narrow
+from ..graph import UNKNOWN, Resource, Target, marked, narrow
 from .values import show
 
 if TYPE_CHECKING:
@@ -264,9 +264,16 @@ class DocumentLinks:
     def _inline_policies(self, r: Resource) -> list[PolicyDoc]:
         """The documents of a role's ``inline_policy`` blocks. One only known after apply is
         read from the policy document its expression references, else from the source."""
+        if not r.configured("inline_policy") and marked(r.unknown.get("inline_policy")):
+            # unknown parts in blocks the plan's configuration does not show: none at all (the
+            # provider reads them back), or dynamic ones, which the plan's configuration leaves
+            # out: only the source tells them apart
+            got = self._inline_policies_from_source(r)
+            if got is not None:
+                return got
         rv = self.resolve.value(r, "inline_policy")
         blocks = rv.value
-        if blocks is UNKNOWN:  # the blocks themselves (a dynamic block over a value known after apply)
+        if blocks is UNKNOWN:  # the blocks themselves
             got = self._document_via(r, rv.targets, "inline_policy")
             return (self._inline_policies_from_source(r) or [got]) if got.doc is None else [got]
         out = []

@@ -445,6 +445,29 @@ def test_an_inline_role_policy_through_a_local_is_read_from_the_source(tmp_path)
         ("aws_iam_role.worker", "pass", "no wildcard actions (via data.aws_iam_policy_document.consume)")]
 
 
+def test_a_dynamic_inline_role_policy_is_read_from_the_source(tmp_path):
+    """dynamic "inline_policy" over a map of documents' JSON: the plan's configuration leaves
+    dynamic blocks out, so the plan cannot tell the block's unknown policy from one the
+    provider reads back, and the role's policy is not judged; the source shows the block."""
+    tf = ROLE_TF.replace('''  inline_policy {
+    name   = "consume"
+    policy = local.consume
+  }''', '''  dynamic "inline_policy" {
+    for_each = { consume = local.consume }
+    content {
+      name   = inline_policy.key
+      policy = inline_policy.value
+    }
+  }''')
+    doc = _role_doc(None)
+    del doc["configuration"]["root_module"]["resources"][2]["expressions"]["inline_policy"]
+    without = [d.address for d in model_of(doc).policy_documents()]
+    assert without == ["data.aws_iam_policy_document.consume"]
+    got = model_of(doc, tmp_path, tf).policy_documents()
+    assert [(d.address, d.via) for d in got] == [("aws_iam_role.worker", "data.aws_iam_policy_document.consume")]
+    assert [s.actions for s in got[0].doc.statements] == [["sqs:ReceiveMessage", "sqs:DeleteMessage"]]
+
+
 def test_an_inline_role_policy_the_plan_knows_consumes_its_document():
     """The plan knows the inline policy's JSON and references the document it came from: the
     document is judged on the role, not a second time on its own."""
