@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .graph import OPAQUE, UNKNOWN, Plan, Resource, Target
+from .graph import OPAQUE, UNKNOWN, Plan, Resource, Target, marked
 
 _UNREAD = object()
 
@@ -65,6 +65,17 @@ class Resolved:
     def opaque(self) -> bool:
         """The expression goes through something the plan does not describe (a local value)."""
         return any(t is OPAQUE for t in self.targets)
+
+    def linked(self, *types: str) -> list[Resource]:
+        """The plan resources (of ``types``, any when none given) the value is built from:
+        those its expression references (step 2), and, where the plan does not know the
+        value and the expression goes through something the plan does not describe (a local
+        value), those the configuration source says it is built from (step 3: the resources
+        of its placeholders). A value the plan knows is not read from the source."""
+        found = self.resources(*types)
+        if not self.known and self.opaque and self.evaluated is not None:
+            found = _with_placeholders(found, self.partial, types)
+        return found
 
     # -- 3. the configuration source ----------------------------------------------------------
     @property
@@ -184,7 +195,39 @@ class Resolver:
         """(evaluated block of ``res``, SourceRef) from the source, or None."""
         return self.source.block(res) if self.source is not None else None
 
+    def references(self, res: Resource, *types: str) -> list[Resource]:
+        """The plan resources (of ``types``, any when none given) any expression of ``res``
+        references (each attribute's references followed on its own); where an attribute the
+        plan does not know goes through something the plan does not describe (a local
+        value), also those the source's evaluated block is built from."""
+        found: dict[str, Resource] = {}
+        ask_source = False
+        for attr in res.config.expressions if res.config is not None else ():
+            targets = self.plan.expr_targets(res, attr)
+            for t in targets:
+                if t.res is not None and (not types or t.res.type in types):
+                    found.setdefault(t.res.address, t.res)
+            ask_source = ask_source or (OPAQUE in targets and marked(res.unknown.get(attr)))
+        if ask_source and self.source is not None:
+            got = self.block(res)
+            if got is not None:
+                return _with_placeholders(list(found.values()), got[0], types)
+        return list(found.values())
+
     def variable(self, module: str, name: str):
         """The plain value module instance ``module``'s input ``name`` gets in the source, or
         None when there is no source or it cannot say."""
         return self.source.module_variable(module, name) if self.source is not None else None
+
+
+def _with_placeholders(found: list[Resource], partial, types: tuple) -> list[Resource]:
+    """``found`` and, after them, the resources (of ``types``) of the placeholders in
+    ``partial`` (a source value), each once."""
+    from .source import placeholders
+
+    out = {r.address: r for r in found}
+    for p in placeholders(partial):
+        if not types or p.res.type in types:
+            out.setdefault(p.res.address, p.res)
+    return list(out.values())
+

@@ -16,11 +16,12 @@ from __future__ import annotations
 import re
 
 from .nodes import (_MISSING, OPAQUE, UNKNOWN, CallConfig, Index, ModuleConfig, Resource, ResourceConfig, Target,
-                    collect_refs, module_parent, parse_module_address, parse_traversal, reduce_refs)
+                    collect_refs, marked, module_parent, parse_module_address, parse_traversal, reduce_refs)
 from .targets import Targets, narrow
 
 __all__ = ["OPAQUE", "UNKNOWN", "CallConfig", "Index", "ModuleConfig", "Plan", "Resource", "ResourceConfig", "Target",
-           "Targets", "collect_refs", "module_parent", "narrow", "parse_module_address", "parse_traversal", "reduce_refs"]
+           "Targets", "collect_refs", "marked", "module_parent", "narrow", "parse_module_address", "parse_traversal",
+           "reduce_refs"]
 
 
 # provider arguments that decide which account a configuration acts in

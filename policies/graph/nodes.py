@@ -275,6 +275,18 @@ class Resource:
         return self._keys
 
 
+def marked(marks) -> bool:
+    """Whether a plan's marks of a value (``after_unknown``, ``after_sensitive``: True, or
+    nested in a map or list) mark any part of it."""
+    if marks is True:
+        return True
+    if isinstance(marks, dict):
+        return any(marked(m) for m in marks.values())
+    if isinstance(marks, list):
+        return any(marked(m) for m in marks)
+    return False
+
+
 class Target:
     """What a reference resolves to: a resource instance (+ the attribute path
     after it), or a literal value (a root variable, a constant)."""

@@ -107,11 +107,9 @@ class ConsumerLinks:
             if t.res is None:
                 continue
             if t.res.type == "aws_lambda_function":
-                found.append(self.functions.get(t.res.address) or Function(t.res))
+                found.append(self._function(t.res))
             elif t.res.type == "aws_lambda_alias":
-                for t2 in self.plan.expr_targets(t.res, "function_name"):
-                    if t2.res is not None and t2.res.type == "aws_lambda_function":
-                        found.append(self.functions.get(t2.res.address) or Function(t2.res))
+                found.extend(self._functions_of_alias(t.res))
         uniq = {f.address: f for f in found}
         picked = narrow([f.res for f in uniq.values()], r)
         if len(picked) == 1:
@@ -122,16 +120,29 @@ class ConsumerLinks:
         elif not self._function_from_source(e, rv):
             e.function_link = Link(unknown_reason="function_name is only known after apply and leads to no function in the plan")
 
+    def _function(self, res: Resource) -> Function:
+        return self.functions.get(res.address) or Function(res)
+
+    def _functions_named(self, name: str | None) -> list[Function]:
+        """The functions of the plan (managed, else data sources) a function name designates."""
+        return list(self.functions_by_name.get(name, ())) or [
+            self._function(d) for d in self.plan.of_type("aws_lambda_function")
+            if d.mode == "data" and lambda_function_name(d.attr("function_name")) == name]
+
+    def _functions_of_alias(self, alias: Resource) -> list[Function]:
+        """The functions of the plan an ``aws_lambda_alias`` points at: those its
+        function_name references, else those a name the plan knows designates, else (through
+        a local value) those the configuration source says it is."""
+        rv = self.resolve.value(alias, "function_name")
+        referenced = rv.resources("aws_lambda_function")
+        if not referenced and isinstance(rv.value, str):  # a name written out
+            return self._functions_named(lambda_function_name(rv.value))
+        return [self._function(r) for r in (referenced or rv.linked("aws_lambda_function"))]
+
     def _link_function_named(self, e: ESM, fn: str):
         """Link ``e`` to the function a name, partial ARN or ARN ``fn`` designates."""
         e.function_label = fn
-        name = lambda_function_name(fn)
-        found = list(self.functions_by_name.get(name, ()))
-        if not found:
-            found = [Function(d) for d in self.plan.of_type("aws_lambda_function") if d.mode == "data"
-                     and lambda_function_name(d.attr("function_name")) == name]
-        if len(found) > 1:
-            found = [self.functions.get(x.address) or x for x in found]
+        found = self._functions_named(lambda_function_name(fn))
         e.function_link = Link(found[:1]) if found else Link(external=fn)
 
     def _function_from_source(self, e: ESM, rv) -> bool:
@@ -140,12 +151,20 @@ class ConsumerLinks:
         False when the source cannot say."""
         if rv.value is not UNKNOWN:
             return False
-        pending = rv.pending(("function_name", "arn", "qualified_arn"), ("aws_lambda_function",))
+        pending = rv.pending(("function_name", "arn", "qualified_arn"),
+                             ("aws_lambda_function", "aws_lambda_alias"))
         if pending is not None:
-            f = self.functions.get(pending.res.address) or Function(pending.res)
-            e.function_link = Link([f])
-            e.function_label = f.address
-            return True
+            fns = [pending.res] if pending.res.type == "aws_lambda_function" else \
+                narrow(list({f.address: f.res for f in self._functions_of_alias(pending.res)}.values()), e.res)
+            if len(fns) == 1:
+                f = self._function(fns[0])
+                e.function_link = Link([f])
+                e.function_label = f.address
+                return True
+            if fns:
+                e.function_link = Link(unknown_reason=f"function_name could be any of {len(fns)} functions")
+                return True
+            return False
         v = rv.partial if rv.evaluated is not None else None
         if isinstance(v, str) and v and not hasattr(v, "pending"):
             self._link_function_named(e, v)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import iamdoc
-from ..graph import UNKNOWN, Resource, Target, narrow
+from ..graph import UNKNOWN, Resource, Target, marked, narrow
 from .values import show
 
 if TYPE_CHECKING:
@@ -65,28 +65,28 @@ class DocumentLinks:
         return self._docs_memo[key]
 
     def _document_from(self, res: Resource, attr: str) -> PolicyDoc | None:
-        raw = res.attr(attr)
+        rv = self.resolve.value(res, attr)
+        raw = rv.value
         if raw is None:
             return None
         if isinstance(raw, str):
-            self._consume(res, attr)
+            self._consume(rv)
             try:
                 return PolicyDoc(res.address, iamdoc.parse_json(raw, res.address))
             except iamdoc.PolicyParseError as e:
                 return PolicyDoc(res.address, None, error=f"{attr} is not a valid policy document: {e}")
         if raw is not UNKNOWN:
             return PolicyDoc(res.address, None, error=f"{attr} is {show(raw)}, not a policy document (a JSON string)")
-        rv = self.resolve.value(res, attr)
         got = self._document_from_source(rv)
         if got is not None:
-            self._consume(res, attr)
+            self._consume(rv)
             return got
         return self._document_via(res, rv.targets, attr)
 
-    def _consume(self, res: Resource, attr: str):
-        for t in self.plan.expr_targets(res, attr):
-            if t.res is not None and t.res.type == "aws_iam_policy_document":
-                self._consumed_docs.add(t.res.address)
+    def _consume(self, rv):
+        """The policy document data sources a policy (``rv``, resolve.Resolved) is built from
+        are not judged on their own."""
+        self._consumed_docs.update(d.address for d in rv.linked("aws_iam_policy_document"))
 
     def _document_via(self, res: Resource, targets: list[Target], what: str) -> PolicyDoc:
         """A document only known after apply, read from the policy document data source
@@ -103,15 +103,18 @@ class DocumentLinks:
                 return PolicyDoc(res.address, d, via=docs[0].address)
         return PolicyDoc(res.address, None, unknown_reason=f"{what} is only known after apply")
 
-    def _document_from_source(self, rv) -> PolicyDoc | None:
-        """The document of ``rv`` (resolve.Resolved) from the configuration source, None when it cannot say."""
-        from .. import source as src
-
+    def _document_from_source(self, rv, attr: str | None = None) -> PolicyDoc | None:
+        """The document of ``rv`` (resolve.Resolved) from the configuration source, None when
+        it cannot say; ``attr`` names it in messages (default: the attribute)."""
         ev = rv.evaluated
         if ev is None:
             return None
-        res, attr = rv.res, rv.path[0]
-        v = ev.value
+        return self._document_of_partial(rv.res, attr or rv.path[0], ev.value, ev.ref)
+
+    def _document_of_partial(self, res: Resource, attr: str, v, ref) -> PolicyDoc:
+        """The document a policy's partial value ``v`` (from the source, at ``ref``) says."""
+        from .. import source as src
+
         if isinstance(v, src.Pending) and v.res.type == "aws_iam_policy_document" and v.path == ("json",):
             self._consumed_docs.add(v.res.address)
             d = self.data_document(v.res)
@@ -121,11 +124,11 @@ class DocumentLinks:
             return PolicyDoc(res.address, d, via=v.res.address)
         doc = src.decode_json(v)
         if isinstance(doc, src.Unknown):
-            return PolicyDoc(res.address, None, unknown_reason=f"{attr} is only known after apply: {doc.why}", ref=ev.ref)
+            return PolicyDoc(res.address, None, unknown_reason=f"{attr} is only known after apply: {doc.why}", ref=ref)
         try:
-            return PolicyDoc(res.address, iamdoc.from_object(src.to_plain(doc), res.address, ref=ev.ref))
+            return PolicyDoc(res.address, iamdoc.from_object(src.to_plain(doc), res.address, ref=ref))
         except iamdoc.PolicyParseError as e:
-            return PolicyDoc(res.address, None, error=f"{attr} is not a valid policy document ({ev.ref}): {e}", ref=ev.ref)
+            return PolicyDoc(res.address, None, error=f"{attr} is not a valid policy document ({ref}): {e}", ref=ref)
 
     def data_document(self, r: Resource) -> iamdoc.Document | None:
         """The document of an aws_iam_policy_document data source (or the policy of a
@@ -175,7 +178,7 @@ class DocumentLinks:
             unknown = -1  # how many is not known either
         if unknown == 0:
             return known
-        refs = [t.res for t in self.plan.expr_targets(r, attr) if t.res is not None and t.res.type == "aws_iam_policy_document"]
+        refs = self.resolve.value(r, attr).linked("aws_iam_policy_document")
         refs = list({d.address: d for d in refs if d is not r}.values())
         pending = [d for d in refs if not isinstance(d.attr("json"), str)]
         if unknown == len(pending) or (unknown == -1 and refs and len(refs) == len(pending)):
@@ -242,28 +245,14 @@ class DocumentLinks:
                 if d is not None:
                     out.append(d)
         for r in self.plan.of_type("aws_iam_role"):
-            if r.mode != "managed":
-                continue
-            blocks = r.attr("inline_policy")
-            if blocks is UNKNOWN:
-                out.append(self._document_via(r, self.plan.expr_targets(r, "inline_policy"), "inline_policy"))
-                continue
-            for i, _blk in enumerate(blocks if isinstance(blocks, list) else ()):
-                pol = r.path("inline_policy", i, "policy")
-                if isinstance(pol, str) and pol:
-                    try:
-                        out.append(PolicyDoc(r.address, iamdoc.parse_json(pol, r.address)))
-                    except iamdoc.PolicyParseError as e:
-                        out.append(PolicyDoc(r.address, None, error=f"inline_policy {i} is not valid: {e}"))
-                elif pol is UNKNOWN:
-                    out.append(self._document_via(r, self.plan.expr_targets_at(r, ("inline_policy", i, "policy")),
-                                                  f"inline_policy {i}"))
+            if r.mode == "managed":
+                out.extend(self._inline_policies(r))
         out.extend(self._attached_managed_policies())
         for r in self.plan.of_type("aws_iam_policy_document"):
             for attr in ("source_policy_documents", "override_policy_documents"):
-                for t in self.plan.expr_targets(r, attr):
-                    if t.res is not None and t.res.type == "aws_iam_policy_document" and t.res is not r:
-                        self._consumed_docs.add(t.res.address)
+                for d in self.resolve.value(r, attr).linked("aws_iam_policy_document"):
+                    if d is not r:
+                        self._consumed_docs.add(d.address)
         for r in self.plan.of_type("aws_iam_policy_document"):
             if r.address in self._consumed_docs:
                 continue
@@ -271,6 +260,48 @@ class DocumentLinks:
             out.append(PolicyDoc(r.address, d, unknown_reason=None if d else "the document is only known after apply"))
         self._policy_docs = out
         return out
+
+    def _inline_policies(self, r: Resource) -> list[PolicyDoc]:
+        """The documents of a role's ``inline_policy`` blocks. One only known after apply is
+        read from the policy document its expression references, else from the source."""
+        if not r.configured("inline_policy") and marked(r.unknown.get("inline_policy")):
+            # unknown parts in blocks the plan's configuration does not show: none at all (the
+            # provider reads them back), or dynamic ones, which the plan's configuration leaves
+            # out: only the source tells them apart
+            got = self._inline_policies_from_source(r)
+            if got is not None:
+                return got
+        rv = self.resolve.value(r, "inline_policy")
+        blocks = rv.value
+        if blocks is UNKNOWN:  # the blocks themselves
+            got = self._document_via(r, rv.targets, "inline_policy")
+            return (self._inline_policies_from_source(r) or [got]) if got.doc is None else [got]
+        out = []
+        for i, _blk in enumerate(blocks if isinstance(blocks, list) else ()):
+            pv = self.resolve.value(r, "inline_policy", i, "policy")
+            pol = pv.value
+            if isinstance(pol, str) and pol:
+                self._consume(pv)
+                try:
+                    out.append(PolicyDoc(r.address, iamdoc.parse_json(pol, r.address)))
+                except iamdoc.PolicyParseError as e:
+                    out.append(PolicyDoc(r.address, None, error=f"inline_policy {i} is not valid: {e}"))
+            elif pol is UNKNOWN:
+                got = self._document_via(r, pv.targets, f"inline_policy {i}")
+                if got.doc is None:
+                    got = self._document_from_source(pv, f"inline_policy {i}") or got
+                out.append(got)
+        return out
+
+    def _inline_policies_from_source(self, r: Resource) -> list[PolicyDoc] | None:
+        """The documents of ``r``'s inline_policy blocks as the source's evaluated block has
+        them (dynamic ones expanded); None when the source cannot say."""
+        got = self.resolve.block(r)
+        blocks = got[0].get("inline_policy") if got is not None and isinstance(got[0], dict) else None
+        if not isinstance(blocks, list):
+            return None
+        return [self._document_of_partial(r, f"inline_policy {i}", b.get("policy"), got[1])
+                for i, b in enumerate(blocks) if isinstance(b, dict) and b.get("policy") not in (None, "")]
 
     def _attached_managed_policies(self) -> list[PolicyDoc]:
         """Existing managed policies (data aws_iam_policy, content read while planning)
@@ -288,9 +319,9 @@ class DocumentLinks:
                 for arn in v if isinstance(v, list) else [v]:
                     if isinstance(arn, str) and arn in by_arn:
                         attached[by_arn[arn].address] = by_arn[arn]
-                for t in self.plan.expr_targets(r, attr):
-                    if t.res is not None and t.res.type == "aws_iam_policy" and t.res.mode == "data":
-                        attached[t.res.address] = t.res
+                for d in self.resolve.value(r, attr).linked("aws_iam_policy"):
+                    if d.mode == "data":
+                        attached[d.address] = d
         out = []
         for r in attached.values():
             text = r.attr("policy")

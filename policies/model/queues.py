@@ -15,6 +15,10 @@ if TYPE_CHECKING:
     from .consumers import ESM
 
 
+# what a queue's kms_master_key_id may reference: a key of the plan, whose ARN or ID comes at apply
+KMS_KEYS = ("aws_kms_key", "aws_kms_alias", "aws_kms_replica_key")
+
+
 class Link:
     """An outcome of following a link: the resources found, or why none could be."""
 
@@ -121,12 +125,12 @@ class Queue:
         if isinstance(kms, str) and kms.strip():
             return "SSE-KMS"
         if kms is UNKNOWN:
+            rv = self.model.resolve.value(self.res, "kms_master_key_id")
             # a reference to a KMS key of the plan: SSE-KMS, the key ARN comes at apply
-            for t in self.model.plan.expr_targets(self.res, "kms_master_key_id"):
-                if t.res is not None and t.res.type in ("aws_kms_key", "aws_kms_alias", "aws_kms_replica_key"):
-                    return "SSE-KMS"
+            if rv.resources(*KMS_KEYS):
+                return "SSE-KMS"
             # through locals, try()/coalesce(), a condition: the configuration source says
-            kms = self.model.resolve.value(self.res, "kms_master_key_id").scalar()
+            kms = rv.scalar()
             if kms is UNKNOWN or (kms is not None and not isinstance(kms, str)):
                 return UNKNOWN
             if kms:

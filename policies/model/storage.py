@@ -117,9 +117,9 @@ class StorageLinks:
         for r, fn in docs_and_funcs():
             if fn is None and resource_policy(r):
                 continue
-            targets = self.plan.all_targets(r)
-            bs = {t.res.address for t in targets if t.res is not None and t.res.address in by_res}
-            qs = {t.res.address for t in targets if t.res is not None and t.res.address in self.queue_by_res}
+            linked = self.resolve.references(r, "aws_s3_bucket", "aws_sqs_queue")
+            bs = {x.address for x in linked if x.address in by_res}
+            qs = {x.address for x in linked if x.address in self.queue_by_res}
             # known ARNs in a known policy JSON
             text = r.attr("json") if r.type == "aws_iam_policy_document" else r.attr("policy")
             if isinstance(text, str):

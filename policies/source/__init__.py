@@ -36,8 +36,8 @@ from __future__ import annotations
 
 from .reader import Source
 from .tree import MAX_STEPS, Evaluated, ModuleSource, SourceRef
-from .values import (JsonText, Pending, PendingText, Template, Unknown, decode_json, first_unknown, is_unknown, settled,
-                     to_plain)
+from .values import (JsonText, Pending, PendingText, Template, Unknown, decode_json, first_unknown, is_unknown,
+                     placeholders, settled, to_plain)
 
 __all__ = ["MAX_STEPS", "Evaluated", "JsonText", "ModuleSource", "Pending", "PendingText", "Source", "SourceRef",
-           "Template", "Unknown", "decode_json", "first_unknown", "is_unknown", "settled", "to_plain"]
+           "Template", "Unknown", "decode_json", "first_unknown", "is_unknown", "placeholders", "settled", "to_plain"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..graph import Plan, Resource, module_parent, parse_module_address
+from ..graph import Plan, Resource, marked, module_parent, parse_module_address
 from .evaluator import Evaluator
 from .functions import _pairs, _whole, _whole_deep, _why
 from .refs import _longest, _plan_refs, _traversal, references
@@ -36,17 +36,6 @@ def _secret_parts(v, out: list, whole: bool = True, depth: int = 0):
             _secret_parts(x, out, whole, depth + 1)
     elif isinstance(v, (str, int, float, bool)) and not isinstance(v, PendingText):
         out.append((v, whole))
-
-
-def _marks_sensitive(marks) -> bool:
-    """Whether a plan's ``after_sensitive`` marks (True, or nested in a map or list) mark anything sensitive."""
-    if marks is True:
-        return True
-    if isinstance(marks, dict):
-        return any(_marks_sensitive(m) for m in marks.values())
-    if isinstance(marks, list):
-        return any(_marks_sensitive(m) for m in marks)
-    return False
 
 
 # -- the source of a plan ----------------------------------------------------------------------------
@@ -101,8 +90,8 @@ class Source:
         if not marks:
             return False
         if attr is None or marks is True:
-            return _marks_sensitive(marks)
-        return isinstance(marks, dict) and _marks_sensitive(marks.get(attr))
+            return marked(marks)
+        return isinstance(marks, dict) and marked(marks.get(attr))
 
     def _out_of_steps(self, what: str) -> None:
         """Say once that the evaluation step budget is spent."""
@@ -240,44 +229,61 @@ class Source:
     def value(self, res: Resource, attr: str) -> Evaluated | None:
         """The partial value of ``res.attr`` from source; None when the source cannot say
         (missing, not matching the plan, attribute not set in the block)."""
-        return self._guarded(self._value, res, attr)
+        return self._guarded(self._read, res, attr)
 
     def block(self, res: Resource) -> tuple[dict, SourceRef] | None:
         """The block of ``res`` evaluated: attributes, and nested blocks (dynamic
         ones expanded) as lists; None when the source cannot say."""
-        return self._guarded(self._block, res)
+        got = self._guarded(self._read, res, None)
+        return (got.value, got.ref) if got is not None else None
 
-    def _value(self, res: Resource, attr: str) -> Evaluated | None:
-        """Source.value, unguarded."""
+    def _read(self, res: Resource, attr: str | None) -> Evaluated | None:
+        """Source.value (``attr``) and Source.block (``attr`` None), unguarded: the one
+        sequence both follow. Find the declaration; check the references of the expression
+        (of every attribute of the block) against the plan's, and the resource's known
+        scalars; evaluate, an error making the value unknown; then check that Terraform would
+        not have known a value the plan leaves unknown, and keep sensitive values."""
         ms, block = self._resource_block(res)
         if block is None:
             return None
-        node = block.attrs().get(attr)
-        if node is None:
-            return None
-        ref = SourceRef(block.file, _attr_line(block.body, attr) or block.line, self.root)
-        if not self._refs_match(res, attr, node):
+        if attr is None:  # the whole block
+            node = None
+            ref = SourceRef(block.file, block.line, self.root)
+            refs_match = self._body_refs_match(res, block)
+        else:
+            node = block.attrs().get(attr)
+            if node is None:
+                return None
+            ref = SourceRef(block.file, _attr_line(block.body, attr) or block.line, self.root)
+            refs_match = self._refs_match(res, attr, node)
+        if not refs_match:
+            name, stays, _, _ = _read_labels(res, attr)
             self._note(("refs", res.module, res.local, attr),
-                       f"{ref}: {res.local}.{attr} does not match the plan (its references differ); the value "
-                       "known only after apply stays unknown")
+                       f"{ref}: {name} does not match the plan (its references differ); {stays}")
             return None
         if not self._resource_matches(res, block, ref):
             return None
+        sc = self._scope(res, block)
         try:
-            v = _whole_deep(self.evaluator.eval(node, self._scope(res, block)))
+            v = self._eval_body(block.body, block.file, sc) if node is None else _whole_deep(self.evaluator.eval(node, sc))
         except _Error as e:
-            v = Unknown(f"the expression fails ({e})")
+            v = Unknown(f"{_read_labels(res, attr)[3]} ({e})")
         except RecursionError:
-            v = Unknown("the expression nests too deeply to evaluate")
+            v = Unknown(f"the {_read_labels(res, attr)[2]} nests too deeply to evaluate")
         except _OutOfSteps:
-            self._out_of_steps(f"{res.address}.{attr}")
+            self._out_of_steps(f"the block of {res.address}" if node is None else f"{res.address}.{attr}")
             return None  # the source cannot say: the plan's own value stands
-        if first_unknown(v) is None and res.unknown.get(attr) is True and self._known_to_terraform(node, res, block):
-            self._note(("known", res.address, attr), f"{ref}: the source gives {res.address}.{attr} a value the plan "
-                       "does not know yet: source and plan do not match; it stays unknown")
-            return None
-        if self._attr_sensitive(res, attr):
-            self.sensitive(v, res.address)
+        if node is None:
+            for key, val in v.items() if isinstance(v, dict) else ():
+                if self._attr_sensitive(res, key):
+                    self.sensitive(val, res.address)
+        else:
+            if first_unknown(v) is None and res.unknown.get(attr) is True and self._known_to_terraform(node, res, block):
+                self._note(("known", res.address, attr), f"{ref}: the source gives {res.address}.{attr} a value the "
+                           "plan does not know yet: source and plan do not match; it stays unknown")
+                return None
+            if self._attr_sensitive(res, attr):
+                self.sensitive(v, res.address)
         self.used += 1
         return Evaluated(v, ref)
 
@@ -302,41 +308,16 @@ class Source:
             return True
         return first_unknown(v) is None
 
-    def _block(self, res: Resource) -> tuple[dict, SourceRef] | None:
-        """Source.block, unguarded."""
-        ms, block = self._resource_block(res)
-        if block is None:
-            return None
-        ref = SourceRef(block.file, block.line, self.root)
+    def _body_refs_match(self, res: Resource, block: _Block) -> bool:
+        """Whether the references of every attribute of the block in the source are those the plan recorded."""
         cfg = res.config
         plan_refs: list[str] = []
         if cfg is not None:
             for v in cfg.expressions.values():
                 plan_refs.extend(_plan_refs(v))
-        mine = set()
+        mine: set = set()
         self._body_refs(block.body, frozenset(), mine)
-        if _longest(mine) != _longest(plan_refs):
-            self._note(("refs", res.module, res.local, None),
-                       f"{ref}: {res.local} does not match the plan (its references differ); values known only "
-                       "after apply stay unknown")
-            return None
-        if not self._resource_matches(res, block, ref):
-            return None
-        try:
-            v = self._eval_body(block.body, block.file, self._scope(res, block))
-        except _Error as e:
-            v = Unknown(f"the block fails to evaluate ({e})")
-        except RecursionError:
-            v = Unknown("the block nests too deeply to evaluate")
-        except _OutOfSteps:
-            self._out_of_steps(f"the block of {res.address}")
-            return None
-        if isinstance(v, dict):
-            for name, val in v.items():
-                if self._attr_sensitive(res, name):
-                    self.sensitive(val, res.address)
-        self.used += 1
-        return v, ref
+        return _longest(mine) == _longest(plan_refs)
 
     def _body_refs(self, body, bound, out):
         """The references of every attribute of a block body (nested blocks too; not dynamic ones, which the plan
@@ -395,6 +376,15 @@ class Source:
         theirs = _longest(_plan_refs(expr))
         return mine == theirs
 
+
+
+def _read_labels(res: Resource, attr: str | None) -> tuple[str, str, str, str]:
+    """(what is read, what stays unknown, what is evaluated, how it fails) in Source._read's
+    notes and reasons: for attribute ``attr`` of ``res``, or its whole block (None)."""
+    if attr is None:
+        return (res.local, "values known only after apply stay unknown", "block", "the block fails to evaluate")
+    return (f"{res.local}.{attr}", "the value known only after apply stays unknown", "expression",
+            "the expression fails")
 
 
 def _same_scalar(a, b) -> bool:

@@ -121,6 +121,27 @@ def first_unknown(v) -> Unknown | None:
     return None
 
 
+def placeholders(v, depth: int = 0):
+    """Every :class:`Pending` anywhere in a partial value (in order, repeats included): the
+    resources of the plan the value is built from where it is known only after apply."""
+    if depth > 64:
+        return
+    if isinstance(v, Pending):
+        yield v
+    elif isinstance(v, Template):
+        for p in v.parts:
+            if not isinstance(p, str):
+                yield from placeholders(p, depth + 1)
+    elif isinstance(v, JsonText):
+        yield from placeholders(v.value, depth + 1)
+    elif isinstance(v, dict):
+        for x in v.values():
+            yield from placeholders(x, depth + 1)
+    elif isinstance(v, (list, tuple)):
+        for x in v:
+            yield from placeholders(x, depth + 1)
+
+
 def to_plain(v):
     """A JSON-like value for the rules: a string made only of placeholders becomes
     a :class:`PendingText`, anything else not known :data:`graph.UNKNOWN`."""

@@ -167,6 +167,37 @@ resource "aws_sqs_queue" "orders" {
     assert orders.dlq is model.queue_by_res["aws_sqs_queue.dlq"] and orders.max_receive_count == 5
 
 
+def test_the_source_reads_an_attribute_and_a_whole_block_the_same_way(tmp_path):
+    """source.Source.value and .block follow one sequence: references checked against the
+    plan's (a note when they differ), then evaluation, a failing expression making the value
+    unknown with the reason."""
+    tf = '''
+resource "aws_sqs_queue" "orders" {
+  name   = "orders"
+  policy = 1 / 0
+}
+'''
+    def orders(policy_expr):
+        return plan_doc(("aws_sqs_queue.orders", {"name": "orders"}, {"policy": True, "arn": True},
+                         {"name": _const("orders"), "policy": policy_expr}))
+
+    model = model_of(orders({}), tmp_path, tf)
+    res = model.plan.by_address["aws_sqs_queue.orders"]
+    got = model.source.value(res, "policy")
+    assert got.value.why == "the expression fails (division by zero)" and got.ref.label == "main.tf:4"
+    body, ref = model.source.block(res)
+    assert body.why == "the block fails to evaluate (division by zero)" and ref.label == "main.tf:2"
+    assert model.source.notes == []
+    model = model_of(orders(_refs("local.other")), tmp_path, tf)
+    res = model.plan.by_address["aws_sqs_queue.orders"]
+    assert model.source.value(res, "policy") is None and model.source.block(res) is None
+    assert model.source.notes == [
+        "main.tf:4: aws_sqs_queue.orders.policy does not match the plan (its references differ); the value known "
+        "only after apply stays unknown",
+        "main.tf:2: aws_sqs_queue.orders does not match the plan (its references differ); values known only after "
+        "apply stay unknown"]
+
+
 # -- links the source now decides -----------------------------------------------------------------
 def test_alarm_queue_name_dimension_built_from_a_local(tmp_path):
     """CloudWatch alarms: QueueName = local.x, where the local is a queue's name known only
@@ -292,3 +323,295 @@ def test_bucket_setting_resource_names_its_bucket_through_a_local(tmp_path):
     assert model_of(doc).buckets[0].pab == []
     b = model_of(doc, tmp_path, BUCKET_TF).buckets[0]
     assert [r.address for r in b.pab] == ["aws_s3_bucket_public_access_block.payloads"]
+
+
+# -- the links that asked the plan's references directly (now through the resolver) ---------------
+def _data(address, values, unknown, expressions):
+    """A data source read during apply (its values partly unknown in the plan)."""
+    return (address, values, unknown, expressions)
+
+
+def _statement_doc(address, resources_expr, **extra_expressions):
+    """An aws_iam_policy_document with one statement whose resources are known after apply."""
+    stmt = {"effect": "Allow", "actions": ["sqs:ReceiveMessage", "sqs:DeleteMessage"], "resources": None}
+    return _data(address, {"statement": [stmt]}, {"json": True, "id": True, "statement": [{"resources": True}]},
+                 {"statement": [{"effect": _const("Allow"), "actions": _const(stmt["actions"]),
+                                 "resources": resources_expr}], **extra_expressions})
+
+
+ORDERS = ("aws_sqs_queue.orders", {"name": "orders"}, {"arn": True, "url": True, "id": True},
+          {"name": _const("orders")})
+ORDERS_ARN = _refs("aws_sqs_queue.orders.arn", "aws_sqs_queue.orders")
+
+DOCS_TF = '''
+locals {
+  base = data.aws_iam_policy_document.base.json
+}
+
+resource "aws_sqs_queue" "orders" {
+  name = "orders"
+}
+
+data "aws_iam_policy_document" "base" {
+  statement {
+    effect    = "Allow"
+    actions   = ["sqs:ReceiveMessage", "sqs:DeleteMessage"]
+    resources = [aws_sqs_queue.orders.arn]
+  }
+}
+
+data "aws_iam_policy_document" "consumer" {
+  source_policy_documents = [local.base]
+  statement {
+    effect    = "Allow"
+    actions   = ["sqs:ReceiveMessage", "sqs:DeleteMessage"]
+    resources = [aws_sqs_queue.orders.arn]
+  }
+}
+'''
+
+
+def test_a_document_merged_through_a_local_is_consumed(tmp_path):
+    """source_policy_documents = [local.x], the local being another document's JSON: the plan
+    shows only the local, so the merged document is judged a second time on its own. The
+    source names it: it is judged once, inside the document that merges it."""
+    doc = plan_doc(ORDERS, _statement_doc("data.aws_iam_policy_document.base", ORDERS_ARN),
+                   _statement_doc("data.aws_iam_policy_document.consumer", ORDERS_ARN,
+                                  source_policy_documents=_refs("local.base")))
+    doc["resource_changes"][2]["change"]["after_unknown"]["source_policy_documents"] = True
+    without = [d.address for d in model_of(doc).policy_documents()]
+    assert without == ["data.aws_iam_policy_document.base", "data.aws_iam_policy_document.consumer"]
+    model = model_of(doc, tmp_path, DOCS_TF)
+    docs = model.policy_documents()
+    assert [d.address for d in docs] == ["data.aws_iam_policy_document.consumer"]
+    consumer = model.resolve.value(model.plan.by_address["data.aws_iam_policy_document.consumer"],
+                                   "source_policy_documents")
+    assert [r.address for r in consumer.linked("aws_iam_policy_document")] == ["data.aws_iam_policy_document.base"]
+    assert consumer.resources() == []  # the plan's references alone lead nowhere
+
+
+ROLE_TF = '''
+locals {
+  consume = data.aws_iam_policy_document.consume.json
+}
+
+resource "aws_sqs_queue" "orders" {
+  name = "orders"
+}
+
+data "aws_iam_policy_document" "consume" {
+  statement {
+    effect    = "Allow"
+    actions   = ["sqs:ReceiveMessage", "sqs:DeleteMessage"]
+    resources = [aws_sqs_queue.orders.arn]
+  }
+}
+
+resource "aws_iam_role" "worker" {
+  name               = "worker"
+  assume_role_policy = "{}"
+  inline_policy {
+    name   = "consume"
+    policy = local.consume
+  }
+}
+'''
+
+
+def _role_doc(policy_expr, policy_value=None):
+    inline = {"name": "consume", "policy": policy_value}
+    unknown = {"arn": True, "id": True, "inline_policy": [{} if policy_value is not None else {"policy": True}]}
+    return plan_doc(ORDERS, _statement_doc("data.aws_iam_policy_document.consume", ORDERS_ARN),
+                    ("aws_iam_role.worker", {"name": "worker", "assume_role_policy": "{}", "inline_policy": [inline]},
+                     unknown, {"name": _const("worker"), "assume_role_policy": _const("{}"),
+                               "inline_policy": [{"name": _const("consume"), "policy": policy_expr}]}))
+
+
+def test_an_inline_role_policy_through_a_local_is_read_from_the_source(tmp_path):
+    """inline_policy { policy = local.x }, the local being a document's JSON known after
+    apply: the plan leaves the role's policy unknown; the source names the document."""
+    doc = _role_doc(_refs("local.consume"))
+    without = {d.address: d for d in model_of(doc).policy_documents()}
+    assert without["aws_iam_role.worker"].doc is None
+    assert without["aws_iam_role.worker"].unknown_reason == "inline_policy 0 is only known after apply"
+    assert "data.aws_iam_policy_document.consume" in without  # judged on its own as well
+    model = model_of(doc, tmp_path, ROLE_TF)
+    got = {d.address: d for d in model.policy_documents()}
+    role = got["aws_iam_role.worker"]
+    assert role.doc is not None and role.via == "data.aws_iam_policy_document.consume"
+    assert [s.actions for s in role.doc.statements] == [["sqs:ReceiveMessage", "sqs:DeleteMessage"]]
+    assert list(got) == ["aws_iam_role.worker"]  # the document is judged once: on the role
+    # and the rule sees it: IAM001 on the role was unknown, now it passes
+    assert [(f.status, f.message) for f in evaluate(doc).findings if f.rule_id == "IAM001"] == [
+        ("unknown", "policy document inline_policy 0 is only known after apply")]
+    report = evaluate(doc, source_dir=str(tmp_path))
+    assert [(f.address, f.status, f.message) for f in report.passed if f.rule_id == "IAM001"] == [
+        ("aws_iam_role.worker", "pass", "no wildcard actions (via data.aws_iam_policy_document.consume)")]
+
+
+def test_a_dynamic_inline_role_policy_is_read_from_the_source(tmp_path):
+    """dynamic "inline_policy" over a map of documents' JSON: the plan's configuration leaves
+    dynamic blocks out, so the plan cannot tell the block's unknown policy from one the
+    provider reads back, and the role's policy is not judged; the source shows the block."""
+    tf = ROLE_TF.replace('''  inline_policy {
+    name   = "consume"
+    policy = local.consume
+  }''', '''  dynamic "inline_policy" {
+    for_each = { consume = local.consume }
+    content {
+      name   = inline_policy.key
+      policy = inline_policy.value
+    }
+  }''')
+    doc = _role_doc(None)
+    del doc["configuration"]["root_module"]["resources"][2]["expressions"]["inline_policy"]
+    without = [d.address for d in model_of(doc).policy_documents()]
+    assert without == ["data.aws_iam_policy_document.consume"]
+    got = model_of(doc, tmp_path, tf).policy_documents()
+    assert [(d.address, d.via) for d in got] == [("aws_iam_role.worker", "data.aws_iam_policy_document.consume")]
+    assert [s.actions for s in got[0].doc.statements] == [["sqs:ReceiveMessage", "sqs:DeleteMessage"]]
+
+
+def test_an_inline_role_policy_the_plan_knows_consumes_its_document():
+    """The plan knows the inline policy's JSON and references the document it came from: the
+    document is judged on the role, not a second time on its own."""
+    text = '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"sqs:SendMessage","Resource":"*"}]}'
+    doc = _role_doc(_refs("data.aws_iam_policy_document.consume.json", "data.aws_iam_policy_document.consume"), text)
+    got = [d.address for d in model_of(doc).policy_documents()]
+    assert got == ["aws_iam_role.worker"]
+
+
+KMS_TF = '''
+locals {
+  key = aws_kms_key.queues.arn
+}
+
+resource "aws_kms_key" "queues" {
+  description = "queues"
+}
+
+resource "aws_sqs_queue" "orders" {
+  name              = "orders"
+  kms_master_key_id = local.key
+}
+'''
+
+
+def _kms_doc(key_expr):
+    return plan_doc(("aws_kms_key.queues", {"description": "queues"}, {"arn": True, "id": True, "key_id": True},
+                     {"description": _const("queues")}),
+                    ("aws_sqs_queue.orders", {"name": "orders"},
+                     {"arn": True, "url": True, "id": True, "kms_master_key_id": True},
+                     {"name": _const("orders"), "kms_master_key_id": key_expr}))
+
+
+def test_queue_encryption_by_a_key_of_the_plan(tmp_path):
+    """kms_master_key_id known after apply: SSE-KMS when the expression references a key of the
+    plan; through a local, the source says it is the key's ARN; without it, unknown."""
+    direct = model_of(_kms_doc(_refs("aws_kms_key.queues.arn", "aws_kms_key.queues")))
+    assert direct.queues[0].encryption() == "SSE-KMS"
+    assert model_of(_kms_doc(_refs("local.key"))).queues[0].encryption() is UNKNOWN
+    assert model_of(_kms_doc(_refs("local.key")), tmp_path, KMS_TF).queues[0].encryption() == "SSE-KMS"
+
+
+CLAIM_TF = '''
+locals {
+  payloads = "${aws_s3_bucket.payloads.arn}/*"
+}
+
+resource "aws_sqs_queue" "orders" {
+  name = "orders"
+}
+
+resource "aws_s3_bucket" "payloads" {
+  bucket_prefix = "payloads-"
+}
+
+data "aws_iam_policy_document" "worker" {
+  statement {
+    effect    = "Allow"
+    actions   = ["sqs:ReceiveMessage", "sqs:DeleteMessage"]
+    resources = [aws_sqs_queue.orders.arn, local.payloads]
+  }
+}
+'''
+
+
+def test_a_bucket_granted_through_a_local_is_the_claim_check_bucket_of_the_queue(tmp_path):
+    """One document grants access to a queue (a reference) and to a bucket's objects (through
+    a local): the plan links only the queue, so the bucket holds no queue's payloads; the
+    source names the bucket, and it is the queue's claim-check bucket."""
+    doc = plan_doc(ORDERS, ("aws_s3_bucket.payloads", {"bucket_prefix": "payloads-"},
+                            {"bucket": True, "id": True, "arn": True}, {"bucket_prefix": _const("payloads-")}),
+                   _statement_doc("data.aws_iam_policy_document.worker",
+                                  _refs("aws_sqs_queue.orders.arn", "aws_sqs_queue.orders", "local.payloads")))
+    b = model_of(doc).buckets[0]
+    assert b.queues == [] and not b.claim_check
+    model = model_of(doc, tmp_path, CLAIM_TF)
+    b = model.buckets[0]
+    assert b.claim_check and b.queues == [model.queue_by_res["aws_sqs_queue.orders"]]
+    worker = model.plan.by_address["data.aws_iam_policy_document.worker"]
+    assert [r.address for r in model.resolve.references(worker, "aws_s3_bucket")] == ["aws_s3_bucket.payloads"]
+    # and the claim-check rules judge the bucket (it has no lifecycle expiration)
+    assert [f for f in evaluate(doc).findings if f.rule_id == "S3004"] == []
+    s3004 = [(f.address, f.status) for f in evaluate(doc, source_dir=str(tmp_path)).findings if f.rule_id == "S3004"]
+    assert s3004 == [("aws_s3_bucket.payloads", "fail")]
+
+
+ALIAS_TF = ESM_TF.replace('''resource "aws_lambda_event_source_mapping" "orders" {
+  event_source_arn = aws_sqs_queue.orders.arn
+  function_name    = local.handler
+}''', '''resource "aws_lambda_alias" "live" {
+  name             = "live"
+  function_name    = local.handler
+  function_version = "1"
+}
+
+resource "aws_lambda_event_source_mapping" "orders" {
+  event_source_arn = aws_sqs_queue.orders.arn
+  function_name    = aws_lambda_alias.live.arn
+}''')
+
+
+def _alias_doc(alias_function_expr, alias_function_value=None):
+    doc = _esm_doc(function_known=alias_function_value is not None)
+    alias = ("aws_lambda_alias.live", {"name": "live", "function_version": "1"}, {"arn": True, "invoke_arn": True},
+             {"name": _const("live"), "function_version": _const("1"), "function_name": alias_function_expr})
+    if alias_function_value is None:
+        alias[2]["function_name"] = True
+    else:
+        alias[1]["function_name"] = alias_function_value
+    extra = plan_doc(alias)
+    for key in ("resource_changes",):
+        doc[key][2:2] = extra[key]
+    doc["planned_values"]["root_module"]["resources"][2:2] = extra["planned_values"]["root_module"]["resources"]
+    doc["configuration"]["root_module"]["resources"][2:2] = extra["configuration"]["root_module"]["resources"]
+    esm = doc["configuration"]["root_module"]["resources"][3]
+    esm["expressions"]["function_name"] = _refs("aws_lambda_alias.live.arn", "aws_lambda_alias.live")
+    return doc
+
+
+def test_an_alias_names_its_function_through_a_local(tmp_path):
+    """The mapping invokes an alias whose function_name is a local (the function's name,
+    known after apply): the plan leads to the alias and stops; the source names the function."""
+    doc = _alias_doc(_refs("local.handler"))
+    without = model_of(doc).esms[0]
+    assert without.function_link.one is None and "leads to no function" in without.function_link.unknown_reason
+    e = model_of(doc, tmp_path, ALIAS_TF).esms[0]
+    assert e.function_link.one is not None and e.function_link.one.address == "aws_lambda_function.worker"
+    # and the rule sees it: ESM001 could not identify the function, now it compares the timeouts
+    esm001 = [f.status for f in evaluate(doc).findings if f.rule_id == "ESM001"]
+    assert esm001 == ["unknown"]
+    report = evaluate(doc, source_dir=str(tmp_path))
+    assert [f for f in report.findings if f.rule_id == "ESM001"] == []
+    assert [f.message for f in report.passed if f.rule_id == "ESM001"] == [
+        "visibility 30 s >= 6 × 3 s + 0 s = 18 s (function aws_lambda_function.worker, mapping "
+        "aws_lambda_event_source_mapping.orders)"]
+
+
+def test_an_alias_with_a_function_name_the_plan_knows():
+    """function_name = "worker" written out: the plan knows it, and it names a function of the plan."""
+    e = model_of(_alias_doc(_const("worker"), "worker")).esms[0]
+    assert e.function_link.one is not None and e.function_link.one.address == "aws_lambda_function.worker"
+    other = model_of(_alias_doc(_const("someone-elses"), "someone-elses")).esms[0]
+    assert other.function_link.one is None
