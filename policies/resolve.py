@@ -77,6 +77,21 @@ class Resolved:
             found = _with_placeholders(found, self.partial, types)
         return found
 
+    @property
+    def linked_all(self) -> bool:
+        """Whether :meth:`linked` names every plan resource the value is built from, so that a
+        resource missing from it is not part of the value: the expression goes through
+        nothing the plan does not describe; or it does, the plan does not know the value, and
+        the source's value has no unknown part other than resources' identity attributes (an
+        ARN, a URL: source.settled), which carry no other resource's."""
+        if not self.opaque:
+            return True
+        if self.known or self.evaluated is None:
+            return False
+        from .source import settled
+
+        return settled(self.partial)
+
     # -- 3. the configuration source ----------------------------------------------------------
     @property
     def evaluated(self):

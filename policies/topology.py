@@ -65,13 +65,9 @@ def edges(model) -> list[Edge]:
             watched.setdefault(q.address, [])
         for qa, metrics in watched.items():
             out.append(Edge(a.address, qa, "watches", ", ".join(sorted(set(metrics)))))
-        topics = set()
-        try:
-            for t in plan.expr_targets(a.res, "alarm_actions"):
-                if t.res is not None and t.res.type == "aws_sns_topic":
-                    topics.add(t.res.address)
-        except Exception:  # noqa: BLE001 - an expression the reference resolver cannot follow: the ARN below may still match
-            pass
+        # the topics the actions are built from (the plan's references and, through a local
+        # value, the configuration source's), and those whose ARN the plan knows
+        topics = {t.address for t in model.resolve.value(a.res, "alarm_actions").linked("aws_sns_topic")}
         for arn in a.res.values.get("alarm_actions") or ():
             if isinstance(arn, str) and arn in topics_by_arn:
                 topics.add(topics_by_arn[arn])

@@ -277,9 +277,20 @@ class DocumentLinks:
             got = self._document_via(r, rv.targets, "inline_policy")
             return (self._inline_policies_from_source(r) or [got]) if got.doc is None else [got]
         out = []
-        for i, _blk in enumerate(blocks if isinstance(blocks, list) else ()):
+        dynamic = not r.configured("inline_policy")  # blocks the plan shows but its configuration leaves out
+        for i, blk in enumerate(blocks if isinstance(blocks, list) else ()):
             pv = self.resolve.value(r, "inline_policy", i, "policy")
             pol = pv.value
+            if dynamic and pol is None and _marked_at(r.unknown, "inline_policy", i, "policy"):
+                # a dynamic block whose policy is known only after apply: the plan keeps no
+                # expression for it, so only the source can say which document it is
+                name = blk.get("name") if isinstance(blk, dict) else None
+                named = f' "{name}"' if isinstance(name, str) else ""
+                out.append(PolicyDoc(r.address, None, unknown_reason=(
+                    f"inline_policy {i}{named} (a dynamic block) is only known after apply, and the plan does not say "
+                    "what it is built from: run with --source-dir (the configuration the plan was made from) to judge "
+                    "it")))
+                continue
             if isinstance(pol, str) and pol:
                 self._consume(pv)
                 try:
@@ -296,8 +307,13 @@ class DocumentLinks:
     def _inline_policies_from_source(self, r: Resource) -> list[PolicyDoc] | None:
         """The documents of ``r``'s inline_policy blocks as the source's evaluated block has
         them (dynamic ones expanded); None when the source cannot say."""
+        from .. import source as src
+
         got = self.resolve.block(r)
         blocks = got[0].get("inline_policy") if got is not None and isinstance(got[0], dict) else None
+        if isinstance(blocks, src.Unknown):  # a dynamic block over a collection known only after apply
+            return [PolicyDoc(r.address, None, unknown_reason=f"inline_policy is only known after apply: {blocks.why}",
+                              ref=got[1])]
         if not isinstance(blocks, list):
             return None
         return [self._document_of_partial(r, f"inline_policy {i}", b.get("policy"), got[1])
@@ -341,3 +357,13 @@ class DocumentLinks:
             if d is not None:
                 out.append(d)
         return out
+
+
+def _marked_at(unknown, *path) -> bool:
+    """Whether the plan's ``after_unknown`` marks the value at ``path`` unknown."""
+    for p in path:
+        try:
+            unknown = unknown[p]
+        except (KeyError, IndexError, TypeError):
+            return False
+    return unknown is True

@@ -241,13 +241,19 @@ class QueueLinks:
         return [q for q in self.queues_by_name.get(got[2], ()) if q.arn_matches(got)]
 
     def queues_in(self, targets: list[Target], referrer: Resource, exclude: Queue | None = None) -> list[Queue]:
+        """The plan's queues among ``targets`` (a Resolved's targets), the nearest to ``referrer`` when several."""
+        return self.queues_among([t.res for t in targets if t.res is not None], referrer, exclude)
+
+    def queues_among(self, resources: list[Resource], referrer: Resource, exclude: Queue | None = None) -> list[Queue]:
+        """The plan's queues among ``resources`` (a Resolved's ``linked()``), each once, the
+        nearest to ``referrer`` when several."""
         res = []
         seen = set()
-        for t in targets:
-            if t.res is not None and t.res.type == "aws_sqs_queue" and t.res.address not in seen:
-                q = self.queue_by_res.get(t.res.address)
+        for r in resources:
+            if r.type == "aws_sqs_queue" and r.address not in seen:
+                q = self.queue_by_res.get(r.address)
                 if q is not None and q is not exclude:
-                    seen.add(t.res.address)
+                    seen.add(r.address)
                     res.append(q.res)
         return [self.queue_by_res[r.address] for r in narrow(res, referrer)]
 

@@ -556,17 +556,25 @@ def dlq_redrive_allow(model: Model, opts):
             yield unknown(d.address, f"no inline redrive-allow policy, and {_maybe(d, 'allow')}")
         elif allow is None:
             yield fail(d.address, f"DLQ of {names} has no redrive_allow_policy: any queue in the account may use it (allowAll)")
-        elif allow is UNKNOWN and d.allow_why:
-            yield unknown(d.address, f"the redrive-allow policy is only known after apply: {d.allow_why}", ref=ref)
         elif allow is UNKNOWN:
-            named = model.queues_in(model.plan.expr_targets(d.allow_res, d.allow_attr), d.allow_res)
-            missing = [s.address for s in d.sources if s not in named]
-            if missing:
-                yield unknown(d.address, f"the redrive-allow policy is only known after apply and its references do "
-                                         f"not lead to {', '.join(missing)}")
+            # the queues the policy is built from: those its expression references and, through
+            # a local value, those the configuration source says (resolve.Resolved.linked)
+            rv = model.resolve.value(d.allow_res, d.allow_attr)
+            built = model.queues_among(rv.linked("aws_sqs_queue"), d.allow_res)
+            missing = [s.address for s in d.sources if s not in built]
+            why = f" ({d.allow_why})" if d.allow_why else ""
+            if missing and rv.linked_all:
+                yield unknown(d.address, f"the redrive-allow policy is only known after apply{why} and its references "
+                                         f"do not lead to {', '.join(missing)}", ref=ref)
+            elif d.allow_why:
+                yield unknown(d.address, f"the redrive-allow policy is only known after apply: {d.allow_why}", ref=ref)
+            elif missing:
+                yield unknown(d.address, "the redrive-allow policy is only known after apply and goes through "
+                                         "something the plan does not describe (a local value), so whether it names "
+                                         f"{', '.join(missing)} is not known: run with --source-dir to judge it")
             else:
                 yield unknown(d.address, "the redrive-allow policy is only known after apply (its references do lead to "
-                                         f"the sources {names}, but the permission cannot be read)")
+                                         f"the sources {names}, but the permission cannot be read)", ref=ref)
         elif allow == "invalid":
             yield fail(d.address, "redrive_allow_policy is not a JSON object", ref=ref)
         elif allow.get("redrivePermission") is UNKNOWN:

@@ -452,6 +452,17 @@ def _tobool(v):
     return _bool(v)
 
 
+def _jsondecode(s):
+    """jsondecode(): text that is not JSON fails the expression, as Terraform fails the plan
+    (and try() / can() catch it)."""
+    if not isinstance(s, str):
+        raise _Error("jsondecode of a non-string")
+    try:
+        return json.loads(s)
+    except ValueError as e:
+        raise _Error(f"jsondecode: not valid JSON ({e})") from None
+
+
 def _identity(v):
     """tolist(), tomap(): the argument as it is."""
     return _whole(v)
@@ -459,7 +470,7 @@ def _identity(v):
 
 FUNCTIONS = {
     "jsonencode": _jsonencode,
-    "jsondecode": _strict(lambda s: json.loads(s) if isinstance(s, str) else (_ for _ in ()).throw(_Error("jsondecode of a non-string"))),
+    "jsondecode": _strict(_jsondecode),
     "format": _format,
     "concat": _shallow(_concat),
     "merge": _shallow(_merge),

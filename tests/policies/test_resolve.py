@@ -451,8 +451,9 @@ def test_an_inline_role_policy_through_a_local_is_read_from_the_source(tmp_path)
 
 def test_a_dynamic_inline_role_policy_is_read_from_the_source(tmp_path):
     """dynamic "inline_policy" over a map of documents' JSON: the plan's configuration leaves
-    dynamic blocks out, so the plan cannot tell the block's unknown policy from one the
-    provider reads back, and the role's policy is not judged; the source shows the block."""
+    dynamic blocks out, so the plan shows the block (its name) with its policy unknown but
+    not what it is built from: the role's policy is unknown, and the reason names
+    --source-dir; the source shows the block (a real plan: test_dynamic_inline_policy.py)."""
     tf = ROLE_TF.replace('''  inline_policy {
     name   = "consume"
     policy = local.consume
@@ -465,8 +466,12 @@ def test_a_dynamic_inline_role_policy_is_read_from_the_source(tmp_path):
   }''')
     doc = _role_doc(None)
     del doc["configuration"]["root_module"]["resources"][2]["expressions"]["inline_policy"]
-    without = [d.address for d in model_of(doc).policy_documents()]
-    assert without == ["data.aws_iam_policy_document.consume"]
+    without = [(d.address, d.doc is None, d.unknown_reason) for d in model_of(doc).policy_documents()]
+    assert without == [
+        ("aws_iam_role.worker", True, 'inline_policy 0 "consume" (a dynamic block) is only known after apply, and the '
+                                      "plan does not say what it is built from: run with --source-dir (the "
+                                      "configuration the plan was made from) to judge it"),
+        ("data.aws_iam_policy_document.consume", False, None)]  # judged on its own as well
     got = model_of(doc, tmp_path, tf).policy_documents()
     assert [(d.address, d.via) for d in got] == [("aws_iam_role.worker", "data.aws_iam_policy_document.consume")]
     assert [s.actions for s in got[0].doc.statements] == [["sqs:ReceiveMessage", "sqs:DeleteMessage"]]
@@ -615,3 +620,165 @@ def test_an_alias_with_a_function_name_the_plan_knows():
     assert e.function_link.one is not None and e.function_link.one.address == "aws_lambda_function.worker"
     other = model_of(_alias_doc(_const("someone-elses"), "someone-elses")).esms[0]
     assert other.function_link.one is None
+
+
+TOPIC_TF = '''
+locals {
+  pager = [aws_sns_topic.oncall.arn]
+}
+
+resource "aws_sns_topic" "oncall" {
+  name = "oncall"
+}
+
+resource "aws_sqs_queue" "orders" {
+  name = "orders"
+}
+
+resource "aws_cloudwatch_metric_alarm" "depth" {
+  alarm_name    = "orders-age"
+  namespace     = "AWS/SQS"
+  metric_name   = "ApproximateAgeOfOldestMessage"
+  threshold     = 300
+  dimensions    = { QueueName = aws_sqs_queue.orders.name }
+  alarm_actions = local.pager
+}
+'''
+
+
+def test_the_topic_an_alarm_notifies_through_a_local_is_in_the_topology(tmp_path):
+    """alarm_actions = local.x, the local being a new topic's ARN: the plan shows only the
+    local, so the diagram and --changed-only see no topic; the source names it."""
+    from resilient_sqs.policy.topology import Edge, edges
+
+    doc = plan_doc(("aws_sns_topic.oncall", {"name": "oncall"}, {"arn": True, "id": True}, {"name": _const("oncall")}),
+                   ORDERS,
+                   ("aws_cloudwatch_metric_alarm.depth",
+                    {"alarm_name": "orders-age", "namespace": "AWS/SQS", "metric_name": "ApproximateAgeOfOldestMessage",
+                     "threshold": 300},
+                    {"dimensions": True, "alarm_actions": True, "arn": True},
+                    {"alarm_name": _const("orders-age"), "namespace": _const("AWS/SQS"),
+                     "metric_name": _const("ApproximateAgeOfOldestMessage"), "threshold": _const(300),
+                     "dimensions": _refs("aws_sqs_queue.orders.name", "aws_sqs_queue.orders"),
+                     "alarm_actions": _refs("local.pager")}))
+    watches = Edge("aws_cloudwatch_metric_alarm.depth", "aws_sqs_queue.orders", "watches", "ApproximateAgeOfOldestMessage")
+    notifies = Edge("aws_cloudwatch_metric_alarm.depth", "aws_sns_topic.oncall", "notifies")
+    assert edges(model_of(doc)) == [watches]
+    model = model_of(doc, tmp_path, TOPIC_TF)
+    assert edges(model) == [watches, notifies] and model.source.notes == []
+    # a topic the plan references directly is linked without the source
+    doc["configuration"]["root_module"]["resources"][2]["expressions"]["alarm_actions"] = _refs(
+        "aws_sns_topic.oncall.arn", "aws_sns_topic.oncall")
+    assert edges(model_of(doc)) == [watches, notifies]
+
+
+ALLOW_TF = '''
+locals {
+  allow = ALLOW
+}
+
+resource "aws_sqs_queue" "dlq" {
+  name                 = "orders-dlq"
+  redrive_allow_policy = local.allow
+}
+
+resource "aws_sqs_queue" "orders" {
+  name = "orders"
+  redrive_policy = jsonencode({
+    deadLetterTargetArn = aws_sqs_queue.dlq.arn
+    maxReceiveCount     = 5
+  })
+}
+
+resource "aws_sqs_queue" "other" {
+  name = "other"
+}
+'''
+
+
+def _allow_doc():
+    ids = {"arn": True, "url": True, "id": True}
+    return plan_doc(("aws_sqs_queue.dlq", {"name": "orders-dlq"}, {**ids, "redrive_allow_policy": True},
+                     {"name": _const("orders-dlq"), "redrive_allow_policy": _refs("local.allow")}),
+                    ("aws_sqs_queue.orders", {"name": "orders"}, {**ids, "redrive_policy": True},
+                     {"name": _const("orders"), "redrive_policy": _refs("aws_sqs_queue.dlq.arn", "aws_sqs_queue.dlq")}),
+                    ("aws_sqs_queue.other", {"name": "other"}, ids, {"name": _const("other")}))
+
+
+def _sqs011(doc, source_dir=None):
+    report = evaluate(doc, source_dir=source_dir)
+    return [(f.status, f.message) for f in report.findings + report.passed if f.rule_id == "SQS011"]
+
+
+def test_a_redrive_allow_policy_through_a_local_is_not_said_to_miss_its_source(tmp_path):
+    """redrive_allow_policy = local.x, known after apply: the plan's references end at the local,
+    which says nothing about the queues the policy names. It used to be reported as not leading
+    to the DLQ's source; it is unknown, and the source decides it."""
+    doc = _allow_doc()
+    assert _sqs011(doc) == [
+        ("unknown", "the redrive-allow policy is only known after apply and goes through something the plan does "
+                    "not describe (a local value), so whether it names aws_sqs_queue.orders is not known: run with "
+                    "--source-dir to judge it")]
+    # the source says the policy names another queue: SQS will refuse the source's failures
+    (tmp_path / "other").mkdir()
+    tf = ALLOW_TF.replace("ALLOW", 'jsonencode({ redrivePermission = "byQueue", sourceQueueArns = '
+                                   "[aws_sqs_queue.other.arn] })")
+    (tmp_path / "other" / "main.tf").write_text(tf)
+    got = _sqs011(doc, str(tmp_path / "other"))
+    assert [s for s, _ in got] == ["fail"] and "does not name its source(s) aws_sqs_queue.orders" in got[0][1]
+    # the source has the expression, not its value: the ARN inside a jsonencode interpolated into JSON text
+    # is not read, so nothing is said about the queues it names
+    (tmp_path / "heredoc").mkdir()
+    tf = ALLOW_TF.replace("ALLOW", '<<-EOT\n    {"redrivePermission": "byQueue", "sourceQueueArns": '
+                                   "${jsonencode([aws_sqs_queue.orders.arn])}}\n  EOT")
+    (tmp_path / "heredoc" / "main.tf").write_text(tf)
+    line = tf.splitlines().index("  redrive_allow_policy = local.allow") + 1
+    assert _sqs011(doc, str(tmp_path / "heredoc")) == [
+        ("unknown", "the redrive-allow policy is only known after apply: a JSON text with a value known only after "
+                    "apply outside a string (jsonencode of a value known only after apply (the ARN of "
+                    f"aws_sqs_queue.orders, known after apply)) (from main.tf:{line})")]
+
+
+def test_linked_all_says_whether_a_missing_resource_is_not_part_of_the_value(tmp_path):
+    doc = _allow_doc()
+    plan = Plan(doc)
+    dlq, orders = plan.by_address["aws_sqs_queue.dlq"], plan.by_address["aws_sqs_queue.orders"]
+    assert Resolver(plan).value(orders, "redrive_policy").linked_all  # the plan's references are all of it
+    assert not Resolver(plan).value(dlq, "redrive_allow_policy").linked_all  # through a local, no source
+    for allow, whole in (("{ arns = [aws_sqs_queue.other.arn] }", True),
+                         ("{ arns = [aws_sqs_queue.other.redrive_allow_policy] }", False)):
+        d = tmp_path / str(whole)
+        d.mkdir()
+        (d / "main.tf").write_text(ALLOW_TF.replace("ALLOW", f"jsonencode({allow})"))
+        model = Model(plan, Source(plan, d))
+        got = model.resolve.value(dlq, "redrive_allow_policy")
+        assert [r.address for r in got.linked()] == ["aws_sqs_queue.other"]
+        assert got.linked_all is whole  # another queue's policy may name anything
+
+
+def test_jsondecode_of_text_that_is_not_json_fails_the_expression(tmp_path):
+    """As Terraform fails the plan: the value is unknown with the reason, not a source that
+    could not be read; try() falls back from it."""
+    tf = '''
+resource "aws_sqs_queue" "orders" {
+  name   = "orders"
+  policy = jsonencode(jsondecode("{"))
+}
+
+resource "aws_sqs_queue" "fallback" {
+  name   = "fallback"
+  policy = jsonencode(try(jsondecode("{"), { Version = "2012-10-17" }))
+}
+'''
+    fallback = '{"Version":"2012-10-17"}'
+    doc = plan_doc(("aws_sqs_queue.orders", {"name": "orders"}, {"policy": True, "arn": True},
+                    {"name": _const("orders"), "policy": {}}),
+                   ("aws_sqs_queue.fallback", {"name": "fallback", "policy": fallback}, {"arn": True},
+                    {"name": _const("fallback"), "policy": {}}))
+    model = model_of(doc, tmp_path, tf)
+    got = model.source.value(model.plan.by_address["aws_sqs_queue.orders"], "policy")
+    assert got.value.why == ("the expression fails (jsondecode: not valid JSON (Expecting property name enclosed in "
+                             "double quotes: line 1 column 2 (char 1)))")
+    got = model.source.value(model.plan.by_address["aws_sqs_queue.fallback"], "policy")
+    assert got.value == fallback
+    assert model.source.notes == []
