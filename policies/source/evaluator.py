@@ -611,7 +611,12 @@ class Evaluator:
             if is_unknown(last):
                 return Unknown(_why(last))
             args = args[:-1] + list(last if isinstance(last, list) else [])
-        return fn(*args)
+        try:
+            return fn(*args)
+        except (TypeError, ValueError, ArithmeticError, LookupError, AttributeError) as e:
+            # Terraform fails the plan when a function gets arguments it cannot take
+            # (max() of nothing, lower() of a number, ...): the expression fails, as any other.
+            raise _Error(f"{name}: {' '.join(str(e).split())[:160] or type(e).__name__}") from None
 
     def _try(self, name, arg_nodes, sc):
         """try() / can(): the first argument that evaluates without failing."""

@@ -4,6 +4,8 @@ configuration source now decides where the plan leaves the value unknown. No Ter
 each plan is a dictionary written here, beside the .tf files it was "made" from."""
 from __future__ import annotations
 
+import pytest
+
 from resilient_sqs.policy.engine import evaluate
 from resilient_sqs.policy.graph import OPAQUE, UNKNOWN, Plan
 from resilient_sqs.policy.model import Model
@@ -779,6 +781,41 @@ resource "aws_sqs_queue" "fallback" {
     got = model.source.value(model.plan.by_address["aws_sqs_queue.orders"], "policy")
     assert got.value.why == ("the expression fails (jsondecode: not valid JSON (Expecting property name enclosed in "
                              "double quotes: line 1 column 2 (char 1)))")
+    got = model.source.value(model.plan.by_address["aws_sqs_queue.fallback"], "policy")
+    assert got.value == fallback
+    assert model.source.notes == []
+
+
+@pytest.mark.parametrize("call, reason", [
+    ("max()", "max: "),
+    ("min()", "min: "),
+    ("lower(5)", "lower: "),
+    ("upper(true)", "upper: "),
+    ("split(\",\", 5)", "split: "),
+])
+def test_a_function_given_arguments_it_cannot_take_fails_the_expression(tmp_path, call, reason):
+    """Terraform fails the plan when a function cannot take its arguments: the value is
+    unknown with 'the expression fails (<function>: ...)', try() falls back from it, and the
+    source is never noted as unreadable (that note is for the checker's own faults)."""
+    tf = f'''
+resource "aws_sqs_queue" "orders" {{
+  name   = "orders"
+  policy = jsonencode({{ Id = {call} }})
+}}
+
+resource "aws_sqs_queue" "fallback" {{
+  name   = "fallback"
+  policy = jsonencode({{ Id = try({call}, "fallback") }})
+}}
+'''
+    fallback = '{"Id":"fallback"}'
+    doc = plan_doc(("aws_sqs_queue.orders", {"name": "orders"}, {"policy": True, "arn": True},
+                    {"name": _const("orders"), "policy": {}}),
+                   ("aws_sqs_queue.fallback", {"name": "fallback", "policy": fallback}, {"arn": True},
+                    {"name": _const("fallback"), "policy": {}}))
+    model = model_of(doc, tmp_path, tf)
+    got = model.source.value(model.plan.by_address["aws_sqs_queue.orders"], "policy")
+    assert got.value.why.startswith(f"the expression fails ({reason}"), got.value.why
     got = model.source.value(model.plan.by_address["aws_sqs_queue.fallback"], "policy")
     assert got.value == fallback
     assert model.source.notes == []
