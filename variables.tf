@@ -68,6 +68,12 @@ variable "tags" {
     condition     = alltrue([for t in keys(var.tags) : !startswith(lower(t), "aws:") && can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]{1,128}$", t))])
     error_message = "tags: ${join(", ", [for t in keys(var.tags) : "\"${t}\"" if startswith(lower(t), "aws:") || !can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]{1,128}$", t))])}: AWS refuses these tag keys (a key is 1-128 letters, digits, spaces or _ . : / = + - @, and the aws: prefix is reserved for AWS's own tags). Rename them."
   }
+
+  # apart from the keys: a value may be known only after apply (an ARN of the stack)
+  validation {
+    condition     = alltrue([for t, v in var.tags : can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]{0,256}$", v))])
+    error_message = join("\n", [for t, v in var.tags : "tags: the value of tag \"${t}\" is refused by AWS: a value is at most 256 letters, digits, spaces or _ . : / = + - @ (it has ${length(v)} characters${can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]*$", v)) ? "" : ", some outside that set"}). Shorten it or replace those characters." if !can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]{0,256}$", v))])
+  }
 }
 
 variable "claim_check_bucket" {

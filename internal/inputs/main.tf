@@ -401,6 +401,14 @@ locals {
     var.alarms.sns_kms_master_key_id != null && (var.alarms.sns_topic_arn != null || var.alarms.create_sns_topic == false) ? ["alarms.sns_kms_master_key_id: encrypts the topic the module creates, but none is created (${var.alarms.sns_topic_arn != null ? "alarms.sns_topic_arn names an existing one, encrypted by its owner" : "alarms.create_sns_topic = false"}): the key would do nothing. Remove it."] : [],
   )
 
+  # alarms.enabled = false creates no alarm and no topic: every other alarms setting, and
+  # a queue's alarm_thresholds, would be dropped without a word
+  alarms_off = try(tobool(var.alarms.enabled), true) == false
+  alarm_off_problems = !local.alarms_off ? [] : concat(
+    [for a in sort(try(keys(var.switches_raw.alarms), [])) : "alarms.${a}: ${jsonencode(var.switches_raw.alarms[a])} is set, but alarms.enabled = false: no alarm and no topic are created, so ${a == "sns_topic_arn" ? "nothing would ever notify the topic" : "the setting would do nothing"}. Remove alarms.${a}, or remove alarms.enabled = false (alarms are on by default) to alarm on the queues." if a != "enabled" && try(var.switches_raw.alarms[a] != null, true)],
+    [for t in local.alarm_threshold_inputs : "${t.path}: ${jsonencode(t.value)} is set, but alarms.enabled = false: no alarm is created, so the thresholds would do nothing. Remove ${t.path}, or remove alarms.enabled = false to alarm on the queues." if t.path != "alarms.thresholds" && length(t.value) > 0],
+  )
+
   # SSE-KMS settings without a KMS key: the queue uses SSE-SQS and drops them
   kms_noop_problems = flatten([for k, p in local.picked : concat(
     p.kms_data_key_reuse_period_seconds != null && p.kms_master_key_id == null ? ["${local.input_names[k].kms_data_key_reuse_period_seconds}: ${p.kms_data_key_reuse_period_seconds} is set, but the queue has no KMS key (${local.input_names[k].kms_master_key_id} is not set): it is encrypted with SSE-SQS, whose keys SQS manages, so a data key reuse period would do nothing. Remove it, or set kms_master_key_id to the key it is for."] : [],
@@ -418,7 +426,7 @@ locals {
     for t in keys(m.value) : "${m.path}: tag key \"${t}\" is refused by AWS: ${startswith(lower(t), "aws:") ? "the aws: prefix is reserved for AWS's own tags" : "a key must be 1-128 letters, digits, spaces or _ . : / = + - @"}. Rename it." if startswith(lower(t), "aws:") || !can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]{1,128}$", t))
   ]])
   tag_value_problems = flatten([for m in local.tag_maps : [
-    for t, v in m.value : "${m.path}: the value of tag \"${t}\" is refused by AWS: a value must be at most 256 letters, digits, spaces or _ . : / = + - @ (it has ${length(v)} characters)." if !can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]{0,256}$", v))
+    for t, v in m.value : "${m.path}: the value of tag \"${t}\" is refused by AWS: a value must be at most 256 letters, digits, spaces or _ . : / = + - @ (it has ${length(v)} characters${can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]*$", v)) ? "" : ", some outside that set"}). Shorten it or replace those characters." if !can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]{0,256}$", v))
   ]])
 
   # consumer settings of the event source mapping, given where no mapping is created

@@ -89,8 +89,8 @@ output "alarms" {
   }
 
   precondition {
-    condition     = length(local.alarm_noop_problems) == 0
-    error_message = join("\n", local.alarm_noop_problems)
+    condition     = length(local.alarm_noop_problems) == 0 && length(local.alarm_off_problems) == 0
+    error_message = join("\n", concat(local.alarm_noop_problems, local.alarm_off_problems))
   }
 }
 

@@ -83,10 +83,16 @@ locals {
   dlq_sse_sqs   = local.dlq_kms == null
   dlq_kms_reuse = coalesce(var.dlq_kms_data_key_reuse_period_seconds, var.kms_data_key_reuse_period_seconds)
 
-  fifo_options_set = anytrue([
-    var.content_based_deduplication, var.deduplication_scope != null, var.fifo_throughput_limit != null,
-    var.dlq_content_based_deduplication == true, var.dlq_deduplication_scope != null, var.dlq_fifo_throughput_limit != null,
-  ])
+  # FIFO-only settings given (each by how the caller names it, with its value)
+  fifo_options_given = [for a, v in {
+    content_based_deduplication     = var.content_based_deduplication == true ? true : null
+    deduplication_scope             = var.deduplication_scope
+    fifo_throughput_limit           = var.fifo_throughput_limit
+    dlq_content_based_deduplication = var.dlq_content_based_deduplication == true ? true : null
+    dlq_deduplication_scope         = var.dlq_deduplication_scope
+    dlq_fifo_throughput_limit       = var.dlq_fifo_throughput_limit
+  } : "${local.n[a]} = ${jsonencode(v)}" if v != null]
+  fifo_options_set = length(local.fifo_options_given) > 0
 
   redrive_allow = (try(var.dlq_redrive_allow_policy.redrivePermission, "byQueue") == "allowAll"
     ? jsonencode({ redrivePermission = "allowAll" })
@@ -491,7 +497,7 @@ resource "aws_sqs_queue" "this" {
 
     precondition {
       condition     = var.fifo || !local.fifo_options_set
-      error_message = "${local.n.fifo}: content_based_deduplication / deduplication_scope / fifo_throughput_limit (and their dlq_ forms) are FIFO-only settings but fifo = false. Set fifo = true or remove them."
+      error_message = "${join(", ", local.fifo_options_given)}: FIFO-only ${length(local.fifo_options_given) > 1 ? "settings" : "setting"}, but the queue is a standard queue (${local.n.fifo} = false), where SQS refuses ${length(local.fifo_options_given) > 1 ? "them" : "it"} (content-based deduplication, deduplication scope and throughput limit exist only for FIFO queues). Remove ${length(local.fifo_options_given) > 1 ? "them" : "it"}, or set ${local.n.fifo} = true for a FIFO pair (the names get .fifo: a new pair of queues)."
     }
 
     precondition {
