@@ -230,25 +230,19 @@ locals {
   # whose merge() is wholly unknown when a setting is unknown
   create_dlq = { for k, q in local.q_entries : k => [for v in [q.create_dlq, local.defaults.create_dlq] : v if v != null] }
 
+  # the names, by the rule modules/queue names its pair with (internal/names)
   names = {
     for k, q in local.q_entries : k => {
-      given  = "${var.name_prefix}${q.name != null ? q.name : k}"
-      base   = "${var.name_prefix}${trimsuffix(q.name != null ? q.name : k, ".fifo")}"
-      suffix = try(tobool(local.picked[k].fifo), false) == true ? ".fifo" : ""
+      given = "${var.name_prefix}${q.name != null ? q.name : k}"
       # no dlq_arn (null or ""), unless create_dlq decides: it must when the ARN is
       # known only after apply, so that which resources exist is known at plan
-      own = length(local.create_dlq[k]) > 0 ? local.create_dlq[k][0] == true : try(length(local.picked[k].dlq_arn), 0) == 0
+      own = module.names.names[k].create_dlq
     }
   }
-  queue_name = { for k, x in local.names : k => "${x.base}${x.suffix}" }
-  dlq_name = {
-    for k, x in local.names : k => (x.own
-      ? "${local.q_entries[k].dlq_name != null ? trimsuffix("${var.name_prefix}${local.q_entries[k].dlq_name}", ".fifo") : "${x.base}-dlq"}${x.suffix}"
-      : try(element(split(":", local.picked[k].dlq_arn), 5), "") # null: refused by modules/queue (create_dlq = false needs dlq_arn)
-    )
-  }
-  queue_arn = { for k, n in local.queue_name : k => "${var.arn_prefix}:${n}" }
-  dlq_arn   = { for k, x in local.names : k => x.own ? "${var.arn_prefix}:${local.dlq_name[k]}" : local.picked[k].dlq_arn }
+  queue_name = { for k, x in module.names.names : k => x.queue_name }
+  dlq_name   = { for k, x in module.names.names : k => x.dlq_name } # an existing DLQ: the last part of its ARN ("" without one: refused by modules/queue)
+  queue_arn  = { for k, n in local.queue_name : k => "${var.arn_prefix}:${n}" }
+  dlq_arn    = { for k, x in local.names : k => x.own ? "${var.arn_prefix}:${local.dlq_name[k]}" : local.picked[k].dlq_arn }
 
   # A dlq_arn may name a queue of this call: another entry's DLQ (shared), or an
   # entry's source queue. Then its settings are known and checked, its
@@ -324,6 +318,22 @@ locals {
       "${local.input_names[k][a]}: false is refused: the queues are always encrypted (SSE-SQS, or SSE-KMS when a KMS key is given); there is no way to turn encryption off. Remove it." if p[a] == false
     ]]),
   )
+}
+
+module "names" {
+  source = "../names"
+
+  # values of the wrong type are refused by type_problems, naming the input; here they
+  # are read as not given, so that they fail there and not in this module's variable
+  pairs = {
+    for k, q in local.q_entries : k => {
+      name       = "${var.name_prefix}${q.name != null ? q.name : k}"
+      fifo       = try(tobool(local.picked[k].fifo), false) == true
+      dlq_name   = q.dlq_name != null ? "${var.name_prefix}${q.dlq_name}" : null
+      create_dlq = length(local.create_dlq[k]) > 0 ? try(tobool(local.create_dlq[k][0]), false) : null
+      dlq_arn    = try(tostring(local.picked[k].dlq_arn), null)
+    }
+  }
 }
 
 # --- the consumers: event source mappings ----------------------------------------------
