@@ -113,6 +113,10 @@ CASES: list[tuple[str, dict, str]] = [
     ("no-queues-bucket-on", {"queues": {}, "claim_check_bucket": {"enabled": True, "name": "wi-claim-check"}}, "claim_check_bucket"),
     ("no-queues-redrive-on", {"queues": {}, "dlq_redrive": {"enabled": True, "archive_bucket_name": "archive"}}, "dlq_redrive"),
     ("alarms-off-topic-set", {**q(), "alarms": {"enabled": False, "sns_topic_arn": f"arn:aws:sns:us-east-1:{ACCOUNT}:oncall"}}, "alarms.sns_topic_arn"),
+    ("alarms-off-kinds", {**q(), "alarms": {"enabled": False, "kinds": ["dlq_depth", "backlog"]}}, "alarms.kinds"),
+    ("alarms-off-queue-thresholds", {**q(alarm_thresholds={"age_critical_seconds": 1800}), "alarms": {"enabled": False}}, 'queues["orders"].alarm_thresholds'),
+    ("iam-path-without-managed-policies", {**q(), "iam": {"path": "/messaging/"}}, "iam.path"),
+    ("queue-tag-value-too-long", q(tags={"team": "v" * 257}), 'queues["orders"].tags'),
     ("topic-arn-and-name", {**q(), "alarms": {"sns_topic_arn": f"arn:aws:sns:us-east-1:{ACCOUNT}:oncall", "sns_topic_name": "mine"}}, "alarms.sns_topic_name"),
     ("no-topic-kms-given", {**q(), "alarms": {"create_sns_topic": False, "sns_kms_master_key_id": KEY}}, "alarms.sns_kms_master_key_id"),
     # --- 2. refusals name the root input, value and bound ----------------------------------------

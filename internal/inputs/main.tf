@@ -419,6 +419,12 @@ locals {
     [for t in local.alarm_threshold_inputs : "${t.path}: ${jsonencode(t.value)} is set, but alarms.enabled = false: no alarm is created, so the thresholds would do nothing. Remove ${t.path}, or remove alarms.enabled = false to alarm on the queues." if t.path != "alarms.thresholds" && length(t.value) > 0],
   )
 
+  # iam.name_prefix and iam.path name the managed policies, which only
+  # create_managed_policies = true creates (the documents are output either way)
+  iam_noop_problems = try(tobool(var.iam.create_managed_policies), false) == true ? [] : [
+    for a in ["name_prefix", "path"] : "iam.${a}: ${jsonencode(var.switches_raw.iam[a])} is set, but no IAM policy is created (iam.create_managed_policies is not true: the module outputs the policy documents only, which have no ${a == "path" ? "path" : "name"}), so it would do nothing. Remove iam.${a}, or set iam.create_managed_policies = true to create the policies." if try(var.switches_raw.iam[a] != null, false)
+  ]
+
   # SSE-KMS settings without a KMS key: the queue uses SSE-SQS and drops them
   kms_noop_problems = flatten([for k, p in local.picked : concat(
     p.kms_data_key_reuse_period_seconds != null && p.kms_master_key_id == null ? ["${local.input_names[k].kms_data_key_reuse_period_seconds}: ${p.kms_data_key_reuse_period_seconds} is set, but the queue has no KMS key (${local.input_names[k].kms_master_key_id} is not set): it is encrypted with SSE-SQS, whose keys SQS manages, so a data key reuse period would do nothing. Remove it, or set kms_master_key_id to the key it is for."] : [],

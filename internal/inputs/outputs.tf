@@ -107,6 +107,11 @@ output "iam" {
     condition     = length(local.attribute_problems.iam) == 0
     error_message = local.attribute_messages.iam
   }
+
+  precondition {
+    condition     = length(local.iam_noop_problems) == 0
+    error_message = join("\n", local.iam_noop_problems)
+  }
 }
 
 output "dlq_redrive" {

@@ -381,6 +381,10 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
             'queues["orders"].alarm_thresholds: {"age_critical_seconds":1800} is set, but alarms.enabled = false',
             'Remove queues["orders"].alarm_thresholds',
         ],
+        "root_iam_path_without_managed_policies": [
+            'iam.path: "/messaging/" is set, but no IAM policy is created (iam.create_managed_policies is not true',
+            "set iam.create_managed_policies = true",
+        ],
         # submodule inputs the root builds from the user's, named as the user wrote them
         "root_iam_name_prefix_with_space": [
             'iam.name_prefix "team one " + the name of queues["orders"]: the policy base name "team one orders" must be 1-110 characters',
