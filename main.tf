@@ -272,6 +272,7 @@ module "iam" {
   path                    = local.iam_in.path
 
   input_prefix = "iam."
+  input_names  = { name = "iam.name_prefix ${jsonencode(local.iam_in.name_prefix)} + the name of queues[\"${each.key}\"]" }
   tags         = merge(var.tags, each.value.tags)
 }
 
@@ -410,5 +411,6 @@ module "dlq_redrive" {
   alarm_actions                  = local.dlq_redrive.alarm_actions != null ? local.dlq_redrive.alarm_actions : compact([try(module.alarms[0].sns_topic_arn, null)])
 
   input_prefix = "dlq_redrive."
+  input_names  = { "archive.prefix" = "dlq_redrive.archive_prefix" }
   tags         = merge(var.tags, local.dlq_redrive.tags)
 }

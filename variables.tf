@@ -59,7 +59,7 @@ variable "account_id" {
 }
 
 variable "tags" {
-  description = "Tags for every resource the module creates; merged under each queue's own tags."
+  description = "Tags for every resource the module creates; merged under each queue's own tags. AWS's rules are checked at plan: keys of 1-128 and values of at most 256 letters, digits, spaces or `_ . : / = + - @`, no `aws:` prefix."
   type        = map(string)
   default     = {}
   nullable    = false
@@ -67,6 +67,12 @@ variable "tags" {
   validation {
     condition     = alltrue([for t in keys(var.tags) : !startswith(lower(t), "aws:") && can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]{1,128}$", t))])
     error_message = "tags: ${join(", ", [for t in keys(var.tags) : "\"${t}\"" if startswith(lower(t), "aws:") || !can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]{1,128}$", t))])}: AWS refuses these tag keys (a key is 1-128 letters, digits, spaces or _ . : / = + - @, and the aws: prefix is reserved for AWS's own tags). Rename them."
+  }
+
+  # apart from the keys: a value may be known only after apply (an ARN of the stack)
+  validation {
+    condition     = alltrue([for t, v in var.tags : can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]{0,256}$", v))])
+    error_message = join("\n", [for t, v in var.tags : "tags: the value of tag \"${t}\" is refused by AWS: a value is at most 256 letters, digits, spaces or _ . : / = + - @ (it has ${length(v)} characters${can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]*$", v)) ? "" : ", some outside that set"}). Shorten it or replace those characters." if !can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]{0,256}$", v))])
   }
 }
 
@@ -95,14 +101,14 @@ variable "idempotency_table" {
 }
 
 variable "alarms" {
-  description = "CloudWatch alarms for every queue and DLQ (modules/alarms), on by default (`enabled`). They notify `sns_topic_arn` (an existing topic), or a topic the module creates when `create_sns_topic = true` (encrypted with `sns_kms_master_key_id`, or with a key the module creates that CloudWatch may use: about 1 USD a month). With neither, no topic and no key are created and the alarms notify nobody: the plan warns and the `alarms` output says so (`notifies_nobody`); set `create_sns_topic = false` to say that is intended. `kinds`: which alarms each pair gets, by default `[\"dlq_depth\", \"age_critical\"]` (a message in the DLQ; the oldest message older than `age_critical_seconds`); add `dlq_influx`, `dlq_stale`, `age_warning`, `backlog` for more (see modules/alarms; each is one more CloudWatch alarm per queue). Also `sns_topic_name`, `notify_on_ok` (true), `alarm_name_prefix`, and `thresholds` (see modules/alarms). An unknown attribute is refused."
+  description = "CloudWatch alarms for every queue and DLQ (modules/alarms), on by default (`enabled`; `enabled = false` creates no alarm and no topic, and any other `alarms` setting or a queue's `alarm_thresholds` is then refused, as it would do nothing). They notify `sns_topic_arn` (an existing topic), or a topic the module creates when `create_sns_topic = true` (encrypted with `sns_kms_master_key_id`, or with a key the module creates that CloudWatch may use: about 1 USD a month). With neither, no topic and no key are created and the alarms notify nobody: the plan warns and the `alarms` output says so (`notifies_nobody`); set `create_sns_topic = false` to say that is intended. `kinds`: which alarms each pair gets, by default `[\"dlq_depth\", \"age_critical\"]` (a message in the DLQ; the oldest message older than `age_critical_seconds`); add `dlq_influx`, `dlq_stale`, `age_warning`, `backlog` for more (see modules/alarms; each is one more CloudWatch alarm per queue). Also `sns_topic_name`, `notify_on_ok` (true), `alarm_name_prefix`, and `thresholds` (see modules/alarms). An unknown attribute is refused."
   type        = any
   default     = {}
   nullable    = false
 }
 
 variable "iam" {
-  description = "Least-privilege policy documents per queue (modules/iam), always output: producer, consumer, redrive operator. `create_managed_policies` (false) also creates them as IAM policies named `<name_prefix><queue name>-<role>` (`.fifo` becomes `-fifo`) under `path`. `kms_key_arns`: extra key ARNs to grant; needed when a queue or the bucket uses a customer-managed key by alias, which cannot be resolved to its ARN at plan time. An unknown attribute is refused."
+  description = "Least-privilege policy documents per queue (modules/iam), always output: producer, consumer, redrive operator. `create_managed_policies` (false) also creates them as IAM policies named `<name_prefix><queue name>-<role>` (`.fifo` becomes `-fifo`) under `path` (`name_prefix` and `path` are refused without it: they would do nothing). `kms_key_arns`: extra key ARNs to grant; needed when a queue or the bucket uses a customer-managed key by alias, which cannot be resolved to its ARN at plan time. An unknown attribute is refused."
   type        = any
   default     = {}
   nullable    = false

@@ -137,6 +137,14 @@ run "tag_key_reserved_by_aws" {
   expect_failures = [var.tags]
 }
 
+run "tag_value_too_long" {
+  command = plan
+  variables {
+    tags = { team = "orders", note = "${join("", [for i in range(30) : "0123456789"])}" }
+  }
+  expect_failures = [var.tags]
+}
+
 run "bucket_serves_nothing" {
   command = plan
   variables {

@@ -11,6 +11,10 @@ temporary directory that sources the checkout (or --source, e.g. an export
 of an older commit, to count before a change). Prints the counts and, with
 -v, every case that is not `named` with the first lines of its message.
 
+Beside them, VALID: inputs next to the wrong ones that are valid and must
+plan (each with the reason it is valid). They are counted apart; a refusal of
+one is printed and makes the exit status 1.
+
     .venv/bin/python -m tooling.wrong_inputs [--source DIR] [-v] [--json FILE]
 """
 from __future__ import annotations
@@ -83,7 +87,6 @@ CASES: list[tuple[str, dict, str]] = [
     ("star-requested-region-only", q(queue_policy_statements=[sns([{"test": "StringEquals", "variable": "aws:RequestedRegion", "values": ["us-east-1"]}], ("*", "*"))]), 'queues["orders"].queue_policy_statements'),
     ("star-doc-current-time", q(source_queue_policy_documents=[doc({"Effect": "Allow", "Principal": "*", "Action": "sqs:SendMessage", "Condition": {"DateGreaterThan": {"aws:CurrentTime": "2020-01-01T00:00:00Z"}}})]), 'queues["orders"].source_queue_policy_documents'),
     ("kms-other-region", q(kms_master_key_id=KEY.replace("us-east-1", "eu-west-1")), 'queues["orders"].kms_master_key_id'),
-    ("kms-other-account", q(kms_master_key_id=KEY.replace(ACCOUNT, "210987654321")), 'queues["orders"].kms_master_key_id'),
     ("dlq-kms-other-region", q(dlq_kms_master_key_id=KEY.replace("us-east-1", "eu-central-1")), 'queues["orders"].dlq_kms_master_key_id'),
     ("iam-kms-other-region", {**q(), "iam": {"kms_key_arns": [KEY.replace("us-east-1", "ap-south-1")]}}, "iam.kms_key_arns"),
     ("iam-kms-two-aliases-one-key", {"queues": {"orders": {"kms_master_key_id": "alias/orders"}, "payments": {"kms_master_key_id": "alias/payments"}}, "iam": {"kms_key_arns": [KEY]}}, "iam.kms_key_arns"),
@@ -110,6 +113,10 @@ CASES: list[tuple[str, dict, str]] = [
     ("no-queues-bucket-on", {"queues": {}, "claim_check_bucket": {"enabled": True, "name": "wi-claim-check"}}, "claim_check_bucket"),
     ("no-queues-redrive-on", {"queues": {}, "dlq_redrive": {"enabled": True, "archive_bucket_name": "archive"}}, "dlq_redrive"),
     ("alarms-off-topic-set", {**q(), "alarms": {"enabled": False, "sns_topic_arn": f"arn:aws:sns:us-east-1:{ACCOUNT}:oncall"}}, "alarms.sns_topic_arn"),
+    ("alarms-off-kinds", {**q(), "alarms": {"enabled": False, "kinds": ["dlq_depth", "backlog"]}}, "alarms.kinds"),
+    ("alarms-off-queue-thresholds", {**q(alarm_thresholds={"age_critical_seconds": 1800}), "alarms": {"enabled": False}}, 'queues["orders"].alarm_thresholds'),
+    ("iam-path-without-managed-policies", {**q(), "iam": {"path": "/messaging/"}}, "iam.path"),
+    ("queue-tag-value-too-long", q(tags={"team": "v" * 257}), 'queues["orders"].tags'),
     ("topic-arn-and-name", {**q(), "alarms": {"sns_topic_arn": f"arn:aws:sns:us-east-1:{ACCOUNT}:oncall", "sns_topic_name": "mine"}}, "alarms.sns_topic_name"),
     ("no-topic-kms-given", {**q(), "alarms": {"create_sns_topic": False, "sns_kms_master_key_id": KEY}}, "alarms.sns_kms_master_key_id"),
     # --- 2. refusals name the root input, value and bound ----------------------------------------
@@ -157,7 +164,6 @@ CASES: list[tuple[str, dict, str]] = [
     ("frac-consumer-timeout", q(consumer={"timeout_seconds": 30.5}), 'queues["orders"].consumer.timeout_seconds'),
     ("frac-batch", q(consumer={"timeout_seconds": 30, "batch_size": 10.5, **FN}), 'queues["orders"].consumer.batch_size'),
     ("frac-expiry-days", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check", "expiration_days": 20.5}}, "claim_check_bucket.expiration_days"),
-    ("frac-redrive-rate", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check"}, "dlq_redrive": {"enabled": True, "max_messages_per_second": 2.5}}, "dlq_redrive.max_messages_per_second"),
     ("frac-threshold", {**q(), "alarms": {"create_sns_topic": False, "thresholds": {"age_critical_seconds": 900.5}}}, "alarms.thresholds.age_critical_seconds"),
     # --- type errors on root object inputs ---------------------------------------------------------
     ("type-bucket-enabled", {**q(), "claim_check_bucket": {"enabled": "yes", "name": "wi-claim-check"}}, "claim_check_bucket.enabled"),
@@ -166,7 +172,6 @@ CASES: list[tuple[str, dict, str]] = [
     ("type-visibility", q(visibility_timeout_seconds="300s"), 'queues["orders"].visibility_timeout_seconds'),
     ("type-consumer-function-string", {**q(consumer={"timeout_seconds": 30}), "consumer_functions": {"orders": "fn"}}, 'consumer_functions["orders"]'),
     ("type-deletion-protection", {**q(), "idempotency_table": {"enabled": True, "name": "wi-idem", "deletion_protection_enabled": "no"}}, "idempotency_table.deletion_protection_enabled"),
-    ("type-redrive-timeout-null", {**q(), "dlq_redrive": {"enabled": True, "archive_bucket_name": "archive", "timeout_seconds": None}}, "dlq_redrive.timeout_seconds"),
     ("type-alarms-enabled", {**q(), "alarms": {"enabled": "on", "create_sns_topic": False}}, "alarms.enabled"),
     ("type-alarms-kinds-string", {**q(), "alarms": {"create_sns_topic": False, "kinds": "dlq_depth"}}, "alarms.kinds"),
     ("type-iam-kms-string", {**q(), "iam": {"kms_key_arns": KEY}}, "iam.kms_key_arns"),
@@ -200,6 +205,25 @@ CASES: list[tuple[str, dict, str]] = [
     ("name-prefix-too-long-name", {"queues": {"o" * 70: {}}, "name_prefix": "prod-team-"}, 'queues["' + "o" * 70 + '"]'),
     ("dlq-arn-and-create-dlq-true", q(dlq_arn=f"arn:aws:sqs:us-east-1:{ACCOUNT}:shared-dlq", create_dlq=True), 'queues["orders"].create_dlq'),
     ("throughput-on-standard", q(fifo_throughput_limit="perMessageGroupId"), 'queues["orders"].fifo_throughput_limit'),
+]
+
+# Valid inputs near the wrong ones, which must plan: a refusal of one is a failure (the
+# tool counted them as "silent" wrong inputs before; each was checked and is valid).
+# (id, variables, why it is valid)
+VALID: list[tuple[str, dict, str]] = [
+    # SQS's developer guide (Encryption at rest, key terms): the KMS key ID is "the alias, alias ARN,
+    # key ID, or key ARN of an AWS managed KMS key or a custom KMS key, in your account or in another
+    # account"; the key's policy must let the queue's users use it, which the plan cannot see.
+    # A key in another region is refused (kms-other-region above): that one fails at apply.
+    ("kms-other-account", q(kms_master_key_id=KEY.replace(ACCOUNT, "210987654321")),
+     "SQS takes a customer-managed key of another account (by key ARN); its key policy must grant the queue's users"),
+    # modules/dlq-redrive takes 0.1-3000 messages per second and the function paces at a float rate
+    ("redrive-rate-fractional", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check"}, "dlq_redrive": {"enabled": True, "max_messages_per_second": 2.5}},
+     "max_messages_per_second is a rate, 0.1-3000, not a count: 2.5 messages per second is a valid pace"),
+    # an optional attribute given null takes its default (Terraform's optional(type, default)),
+    # as every other null in the switch objects does
+    ("redrive-timeout-null", {**q(), "dlq_redrive": {"enabled": True, "archive_bucket_name": "archive", "timeout_seconds": None}},
+     "null means not given: the function gets the default timeout, 120 s"),
 ]
 
 INTERNAL = re.compile(r'module\.(inputs|queue\[[^\]]*\]|alarms\[0\]|claim_check_bucket\[0\]|idempotency_table\[0\]|dlq_redrive\[[^\]]*\]|consumer\[[^\]]*\]|iam\[[^\]]*\])\.var\.|var\.(switches_raw|queue_defaults_raw|consumer_functions_raw)|Invalid value for input variable|Invalid value for module argument')
@@ -251,7 +275,8 @@ def main(argv=None) -> int:
     ap.add_argument("--json", type=Path, help="write {case: {verdict, errors}} here")
     args = ap.parse_args(argv)
     cases = [c for c in CASES if not args.only or args.only in c[0]]
-    got = run(args.source, cases)
+    valid = [c for c in VALID if not args.only or args.only in c[0]]
+    got = run(args.source, cases + valid)
     counts = {"named": 0, "unnamed": 0, "internal": 0, "silent": 0}
     out = {}
     for case, _, path in cases:
@@ -262,12 +287,21 @@ def main(argv=None) -> int:
         if args.verbose and verdict != "named":
             first = (g["errors"][0] if g["errors"] else "")[:300]
             print(f"{verdict:8} {case}: expected {path}\n         {first}")
+    refused_valid = []
+    for case, _, why in valid:
+        g = got.get(case, {"status": "missing", "errors": []})
+        verdict = "planned" if g.get("status") == "pass" else "refused"
+        out[case] = {"verdict": verdict, "valid": why, "errors": g["errors"]}
+        if verdict == "refused":
+            refused_valid.append(case)
+            print(f"REFUSED  {case} (valid: {why})\n         {(g['errors'][0] if g['errors'] else g.get('status'))!s:.300}")
     print(f"{len(cases)} wrong inputs through the root module ({args.source}):")
     for k, v in counts.items():
         print(f"  {k:8} {v}")
+    print(f"{len(valid)} valid inputs that must plan: {len(valid) - len(refused_valid)} planned, {len(refused_valid)} refused")
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))
-    return 0
+    return 1 if refused_valid else 0
 
 
 if __name__ == "__main__":

@@ -230,25 +230,19 @@ locals {
   # whose merge() is wholly unknown when a setting is unknown
   create_dlq = { for k, q in local.q_entries : k => [for v in [q.create_dlq, local.defaults.create_dlq] : v if v != null] }
 
+  # the names, by the rule modules/queue names its pair with (internal/names)
   names = {
     for k, q in local.q_entries : k => {
-      given  = "${var.name_prefix}${q.name != null ? q.name : k}"
-      base   = "${var.name_prefix}${trimsuffix(q.name != null ? q.name : k, ".fifo")}"
-      suffix = try(tobool(local.picked[k].fifo), false) == true ? ".fifo" : ""
+      given = "${var.name_prefix}${q.name != null ? q.name : k}"
       # no dlq_arn (null or ""), unless create_dlq decides: it must when the ARN is
       # known only after apply, so that which resources exist is known at plan
-      own = length(local.create_dlq[k]) > 0 ? local.create_dlq[k][0] == true : try(length(local.picked[k].dlq_arn), 0) == 0
+      own = module.names.names[k].create_dlq
     }
   }
-  queue_name = { for k, x in local.names : k => "${x.base}${x.suffix}" }
-  dlq_name = {
-    for k, x in local.names : k => (x.own
-      ? "${local.q_entries[k].dlq_name != null ? trimsuffix("${var.name_prefix}${local.q_entries[k].dlq_name}", ".fifo") : "${x.base}-dlq"}${x.suffix}"
-      : try(element(split(":", local.picked[k].dlq_arn), 5), "") # null: refused by modules/queue (create_dlq = false needs dlq_arn)
-    )
-  }
-  queue_arn = { for k, n in local.queue_name : k => "${var.arn_prefix}:${n}" }
-  dlq_arn   = { for k, x in local.names : k => x.own ? "${var.arn_prefix}:${local.dlq_name[k]}" : local.picked[k].dlq_arn }
+  queue_name = { for k, x in module.names.names : k => x.queue_name }
+  dlq_name   = { for k, x in module.names.names : k => x.dlq_name } # an existing DLQ: the last part of its ARN ("" without one: refused by modules/queue)
+  queue_arn  = { for k, n in local.queue_name : k => "${var.arn_prefix}:${n}" }
+  dlq_arn    = { for k, x in local.names : k => x.own ? "${var.arn_prefix}:${local.dlq_name[k]}" : local.picked[k].dlq_arn }
 
   # A dlq_arn may name a queue of this call: another entry's DLQ (shared), or an
   # entry's source queue. Then its settings are known and checked, its
@@ -326,6 +320,22 @@ locals {
   )
 }
 
+module "names" {
+  source = "../names"
+
+  # values of the wrong type are refused by type_problems, naming the input; here they
+  # are read as not given, so that they fail there and not in this module's variable
+  pairs = {
+    for k, q in local.q_entries : k => {
+      name       = "${var.name_prefix}${q.name != null ? q.name : k}"
+      fifo       = try(tobool(local.picked[k].fifo), false) == true
+      dlq_name   = q.dlq_name != null ? "${var.name_prefix}${q.dlq_name}" : null
+      create_dlq = length(local.create_dlq[k]) > 0 ? try(tobool(local.create_dlq[k][0]), false) : null
+      dlq_arn    = try(tostring(local.picked[k].dlq_arn), null)
+    }
+  }
+}
+
 # --- the consumers: event source mappings ----------------------------------------------
 #
 # `consumer_functions` is kept apart from `queues`: a function defined in the
@@ -401,6 +411,20 @@ locals {
     var.alarms.sns_kms_master_key_id != null && (var.alarms.sns_topic_arn != null || var.alarms.create_sns_topic == false) ? ["alarms.sns_kms_master_key_id: encrypts the topic the module creates, but none is created (${var.alarms.sns_topic_arn != null ? "alarms.sns_topic_arn names an existing one, encrypted by its owner" : "alarms.create_sns_topic = false"}): the key would do nothing. Remove it."] : [],
   )
 
+  # alarms.enabled = false creates no alarm and no topic: every other alarms setting, and
+  # a queue's alarm_thresholds, would be dropped without a word
+  alarms_off = try(tobool(var.alarms.enabled), true) == false
+  alarm_off_problems = !local.alarms_off ? [] : concat(
+    [for a in sort(try(keys(var.switches_raw.alarms), [])) : "alarms.${a}: ${jsonencode(var.switches_raw.alarms[a])} is set, but alarms.enabled = false: no alarm and no topic are created, so ${a == "sns_topic_arn" ? "nothing would ever notify the topic" : "the setting would do nothing"}. Remove alarms.${a}, or remove alarms.enabled = false (alarms are on by default) to alarm on the queues." if a != "enabled" && try(var.switches_raw.alarms[a] != null, true)],
+    [for t in local.alarm_threshold_inputs : "${t.path}: ${jsonencode(t.value)} is set, but alarms.enabled = false: no alarm is created, so the thresholds would do nothing. Remove ${t.path}, or remove alarms.enabled = false to alarm on the queues." if t.path != "alarms.thresholds" && length(t.value) > 0],
+  )
+
+  # iam.name_prefix and iam.path name the managed policies, which only
+  # create_managed_policies = true creates (the documents are output either way)
+  iam_noop_problems = try(tobool(var.iam.create_managed_policies), false) == true ? [] : [
+    for a in ["name_prefix", "path"] : "iam.${a}: ${jsonencode(var.switches_raw.iam[a])} is set, but no IAM policy is created (iam.create_managed_policies is not true: the module outputs the policy documents only, which have no ${a == "path" ? "path" : "name"}), so it would do nothing. Remove iam.${a}, or set iam.create_managed_policies = true to create the policies." if try(var.switches_raw.iam[a] != null, false)
+  ]
+
   # SSE-KMS settings without a KMS key: the queue uses SSE-SQS and drops them
   kms_noop_problems = flatten([for k, p in local.picked : concat(
     p.kms_data_key_reuse_period_seconds != null && p.kms_master_key_id == null ? ["${local.input_names[k].kms_data_key_reuse_period_seconds}: ${p.kms_data_key_reuse_period_seconds} is set, but the queue has no KMS key (${local.input_names[k].kms_master_key_id} is not set): it is encrypted with SSE-SQS, whose keys SQS manages, so a data key reuse period would do nothing. Remove it, or set kms_master_key_id to the key it is for."] : [],
@@ -418,7 +442,7 @@ locals {
     for t in keys(m.value) : "${m.path}: tag key \"${t}\" is refused by AWS: ${startswith(lower(t), "aws:") ? "the aws: prefix is reserved for AWS's own tags" : "a key must be 1-128 letters, digits, spaces or _ . : / = + - @"}. Rename it." if startswith(lower(t), "aws:") || !can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]{1,128}$", t))
   ]])
   tag_value_problems = flatten([for m in local.tag_maps : [
-    for t, v in m.value : "${m.path}: the value of tag \"${t}\" is refused by AWS: a value must be at most 256 letters, digits, spaces or _ . : / = + - @ (it has ${length(v)} characters)." if !can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]{0,256}$", v))
+    for t, v in m.value : "${m.path}: the value of tag \"${t}\" is refused by AWS: a value must be at most 256 letters, digits, spaces or _ . : / = + - @ (it has ${length(v)} characters${can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]*$", v)) ? "" : ", some outside that set"}). Shorten it or replace those characters." if !can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]{0,256}$", v))
   ]])
 
   # consumer settings of the event source mapping, given where no mapping is created

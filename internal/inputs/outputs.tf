@@ -89,8 +89,8 @@ output "alarms" {
   }
 
   precondition {
-    condition     = length(local.alarm_noop_problems) == 0
-    error_message = join("\n", local.alarm_noop_problems)
+    condition     = length(local.alarm_noop_problems) == 0 && length(local.alarm_off_problems) == 0
+    error_message = join("\n", concat(local.alarm_noop_problems, local.alarm_off_problems))
   }
 }
 
@@ -106,6 +106,11 @@ output "iam" {
   precondition {
     condition     = length(local.attribute_problems.iam) == 0
     error_message = local.attribute_messages.iam
+  }
+
+  precondition {
+    condition     = length(local.iam_noop_problems) == 0
+    error_message = join("\n", local.iam_noop_problems)
   }
 }
 

@@ -147,7 +147,7 @@ variable "archive" {
 
   validation {
     condition     = can(regex("^([A-Za-z0-9!_.*'()-]+/)+$", var.archive.prefix))
-    error_message = "archive.prefix: must be a key prefix ending in \"/\", e.g. \"dlq-archive/\", without a leading slash."
+    error_message = "${lookup(var.input_names, "archive.prefix", "archive.prefix")}: ${jsonencode(var.archive.prefix)} must be a key prefix of one or more segments of letters, digits or !_.*'()- each ending in \"/\", without a leading slash, e.g. \"dlq-archive/\" (\"\" would put the archive at the bucket's root, among the bucket's other objects). Set it to such a prefix."
   }
 }
 
@@ -246,6 +246,18 @@ variable "alarm_actions" {
   description = "ARNs notified when the function reports errors (e.g. an SNS topic)."
   type        = list(string)
   default     = []
+  nullable    = false
+
+  validation {
+    condition     = alltrue([for a in var.alarm_actions : can(regex("^arn:aws[a-z-]*:[a-z0-9-]+:", a))])
+    error_message = "${var.input_prefix}alarm_actions: ${jsonencode([for a in var.alarm_actions : a if !can(regex("^arn:aws[a-z-]*:[a-z0-9-]+:", a))])} ${length([for a in var.alarm_actions : a if !can(regex("^arn:aws[a-z-]*:[a-z0-9-]+:", a))]) > 1 ? "are not ARNs" : "is not an ARN"}: an alarm action must be the ARN of what the alarm notifies, such as an SNS topic (arn:aws:sns:<region>:<account>:<topic>); CloudWatch refuses anything else at apply. Give the topic's ARN${var.input_prefix != "" ? ", or leave alarm_actions unset to notify the alarms topic (alarms.sns_topic_arn or the topic the module creates)" : ""}."
+  }
+}
+
+variable "input_names" {
+  description = "How refusal messages name inputs that the caller spells differently: a map from this module's name (\"archive.prefix\") to the caller's (the root module passes `{ \"archive.prefix\" = \"dlq_redrive.archive_prefix\" }`). Inputs not listed are named as themselves, after `input_prefix`."
+  type        = map(string)
+  default     = {}
   nullable    = false
 }
 

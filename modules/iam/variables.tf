@@ -115,7 +115,7 @@ variable "name" {
 
   validation { # name
     condition     = var.name == null || can(regex("^[A-Za-z0-9+=,.@_-]{1,110}$", coalesce(var.name, "x")))
-    error_message = "name: must be 1-110 characters of letters, digits and +=,.@_- (IAM policy names allow 128; the module appends up to 17)."
+    error_message = "${lookup(var.input_names, "name", "name")}: the policy base name ${jsonencode(var.name)} must be 1-110 characters of letters, digits and +=,.@_- (IAM policy names allow 128; the module appends up to 17, as in \"-redrive-operator\"). Use only those characters, and shorten it if it is longer."
   }
 
   validation { # path
@@ -133,6 +133,13 @@ variable "path" {
 
 variable "tags" {
   description = "Tags for the managed policies."
+  type        = map(string)
+  default     = {}
+  nullable    = false
+}
+
+variable "input_names" {
+  description = "How refusal messages name inputs that the caller builds from its own: a map from this module's variable name to the caller's words for it (the root module passes `{ name = \"iam.name_prefix \\\"<prefix>\\\" + the name of queues[\\\"<key>\\\"]\" }`). Variables not listed are named as themselves."
   type        = map(string)
   default     = {}
   nullable    = false

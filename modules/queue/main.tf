@@ -50,16 +50,14 @@ locals {
     "override_queue_policy_documents", "source_dlq_queue_policy_documents", "override_dlq_queue_policy_documents",
   ] : v => lookup(var.input_names, v, v) }
 
-  suffix     = var.fifo ? ".fifo" : ""
-  base_name  = trimsuffix(var.name, ".fifo")
-  queue_name = "${local.base_name}${local.suffix}"
+  # the names, by the one rule (internal/names) the root module names its queues with
+  suffix     = module.names.names.pair.suffix
+  base_name  = module.names.names.pair.base
+  queue_name = module.names.names.pair.queue_name
   # create_dlq, when given, decides alone: a dlq_arn known only after apply (a queue
   # created elsewhere in the stack) cannot decide at plan whether the DLQ exists
-  create_dlq = var.create_dlq == true ? true : var.create_dlq == false ? false : var.dlq_arn == ""
-  dlq_name = (local.create_dlq
-    ? "${var.dlq_name != null ? trimsuffix(var.dlq_name, ".fifo") : "${local.base_name}-dlq"}${local.suffix}"
-    : element(split(":", var.dlq_arn), 5)
-  )
+  create_dlq = module.names.names.pair.create_dlq
+  dlq_name   = module.names.names.pair.dlq_name
 
   account_id = var.account_id != null ? var.account_id : one(data.aws_caller_identity.current[*].account_id)
   partition  = var.partition != null ? var.partition : one(data.aws_partition.current[*].partition)
@@ -83,10 +81,16 @@ locals {
   dlq_sse_sqs   = local.dlq_kms == null
   dlq_kms_reuse = coalesce(var.dlq_kms_data_key_reuse_period_seconds, var.kms_data_key_reuse_period_seconds)
 
-  fifo_options_set = anytrue([
-    var.content_based_deduplication, var.deduplication_scope != null, var.fifo_throughput_limit != null,
-    var.dlq_content_based_deduplication == true, var.dlq_deduplication_scope != null, var.dlq_fifo_throughput_limit != null,
-  ])
+  # FIFO-only settings given (each by how the caller names it, with its value)
+  fifo_options_given = [for a, v in {
+    content_based_deduplication     = var.content_based_deduplication == true ? true : null
+    deduplication_scope             = var.deduplication_scope
+    fifo_throughput_limit           = var.fifo_throughput_limit
+    dlq_content_based_deduplication = var.dlq_content_based_deduplication == true ? true : null
+    dlq_deduplication_scope         = var.dlq_deduplication_scope
+    dlq_fifo_throughput_limit       = var.dlq_fifo_throughput_limit
+  } : "${local.n[a]} = ${jsonencode(v)}" if v != null]
+  fifo_options_set = length(local.fifo_options_given) > 0
 
   redrive_allow = (try(var.dlq_redrive_allow_policy.redrivePermission, "byQueue") == "allowAll"
     ? jsonencode({ redrivePermission = "allowAll" })
@@ -114,6 +118,14 @@ locals {
     source_dlq_queue_policy_documents     = length(var.source_dlq_queue_policy_documents) > 0
     override_dlq_queue_policy_documents   = length(var.override_dlq_queue_policy_documents) > 0
   } : local.n[k] if given]
+}
+
+module "names" {
+  source = "../../internal/names"
+
+  pairs = {
+    pair = { name = var.name, fifo = var.fifo, dlq_name = var.dlq_name, create_dlq = var.create_dlq, dlq_arn = var.dlq_arn }
+  }
 }
 
 # --- queue policies ------------------------------------------------------------------
@@ -491,7 +503,7 @@ resource "aws_sqs_queue" "this" {
 
     precondition {
       condition     = var.fifo || !local.fifo_options_set
-      error_message = "${local.n.fifo}: content_based_deduplication / deduplication_scope / fifo_throughput_limit (and their dlq_ forms) are FIFO-only settings but fifo = false. Set fifo = true or remove them."
+      error_message = "${join(", ", local.fifo_options_given)}: FIFO-only ${length(local.fifo_options_given) > 1 ? "settings" : "setting"}, but the queue is a standard queue (${local.n.fifo} = false), where SQS refuses ${length(local.fifo_options_given) > 1 ? "them" : "it"} (content-based deduplication, deduplication scope and throughput limit exist only for FIFO queues). Remove ${length(local.fifo_options_given) > 1 ? "them" : "it"}, or set ${local.n.fifo} = true for a FIFO pair (the names get .fifo: a new pair of queues)."
     }
 
     precondition {
@@ -502,11 +514,6 @@ resource "aws_sqs_queue" "this" {
     precondition {
       condition     = var.fifo_throughput_limit != "perMessageGroupId" || var.deduplication_scope == "messageGroup"
       error_message = "${local.n.fifo_throughput_limit}: \"perMessageGroupId\" (high-throughput FIFO) requires ${local.n.deduplication_scope} = \"messageGroup\"; it is ${var.deduplication_scope == null ? "unset (AWS default \"queue\")" : "\"${coalesce(var.deduplication_scope, "queue")}\""}. SQS rejects the combination."
-    }
-
-    precondition {
-      condition     = length(local.queue_name) <= 80
-      error_message = "${local.n.name}: the queue name \"${local.queue_name}\" is ${length(local.queue_name)} characters; SQS allows at most 80 (including .fifo)."
     }
   }
 }

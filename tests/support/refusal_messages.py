@@ -50,7 +50,7 @@ QUEUE_CASES: dict[str, list[str]] = {
     'unknown_throughput_limit': ['fifo_throughput_limit:', '"perMessageGroupId"'],
     'per_group_throughput_needs_group_scope': ['requires deduplication_scope = "messageGroup"', 'it is "queue"'],
     'per_group_throughput_scope_unset': ['requires deduplication_scope = "messageGroup"', 'unset (AWS default "queue")'],
-    'fifo_options_on_standard_queue': ['FIFO-only settings but fifo = false'],
+    'fifo_options_on_standard_queue': ['content_based_deduplication = true: FIFO-only setting, but the queue is a standard queue (fifo = false)', 'set fifo = true for a FIFO pair'],
     'policy_wildcard_action': ['queue_policy_statements[0] (sid "Any"): actions: ["sqs:*"] in an Allow', 'wildcards'],
     'policy_public_principal': ['principal "*" without a condition that pins the caller', 'makes the queue public'],
     'policy_bad_effect': ['queue_policy_statements[0] (sid "Odd"): effect: "allow" must be "Allow" or "Deny"'],
@@ -91,7 +91,7 @@ QUEUE_ONLY: dict[str, list[str]] = {
     "dlq_per_group_throughput_needs_group_scope": [
         'dlq_fifo_throughput_limit: "perMessageGroupId" requires dlq_deduplication_scope = "messageGroup"', 'unset (AWS default "queue")',
     ],
-    "dlq_fifo_options_on_standard_queue": ["(and their dlq_ forms) are FIFO-only settings but fifo = false"],
+    "dlq_fifo_options_on_standard_queue": ['dlq_deduplication_scope = "queue": FIFO-only setting, but the queue is a standard queue'],
     "dlq_delay_above_15_minutes": ["dlq_delay_seconds: 1000 must be a whole number from 0 to 900"],
     "dlq_empty_kms_key": ["dlq_kms_master_key_id: must be a KMS key ID, ARN or alias", "An empty string would not turn encryption off"],
     "kms_reuse_below_60": ["kms_data_key_reuse_period_seconds: 59 must be a whole number of seconds from 60 to 86400", "the queue has no KMS key"],
@@ -159,7 +159,7 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
         "payload_prefix_wildcard": ["payload_prefix:", "wildcards are refused"],
         "table_arn_wildcard": ["idempotency_table_arn:", "without wildcards"],
         "kms_alias_instead_of_key_arn": ["kms_key_arns:", "an IAM grant on an alias does not authorize use of the key"],
-        "policy_name_with_space": ["name:", "+=,.@_-"],
+        "policy_name_with_space": ['name: the policy base name "orders policy" must be 1-110 characters', "+=,.@_-"],
         "path_without_slashes": ["path:", 'begin and end with "/"'],
         "managed_policies_without_name": ["name: create_managed_policies = true needs a base name"],
     },
@@ -226,7 +226,9 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
         "claim_check_bucket_prefix_without_slash": ["claim_check_bucket:", 'payload_prefix ending in "/"'],
         "archive_s3_without_bucket": ['archive: type = "s3" needs bucket_name'],
         "archive_queue_without_arn": ['archive: type = "queue" needs queue_url and queue_arn'],
-        "archive_prefix_without_slash": ["archive.prefix:", 'ending in "/"'],
+        "archive_prefix_without_slash": ['archive.prefix: "archive" must be a key prefix', 'each ending in "/"'],
+        "archive_prefix_empty": ['archive.prefix: "" must be a key prefix', "the bucket's root"],
+        "alarm_action_not_an_arn": ['alarm_actions: ["oncall"] is not an ARN', "SNS topic", "Give the topic's ARN."],
         "timeout_too_short": ["timeout_seconds:", "10 to 900"],
         "memory_too_small": ["memory_size:", "128 to 10240"],
         "not_python": ["runtime:", "Python 3 Lambda runtime"],
@@ -257,6 +259,7 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
             "archived messages would be deleted",
         ],
         "tag_key_reserved_by_aws": ['tags: "aws:team": AWS refuses these tag keys', "the aws: prefix is reserved", "Rename them"],
+        "tag_value_too_long": ['tags: the value of tag "note" is refused by AWS: a value is at most 256', "(it has 300 characters)", "Shorten it"],
         "bucket_serves_nothing": [
             "claim_check_bucket: enabled, but it serves nothing: claim_check_bucket.queues is empty",
             "set claim_check_bucket.enabled = false",
@@ -368,6 +371,29 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
         "root_consumer_function_timeout_above_visibility": [
             'the visibility timeout of queues["orders"]: 180 s is below 6 x function timeout 60 s + batching window 0 s = 360 s',
             'consumer_functions["orders"].timeout_seconds',
+        ],
+        # settings alarms.enabled = false would drop
+        "root_alarms_off_with_topic": [
+            'alarms.sns_topic_arn: "arn:aws:sns:us-east-1:123456789012:oncall" is set, but alarms.enabled = false',
+            "nothing would ever notify the topic", "Remove alarms.sns_topic_arn, or remove alarms.enabled = false",
+        ],
+        "root_alarms_off_with_queue_thresholds": [
+            'queues["orders"].alarm_thresholds: {"age_critical_seconds":1800} is set, but alarms.enabled = false',
+            'Remove queues["orders"].alarm_thresholds',
+        ],
+        "root_iam_path_without_managed_policies": [
+            'iam.path: "/messaging/" is set, but no IAM policy is created (iam.create_managed_policies is not true',
+            "set iam.create_managed_policies = true",
+        ],
+        # submodule inputs the root builds from the user's, named as the user wrote them
+        "root_iam_name_prefix_with_space": [
+            'iam.name_prefix "team one " + the name of queues["orders"]: the policy base name "team one orders" must be 1-110 characters',
+        ],
+        "root_redrive_archive_prefix_empty": ['dlq_redrive.archive_prefix: "" must be a key prefix', "the bucket's root"],
+        "root_redrive_alarm_action_not_an_arn": ['dlq_redrive.alarm_actions: ["oncall"] is not an ARN', "leave alarm_actions unset to notify the alarms topic"],
+        "root_content_based_deduplication_on_standard_queue": [
+            'queues["orders"].content_based_deduplication = true: FIFO-only setting, but the queue is a standard queue (queues["orders"].fifo = false)',
+            'set queues["orders"].fifo = true',
         ],
     },
 }

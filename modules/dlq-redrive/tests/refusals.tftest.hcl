@@ -146,6 +146,26 @@ run "archive_prefix_without_slash" {
   expect_failures = [var.archive]
 }
 
+run "archive_prefix_empty" {
+  command = plan
+
+  variables {
+    archive = { type = "s3", bucket_name = "b", prefix = "" }
+  }
+
+  expect_failures = [var.archive]
+}
+
+run "alarm_action_not_an_arn" {
+  command = plan
+
+  variables {
+    alarm_actions = ["oncall"]
+  }
+
+  expect_failures = [var.alarm_actions]
+}
+
 run "timeout_too_short" {
   command = plan
 
