@@ -35,6 +35,28 @@ class Link:
         return self.items[0] if len(self.items) == 1 else None
 
 
+class Redrive:
+    """A redrive policy as the rules read it: ``max_receive_count`` (a number, UNKNOWN,
+    model.Invalid, or None when unset or unreadable), the literal ``arn`` of its DLQ, the DLQ
+    (``link``; for a redrive policy resource whose queue is not in the plan, ``dlqs``: the
+    plan's queues it names, ``external``: a DLQ outside the plan), why it is broken
+    (``error``), where the source gave it (``ref``, a SourceRef) and why maxReceiveCount
+    stays unknown (``why``)."""
+
+    __slots__ = ("max_receive_count", "arn", "link", "dlqs", "external", "error", "ref", "why")
+
+    def __init__(self, max_receive_count: Any, arn: Any = None, error: str | None = None, ref=None,
+                 why: str | None = None):
+        self.max_receive_count = max_receive_count
+        self.arn = arn
+        self.link: Link | None = None
+        self.dlqs: list[Queue] = []
+        self.external: str | None = None
+        self.error = error
+        self.ref = ref
+        self.why = why
+
+
 class Queue:
     """An ``aws_sqs_queue`` of the plan as the rules read it: its name and place (region,
     account), the resources its redrive, redrive-allow and access policies come from (itself
@@ -222,6 +244,7 @@ class QueueLinks:
         # (address, what) of other services' DLQ settings whose queue the plan does not
         # show (through a local value): any queue without a DLQ of its own may be theirs
         self.unresolved_service_dlqs: list[tuple[str, str]] = []
+        self._redrive_policies: dict[str, Redrive] = {}  # redrive_policy() of unattached resources
         self._attach_queue_resources()
         for q in self.queues:
             self._link_redrive(q)
@@ -303,21 +326,25 @@ class QueueLinks:
 
     def dlqs_of_redrive(self, res: Resource) -> list[Queue]:
         """The plan's queues an aws_sqs_queue_redrive_policy resource names as its DLQ: by the
-        known deadLetterTargetArn, else through the references of its redrive_policy."""
-        _mrc, arn, _err = self.redrive_of(res)
-        if isinstance(arn, str):
-            return self.queue_for_arn(arn)
-        return self.queues_in(self.resolve.value(res, "redrive_policy").targets, res)
+        known deadLetterTargetArn (from the plan, else the source), else through the
+        references of its redrive_policy."""
+        return self.redrive_policy(res).dlqs
 
     def _link_external_redrives(self):
         """A queue that a redrive policy of a queue outside the plan names as its DLQ is a DLQ
-        (it needs no DLQ of its own, nor an age alarm, but a depth alarm)."""
+        (it needs no DLQ of its own, nor an age alarm, but a depth alarm): the DLQ as the plan
+        tells it, else the source (redrive_policy)."""
         for kind, r, _link in self.unattached:
             if kind != "redrive":
                 continue
-            dlqs = self.dlqs_of_redrive(r)
-            if len(dlqs) == 1:
-                dlqs[0].external_sources.append(r)
+            rp = self.redrive_policy(r)
+            if len(rp.dlqs) == 1:
+                rp.dlqs[0].external_sources.append(r)
+            elif (not rp.dlqs and rp.max_receive_count is UNKNOWN and rp.arn is None and not rp.external
+                  and not rp.error and OPAQUE in self.resolve.value(r, "redrive_policy").targets):
+                # its DLQ is named through a local value (and the source does not tell which
+                # queue): any queue of the plan without a DLQ of its own may be it
+                self.unresolved_service_dlqs.append((r.address, "dead-letter queue named by the redrive policy"))
 
     def _attach_queue_resources(self):
         """Attach separate redrive / redrive-allow / policy resources to their queue.
@@ -415,52 +442,92 @@ class QueueLinks:
             dlq.sources.append(q)
 
     def _redrive_from_source(self, q: Queue, rv) -> bool:
-        got = rv.json()
+        got = self._source_redrive(rv, q.redrive_res, q)
         if got is None:
             return False
-        pol, q.redrive_ref, why = got
+        q.redrive_ref, q.redrive_why = got.ref, got.why
+        if got.link is None:
+            return False  # SQS003 says why; the DLQ is still found through the references
+        q.max_receive_count, q.redrive_error, q.dlq_link = got.max_receive_count, got.error, got.link
+        return True
+
+    def _source_redrive(self, rv, res: Resource, own: Queue | None) -> "Redrive | None":
+        """The redrive policy ``rv`` (of ``res``; the policy of queue ``own``, None for a
+        redrive policy resource whose queue is not in the plan) as the configuration source
+        says it, when the plan leaves it unknown: None when the source cannot say; a Redrive
+        whose ``link`` is None when the source has the expression but not the value (``why``)."""
+        got = rv.json()
+        if got is None:
+            return None
+        pol, ref, why = got
+        out = Redrive(UNKNOWN, ref=ref, why=why)
         if pol is UNKNOWN:
-            q.redrive_why = why  # SQS003 says why; the DLQ is still found through the references
-            return False
+            return out
         if not isinstance(pol, dict):
-            q.redrive_error = f"redrive_policy is not a JSON object ({q.redrive_ref})"
-            q.dlq_link = Link(unknown_reason=q.redrive_error)
-            return True
+            out.max_receive_count = None
+            out.error = f"redrive_policy is not a JSON object ({ref})"
+            out.link = Link(unknown_reason=out.error)
+            return out
         mrc = pol.get("maxReceiveCount")
-        q.max_receive_count = UNKNOWN if mrc is UNKNOWN or hasattr(mrc, "pending") else receive_count(mrc)
-        if q.max_receive_count is UNKNOWN:
-            q.redrive_why = (pol.get("__why__") or {}).get("maxReceiveCount") or \
+        out.max_receive_count = UNKNOWN if mrc is UNKNOWN or hasattr(mrc, "pending") else receive_count(mrc)
+        if out.max_receive_count is UNKNOWN:
+            out.why = (pol.get("__why__") or {}).get("maxReceiveCount") or \
                 "it is built from a value known only after apply"
         arn = pol.get("deadLetterTargetArn")
         pending = getattr(arn, "pending", None)
         if pending is not None:
             target = pending.res
             if target.type == "aws_sqs_queue" and target.mode == "data" and pending.path == ("arn",):
-                q.dlq_link = Link(external=f"{target.address} (an existing queue, read at apply)")
+                out.link = Link(external=f"{target.address} (an existing queue, read at apply)")
             elif target.type != "aws_sqs_queue" or target.address not in self.queue_by_res:
-                q.redrive_error = f"deadLetterTargetArn is {pending.why.split(',')[0]}, not a queue's ARN"
-                q.dlq_link = Link(unknown_reason=q.redrive_error)
+                out.error = f"deadLetterTargetArn is {pending.why.split(',')[0]}, not a queue's ARN"
             elif pending.path != ("arn",):
-                q.redrive_error = (f"deadLetterTargetArn is {pending.why.split(',')[0]}, not its ARN "
-                                   "(SQS rejects the redrive policy)")
-                q.dlq_link = Link(unknown_reason=q.redrive_error)
-            elif target is q.res:
-                q.redrive_error = "deadLetterTargetArn is the queue's own ARN"
-                q.dlq_link = Link(unknown_reason=q.redrive_error)
+                out.error = (f"deadLetterTargetArn is {pending.why.split(',')[0]}, not its ARN "
+                             "(SQS rejects the redrive policy)")
+            elif own is not None and target is own.res:
+                out.error = "deadLetterTargetArn is the queue's own ARN"
             else:
-                q.dlq_link = Link([self.queue_by_res[target.address]])
+                out.link = Link([self.queue_by_res[target.address]])
         elif isinstance(arn, str) and arn and not isinstance(arn, pending_text_type()):
-            found = [x for x in self.queue_for_arn(arn) if x is not q]
-            q.dlq_link = Link(found) if len(found) == 1 else (
+            out.arn = arn
+            found = [x for x in self.queue_for_arn(arn) if x is not own]
+            out.link = Link(found) if len(found) == 1 else (
                 Link(external=arn) if not found else Link(unknown_reason=f"deadLetterTargetArn {arn} matches {len(found)} queues in the plan"))
         elif arn is None:
-            q.redrive_error = "redrive_policy has no deadLetterTargetArn"
-            q.dlq_link = Link(unknown_reason=q.redrive_error)
+            out.error = "redrive_policy has no deadLetterTargetArn"
         else:  # built from parts not known before apply: follow the references, as without source
-            found = self.queues_in(rv.targets, q.redrive_res, exclude=q)
-            q.dlq_link = Link(found) if len(found) == 1 else Link(
+            found = self.queues_in(rv.targets, res, exclude=own)
+            out.link = Link(found) if len(found) == 1 else Link(
                 unknown_reason="its deadLetterTargetArn is only known after apply and leads to no single queue in the plan")
-        return True
+        if out.error:
+            out.link = Link(unknown_reason=out.error)
+        return out
+
+    def redrive_policy(self, res: Resource) -> "Redrive":
+        """The redrive policy of an aws_sqs_queue_redrive_policy resource whose queue is not in
+        the plan (``unattached``), as the plan knows it or, where the plan leaves the JSON
+        unknown (it embeds a DLQ's ARN), as the configuration source says it (resolve.Resolver)."""
+        got = self._redrive_policies.get(res.address)
+        if got is None:
+            got = self._redrive_policies[res.address] = self._redrive_policy(res)
+        return got
+
+    def _redrive_policy(self, res: Resource) -> "Redrive":
+        rv = self.resolve.value(res, "redrive_policy")
+        if rv.value is UNKNOWN:
+            got = self._source_redrive(rv, res, None)
+            if got is None or got.link is None:  # the DLQ through the references, as the plan records them
+                out = Redrive(UNKNOWN, ref=got.ref if got else None, why=got.why if got else None)
+                out.dlqs = self.queues_in(rv.targets, res)
+                return out
+            got.dlqs = (got.link.items if got.link.items else
+                        self.queue_for_arn(got.arn) if isinstance(got.arn, str) else [])
+            got.external = got.link.external if got.link.external and got.arn is None else None
+            return got
+        mrc, arn, err = self.redrive_of(res)
+        out = Redrive(mrc, arn=arn, error=err)
+        out.dlqs = self.queue_for_arn(arn) if isinstance(arn, str) else self.queues_in(rv.targets, res)
+        return out
 
     def _link_service_dlqs(self):
         """Queues that serve as the dead-letter queue (or on-failure destination) of an

@@ -104,9 +104,13 @@ def _external_source_dlq(model: Model, r, link):
     source has a DLQ; it must be in the source's account and Region. The source's place is
     its data source's ARN or URL when read at plan time (else its provider configuration's),
     or its URL's."""
-    _mrc, arn, err = model.redrive_of(r)
-    if err:
+    rp = model.redrive_policy(r)  # from the plan, else the source (--source-dir)
+    arn = rp.arn
+    if rp.error and rp.max_receive_count is None:
         return None  # SQS003 fails the redrive policy itself
+    if rp.error:
+        return fail(r.address, f"{rp.error}: the queue it configures gets no dead-letter queue",
+                    "Set deadLetterTargetArn to the ARN of the dead-letter queue (aws_sqs_queue.<dlq>.arn).", ref=rp.ref)
     data = model.existing_queue_of(model.resolve.value(r, "queue_url").targets)
     if data is not None:
         source = f"the existing queue {data.address}"
@@ -118,7 +122,7 @@ def _external_source_dlq(model: Model, r, link):
         source = f"the queue {url if len(url) <= 200 else url[:199] + '…'}"
         got, provider = parse_sqs_url(link.external), None
         where = (got[0], got[1]) if got else (None, None)
-    dlqs = model.dlqs_of_redrive(r)
+    dlqs = rp.dlqs
     fix = "Create the dead-letter queue with the same provider configuration (account and region) as the source queue."
     if len(dlqs) == 1:
         dlq = dlqs[0]
@@ -127,6 +131,8 @@ def _external_source_dlq(model: Model, r, link):
     elif isinstance(arn, str):
         got_dlq = parse_sqs_arn(arn)
         what, dlq_where, providers = f"{arn} (outside this plan)", (got_dlq[0], got_dlq[1]) if got_dlq else (None, None), None
+    elif rp.external:
+        what, dlq_where, providers = rp.external, (None, None), None
     else:
         return unknown(r.address, f"it gives {source} a dead-letter queue, but which one cannot be told: its "
                                   "redrive_policy is only known after apply and its deadLetterTargetArn leads to no "
@@ -215,12 +221,18 @@ maxReceiveCount included, is unknown at plan time and the rule says so.""",
 def max_receive_count(model: Model, opts):
     lo, hi, floor = opts["min"], opts["max"], opts["floor"]
 
+    no_source = model.resolve.source is None
+
     def verdict(address: str, mrc, ref=None, why=None):
         if mrc is UNKNOWN:
             return unknown(address, f"maxReceiveCount is only known after apply: {why}" if why else
                            "maxReceiveCount is inside a redrive policy that is only known after apply "
-                           "(it embeds the DLQ's ARN), so it cannot be read from the plan",
-                           f"Make sure maxReceiveCount is within {lo}..{hi} in the configuration.", ref=ref)
+                           "(it embeds the DLQ's ARN), so it cannot be read from the plan"
+                           + ("; run the check with --source-dir to read it from the configuration" if no_source
+                              else ""),
+                           f"Make sure maxReceiveCount is within {lo}..{hi} in the configuration"
+                           + (", and run the check with --source-dir so that it is judged." if no_source else "."),
+                           ref=ref)
         if isinstance(mrc, Invalid):
             return invalid(address, mrc, f"Set maxReceiveCount to {lo}..{hi}.")
         if mrc < floor:
@@ -240,14 +252,16 @@ def max_receive_count(model: Model, opts):
             continue
         yield verdict(q.address, q.max_receive_count, q.redrive_ref, q.redrive_why)
     # a redrive policy resource whose queue is not in the plan (or cannot be told) is
-    # still a redrive policy: its maxReceiveCount is evaluated on its own address
+    # still a redrive policy: its maxReceiveCount is evaluated on its own address, from the
+    # plan, else (the JSON embeds the DLQ's ARN) from the source (--source-dir)
     for kind, r, _link in model.unattached:
         if kind == "redrive":
-            mrc, _arn, err = model.redrive_of(r)
-            if mrc is None and err:
-                yield fail(r.address, err, "Set redrive_policy to a JSON object with deadLetterTargetArn and maxReceiveCount.")
-            elif mrc is not None:
-                yield verdict(r.address, mrc)
+            rp = model.redrive_policy(r)
+            if rp.max_receive_count is None and rp.error:
+                yield fail(r.address, rp.error, "Set redrive_policy to a JSON object with deadLetterTargetArn and "
+                                                "maxReceiveCount.", ref=rp.ref)
+            elif rp.max_receive_count is not None:
+                yield verdict(r.address, rp.max_receive_count, rp.ref, rp.why)
 
 
 @rule("SQS004", "dlq-retention-longer", "error", "queue", "DLQ retention strictly greater than its source's",
@@ -594,21 +608,33 @@ def dlq_redrive_allow(model: Model, opts):
                            "Add the sources' ARNs to sourceQueueArns.", severity="error", ref=ref)
             else:
                 yield ok(d.address, f"byQueue naming {names}", ref=ref)
-    # a redrive-allow policy resource whose queue is not in the plan: its permission, on its own
+    # a redrive-allow policy resource whose queue is not in the plan: its permission, on its own,
+    # from the plan, else (the JSON embeds a source queue's ARN) from the source (--source-dir)
     for kind, r, _link in model.unattached:
         if kind != "allow":
             continue
-        raw = r.attr("redrive_allow_policy")
-        try:
-            allow = loads(raw) if isinstance(raw, str) else raw
-        except ValueError:
-            allow = "invalid"
+        raw, ref, why = r.attr("redrive_allow_policy"), None, None
+        if raw is UNKNOWN:
+            got = model.resolve.value(r, "redrive_allow_policy").json()
+            allow = UNKNOWN
+            if got is not None:
+                value, ref, why = got
+                allow = value if value is UNKNOWN or isinstance(value, dict) else "invalid"
+        else:
+            try:
+                allow = loads(raw) if isinstance(raw, str) else raw
+            except ValueError:
+                allow = "invalid"
         if allow is UNKNOWN:
-            yield unknown(r.address, "the redrive-allow policy is only known after apply")
+            yield unknown(r.address, "the redrive-allow policy is only known after apply" + (
+                f": {why}" if why else "; run the check with --source-dir to read it from the configuration"
+                if model.resolve.source is None else ""), ref=ref)
         elif not isinstance(allow, dict):
-            yield fail(r.address, "redrive_allow_policy is not a JSON object")
+            yield fail(r.address, "redrive_allow_policy is not a JSON object", ref=ref)
+        elif allow.get("redrivePermission") is UNKNOWN:
+            yield unknown(r.address, "redrivePermission is only known after apply", ref=ref)
         elif allow.get("redrivePermission") in ("byQueue", "denyAll"):
-            yield ok(r.address, f"redrivePermission {allow['redrivePermission']}")
+            yield ok(r.address, f"redrivePermission {allow['redrivePermission']}", ref=ref)
         else:
             yield fail(r.address, f"redrivePermission is {show(allow.get('redrivePermission'))}, not \"byQueue\": "
-                                  "any queue in the account may use the queue as its DLQ")
+                                  "any queue in the account may use the queue as its DLQ", ref=ref)
