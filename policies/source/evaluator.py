@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..graph import module_parent, parse_module_address
-from .functions import (FUNCTIONS, _TemplateOut, _bool, _get, _index, _norm_num, _num, _num_str, _pairs, _plain,
+from .functions import (FUNCTIONS, _TemplateOut, arity_error, _bool, _get, _index, _norm_num, _num, _num_str, _pairs, _plain,
                         _whole, _whole_deep, _why)
 from .scope import Scope, _Coll, _ModObj, _NS, _ResObj
 from .templates import _heredoc_expr, _unescape
@@ -605,12 +605,17 @@ class Evaluator:
         fn = FUNCTIONS.get(name)
         if fn is None:
             return Unknown(f"function `{name}` not evaluated")
+        if not expand and (why := arity_error(name, len(arg_nodes))):
+            # Terraform counts the arguments before it looks at them: unknown ones fail too
+            raise _Error(f"{name}: {why}")
         args = [self.eval(a, sc) for a in arg_nodes]
         if expand and args:
             last = _whole(args[-1])
             if is_unknown(last):
                 return Unknown(_why(last))
             args = args[:-1] + list(last if isinstance(last, list) else [])
+            if why := arity_error(name, len(args)):
+                raise _Error(f"{name}: {why} (with the list expanded by ...)")
         try:
             return fn(*args)
         except (TypeError, ValueError, ArithmeticError, LookupError, AttributeError) as e:

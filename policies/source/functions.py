@@ -506,3 +506,32 @@ FUNCTIONS = {
     "max": _strict(lambda *a: max(_num(x) for x in a)),
     "abs": _strict(lambda x: abs(_num(x))),
 }
+
+
+# How many arguments each function of FUNCTIONS takes, as Terraform declares them: (least,
+# most), most None for a variadic one. Terraform checks the count before it looks at a value,
+# so a wrong count fails the plan even when an argument is known only after apply; the
+# evaluator checks it before calling (Evaluator._e_function_call). The least of a variadic
+# function is the count below which Terraform fails it (concat() and join(sep) of no list,
+# coalesce() and min() of nothing).
+ARITY: dict[str, tuple[int, int | None]] = {
+    "jsonencode": (1, 1), "jsondecode": (1, 1), "format": (1, None), "concat": (1, None),
+    "merge": (0, None), "tolist": (1, 1), "toset": (1, 1), "tomap": (1, 1), "tostring": (1, 1),
+    "tonumber": (1, 1), "tobool": (1, 1), "coalesce": (1, None), "coalescelist": (1, None),
+    "lookup": (2, 3), "element": (2, 2), "length": (1, 1), "keys": (1, 1), "values": (1, 1),
+    "flatten": (1, 1), "one": (1, 1), "compact": (1, 1), "distinct": (1, 1), "contains": (2, 2),
+    "zipmap": (2, 2), "lower": (1, 1), "upper": (1, 1), "trimspace": (1, 1), "join": (2, None),
+    "split": (2, 2), "replace": (3, 3), "startswith": (2, 2), "endswith": (2, 2), "sort": (1, 1),
+    "min": (1, None), "max": (1, None), "abs": (1, 1),
+}
+assert ARITY.keys() == FUNCTIONS.keys(), "every library function declares its arity"
+
+
+def arity_error(name: str, n: int) -> str | None:
+    """Why ``n`` arguments are wrong for library function ``name`` (None when they are not)."""
+    least, most = ARITY[name]
+    if least <= n and (most is None or n <= most):
+        return None
+    want = (f"exactly {least}" if least == most else f"at least {least}" if most is None
+            else f"{least} to {most}")
+    return f"takes {want} argument{'' if want.endswith(' 1') else 's'}, got {n}"

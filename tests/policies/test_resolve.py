@@ -819,3 +819,49 @@ resource "aws_sqs_queue" "fallback" {{
     got = model.source.value(model.plan.by_address["aws_sqs_queue.fallback"], "policy")
     assert got.value == fallback
     assert model.source.notes == []
+
+
+@pytest.mark.parametrize("call, reason", [
+    ("concat()", "concat: takes at least 1 argument, got 0"),
+    ("coalesce()", "coalesce: takes at least 1 argument, got 0"),
+    ("join(\",\")", "join: takes at least 2 arguments, got 1"),
+    ("lookup({ a = \"x\" }, \"a\", \"d\", \"e\")", "lookup: takes 2 to 3 arguments, got 4"),
+    ("lower(\"A\", \"B\")", "lower: takes exactly 1 argument, got 2"),
+    # Terraform counts the arguments before it looks at them: an unknown one fails too
+    ("lower(aws_sqs_queue.dlq.arn, \"B\")", "lower: takes exactly 1 argument, got 2"),
+    ("upper()", "upper: takes exactly 1 argument, got 0"),
+    ("join([\",\"]...)", "join: takes at least 2 arguments, got 1 (with the list expanded by ...)"),
+])
+def test_a_function_given_the_wrong_number_of_arguments_fails_the_expression(tmp_path, call, reason):
+    """Every library function declares Terraform's arity (functions.ARITY) and the evaluator
+    checks it before calling: a call with too few or too many arguments fails the
+    expression (as Terraform fails the plan) instead of returning a value or an unknown
+    one; try() falls back from it."""
+    tf = f'''
+resource "aws_sqs_queue" "orders" {{
+  name   = "orders"
+  policy = jsonencode({{ Id = {call} }})
+}}
+
+resource "aws_sqs_queue" "fallback" {{
+  name   = "fallback"
+  policy = jsonencode({{ Id = try({call}, "fallback") }})
+}}
+
+resource "aws_sqs_queue" "dlq" {{
+  name = "dlq"
+}}
+'''
+    fallback = '{"Id":"fallback"}'
+    policy = _refs("aws_sqs_queue.dlq.arn", "aws_sqs_queue.dlq") if "dlq" in call else {}
+    doc = plan_doc(("aws_sqs_queue.orders", {"name": "orders"}, {"policy": True, "arn": True},
+                    {"name": _const("orders"), "policy": policy}),
+                   ("aws_sqs_queue.fallback", {"name": "fallback", "policy": fallback}, {"arn": True},
+                    {"name": _const("fallback"), "policy": policy}),
+                   ("aws_sqs_queue.dlq", {"name": "dlq"}, {"arn": True}, {"name": _const("dlq")}))
+    model = model_of(doc, tmp_path, tf)
+    got = model.source.value(model.plan.by_address["aws_sqs_queue.orders"], "policy")
+    assert got.value.why.startswith(f"the expression fails ({reason}"), got.value
+    got = model.source.value(model.plan.by_address["aws_sqs_queue.fallback"], "policy")
+    assert got.value == fallback
+    assert model.source.notes == []
