@@ -8,7 +8,7 @@ from . import Option, fail, invalid, ok, rule, seconds, unknown
 SEVERITY_NOTE = ("warning by default: alarms are often managed outside the stack (a monitoring stack, another "
                  "tool) where the plan cannot see them; set `severity: error` in the configuration when the "
                  "stack owns its alarms. An alarm that notifies nobody (no `alarm_actions`, `actions_enabled` "
-                 "not false) is a warning too, unless the option `require_actions` is false")
+                 "not false, or only Auto Scaling or EC2 actions) is a warning too, unless the option `require_actions` is false")
 
 
 def _alarms_for(q: Queue, metric: str) -> list[Alarm]:
@@ -25,24 +25,78 @@ def _maybe_alarms(q: Queue, metric: str) -> list[tuple[Alarm, str]]:
     return [(a, why) for a, why in q.maybe_alarms if any(m == metric and mq is q for m, mq, _ in a.maybe)]
 
 
+def _action_does(arn) -> str | None:
+    """What an alarm action does when it pages nobody; None when it can notify a person.
+
+    PutMetricAlarm's AlarmActions take SNS topics, Systems Manager OpsItems
+    (``arn:aws:ssm:REGION:ACCOUNT:opsitem:...``) and Incident Manager response plans
+    (``arn:aws:ssm-incidents::ACCOUNT:response-plan/...``), which reach a person, Lambda
+    functions (which may: the plan cannot see what they do), and Auto Scaling policies and
+    EC2 actions (``arn:aws:automate:REGION:ec2:stop``, ``arn:aws:swf:...:action/actions/
+    AWS_EC2.InstanceId.Stop/1.0``), which act on resources and page no one."""
+    if not isinstance(arn, str):
+        return None  # known only after apply (a topic the plan creates)
+    parts = arn.split(":", 5)
+    if len(parts) < 6 or not parts[1].startswith("aws"):
+        return f"name {arn!r}, which is not an ARN"
+    service, rest = parts[2], parts[5]
+    if service in ("sns", "ssm", "ssm-incidents", "lambda"):
+        return None
+    if service == "autoscaling":
+        return "run an Auto Scaling policy (they scale a group or target)"
+    if service == "automate" and parts[4] == "ec2":
+        return f"{rest} an EC2 instance"
+    if service == "swf" and "AWS_EC2.InstanceId." in rest:
+        return f"{rest.split('AWS_EC2.InstanceId.', 1)[1].split('/', 1)[0].lower()} an EC2 instance"
+    return f"run a {service} action, which notifies nobody"
+
+
+def _paging_actions(a: Alarm):
+    """(acts, does): ``alarm_actions`` as the plan shows it (UNKNOWN, None or a list, an
+    element known only after apply as UNKNOWN) and, when it holds actions of which none can
+    notify a person, what they do instead (else None)."""
+    acts = a.res.attr("alarm_actions")
+    if not isinstance(acts, list):
+        return acts, None
+    late = a.res.unknown.get("alarm_actions")
+    acts = [UNKNOWN if (isinstance(late, list) and i < len(late) and late[i] is True) or x is None else x
+            for i, x in enumerate(acts)]
+    if any(x is UNKNOWN or _action_does(x) is None for x in acts):
+        return acts, None
+    does = list(dict.fromkeys(_action_does(x) for x in acts))
+    return acts, f"only {' and '.join(does)} ({', '.join(acts)})"
+
+
 def _notifies(a: Alarm):
     """True / False / UNKNOWN: whether the alarm notifies anyone when it fires.
 
-    It does when it has ``alarm_actions`` and its actions are not disabled (a stack that
+    It does when one of its ``alarm_actions`` can notify a person (an SNS topic, a Systems
+    Manager OpsItem or incident, a Lambda function: see :func:`_action_does`; Auto Scaling
+    policies and EC2 actions page no one) and its actions are not disabled (a stack that
     disables the actions of an alarm that has some says it should be silent: see
     :func:`_silent_on_purpose`). ``ok_actions`` and ``insufficient_data_actions`` do not
     count: they run when the alarm recovers or lacks data, never when it fires.
     ``alarm_actions`` known only after apply count as actions: they are the ARN of a topic
     the plan creates (the module writes ``topic == null ? null : [topic]``, which Terraform
     cannot resolve before the topic exists); the plan cannot tell them from an empty list.
-    Without actions, an ``actions_enabled`` known only after apply leaves open whether the
-    silence is intended (UNKNOWN)."""
-    acts, enabled = a.res.attr("alarm_actions"), a.res.attr("actions_enabled")
+    Without such actions, an ``actions_enabled`` known only after apply leaves open whether
+    the silence is intended (UNKNOWN)."""
+    enabled = a.res.attr("actions_enabled")
+    acts, does = _paging_actions(a)
     if enabled is False:
         return False
-    if acts is UNKNOWN or acts:
+    if acts is UNKNOWN or (acts and does is None):
         return True
     return UNKNOWN if enabled is UNKNOWN else False
+
+
+def _why_silent(a: Alarm, has: bool = False) -> str:
+    """Why an alarm that notifies nobody does: no alarm_actions, or what its actions do
+    instead ("it has ..." / "its alarm_actions only ...", or "has ..." with ``has``)."""
+    does = _paging_actions(a)[1]
+    if does is None:
+        return "has no alarm_actions" if has else "it has no alarm_actions"
+    return f"has alarm_actions that {does}" if has else f"its alarm_actions {does}"
 
 
 def _silent_on_purpose(a: Alarm) -> bool:
@@ -52,7 +106,8 @@ def _silent_on_purpose(a: Alarm) -> bool:
 
 
 REQUIRE_ACTIONS = Option("require_actions", True, bool,
-                         "warn when the alarm notifies nobody: no alarm_actions while actions_enabled is not "
+                         "warn when the alarm notifies nobody: no alarm_actions that can reach a person (SNS, "
+                         "Systems Manager OpsItems or incidents, Lambda) while actions_enabled is not "
                          "false (false: alarms without notifications are intended, e.g. paging is wired "
                          "outside the stack)")
 
@@ -80,12 +135,13 @@ def _loud(q: Queue, good: list[Alarm], what: str, opts):
     a = good[0]
     undecided = next((x for x, v in verdicts if v is UNKNOWN), None)
     if undecided is not None:
-        return unknown(q.address, f"{what} {undecided.address} has no alarm_actions, so it notifies nobody, and its "
+        return unknown(q.address, f"{what} {undecided.address} {_why_silent(undecided, has=True)}, so it notifies "
+                                  "nobody, and its "
                                   "actions_enabled is only known after apply: whether that is intended (false) is not "
                                   "known", _NOBODY_FIX, attrs=((undecided.address, "alarm_actions"),))
     others = [k for k in ("ok_actions", "insufficient_data_actions") if a.res.attr(k) not in (None, UNKNOWN)]
     but = f" (its {' and '.join(others)} run only when it recovers or lacks data)" if others else ""
-    return fail(q.address, f"{what} {a.address} notifies nobody: it has no alarm_actions{but}, so when it fires nobody "
+    return fail(q.address, f"{what} {a.address} notifies nobody: {_why_silent(a)}{but}, so when it fires nobody "
                            "is paged", _NOBODY_FIX, severity="warning", attrs=((a.address, "alarm_actions"),))
 
 
@@ -116,7 +172,9 @@ def _fires_on_first_message(a: Alarm, max_threshold: float):
 A message in a DLQ is a failure that needs a person. Without an alarm on
 ApproximateNumberOfMessagesVisible > 0 failures pile up unseen until the DLQ's retention deletes
 them. An alarm whose threshold is higher than the first message hides the first failures, and an
-alarm without alarm_actions pages nobody: a warning, unless the alarm sets actions_enabled = false
+alarm without alarm_actions that can reach a person pages nobody (an SNS topic, a Systems Manager
+OpsItem or Incident Manager response plan, or a Lambda function can; Auto Scaling policies and EC2
+stop/terminate/reboot/recover actions cannot): a warning, unless the alarm sets actions_enabled = false
 (silent on purpose, as the module's alarms with alarms.create_sns_topic = false) or the option
 require_actions is false (paging wired outside the stack). ok_actions and insufficient_data_actions
 do not count: they never run when the alarm fires.""",
@@ -162,7 +220,8 @@ def dlq_depth_alarm(model: Model, opts):
       why="""
 ApproximateAgeOfOldestMessage is the one metric that shows a stuck or too-slow consumer before
 messages expire. Its threshold must be below the queue's retention, or it fires only after the
-messages it should have saved are gone. An alarm without alarm_actions pages nobody: a warning,
+messages it should have saved are gone. An alarm without alarm_actions that can reach a person
+(only Auto Scaling policies or EC2 actions, say) pages nobody: a warning,
 unless the alarm sets actions_enabled = false or the option require_actions is false (as CW001).""",
       fix='Add an aws_cloudwatch_metric_alarm: namespace "AWS/SQS", metric_name "ApproximateAgeOfOldestMessage", '
           "dimensions { QueueName = <queue name> }, threshold well below message_retention_seconds.",

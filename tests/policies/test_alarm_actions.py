@@ -23,6 +23,12 @@ from tests.support.helpers import OFFLINE_PROVIDER
 pytestmark = [pytest.mark.plan, pytest.mark.xdist_group("alarm-actions")]
 
 ONCALL = "arn:aws:sns:us-east-1:123456789012:oncall"
+SCALE_OUT = ("arn:aws:autoscaling:us-east-1:123456789012:scalingPolicy:1a2b3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d:"
+             "autoScalingGroupName/workers:policyName/scale-out")
+EC2_STOP = "arn:aws:automate:us-east-1:ec2:stop"
+EC2_REBOOT = "arn:aws:swf:us-east-1:123456789012:action/actions/AWS_EC2.InstanceId.Reboot/1.0"
+OPSITEM = "arn:aws:ssm:us-east-1:123456789012:opsitem:2#CATEGORY=Availability"
+INCIDENT = "arn:aws:ssm-incidents::123456789012:response-plan/oncall"
 
 # how each source queue's age alarm notifies (the HCL lines inside the alarm block)
 AGE_ALARMS = {
@@ -34,6 +40,12 @@ AGE_ALARMS = {
     "dashboard": "actions_enabled = false",
     "ok-only": f'ok_actions = ["{ONCALL}"]\n  insufficient_data_actions = ["{ONCALL}"]',
     "late-switch": 'actions_enabled = aws_sns_topic.oncall.arn != ""',
+    # actions that act on resources and page no one (PutMetricAlarm's AlarmActions)
+    "scaling": f'alarm_actions = ["{SCALE_OUT}"]',
+    "ec2": f'alarm_actions = ["{EC2_STOP}", "{EC2_REBOOT}"]',
+    # actions that reach a person: Systems Manager OpsItems and Incident Manager response plans
+    "opsitem": f'alarm_actions = ["{OPSITEM}"]',
+    "incident": f'alarm_actions = ["{SCALE_OUT}", "{INCIDENT}"]',
 }
 
 
@@ -144,7 +156,8 @@ def test_alarms_that_notify_or_are_silent_on_purpose_pass(plan):
     cw002 = _by_queue(evaluate(plan), "CW002")
     assert {k: f.status for k, f in cw002.items()} == {
         "paged": "pass", "new_topic": "pass", "late_list": "pass", "dashboard": "pass", "jobs": "pass",
-        "silent": "fail", "ok_only": "fail", "late_switch": "unknown"}
+        "silent": "fail", "ok_only": "fail", "late_switch": "unknown",
+        "scaling": "fail", "ec2": "fail", "opsitem": "pass", "incident": "pass"}
     assert cw002["paged"].message == "age alarm aws_cloudwatch_metric_alarm.paged_age"
     assert cw002["late_list"].message.endswith("(its alarm_actions are known after apply)")
     assert cw002["dashboard"].message.endswith("(actions_enabled = false: it notifies nobody, on purpose)")
@@ -171,3 +184,26 @@ def test_a_stack_that_owns_its_alarms_makes_it_an_error(plan):
     report = evaluate(plan, Config(severity={"CW002": "error"}))
     silent = _by_queue(report, "CW002")["silent"]
     assert (silent.status, silent.severity) == ("fail", "error")
+
+
+def test_an_alarm_whose_actions_only_scale_or_act_on_ec2_notifies_nobody(plan):
+    """Auto Scaling policies and EC2 actions (stop, terminate, reboot, recover) run when the
+    alarm fires but page no one: the warning names what they do instead; with an SNS topic,
+    an OpsItem or an Incident Manager response plan among them, the alarm notifies someone."""
+    cw002 = _by_queue(evaluate(plan), "CW002")
+    scaling, ec2 = cw002["scaling"], cw002["ec2"]
+    assert (scaling.status, scaling.severity) == ("fail", "warning")
+    assert scaling.message == ("age alarm aws_cloudwatch_metric_alarm.scaling_age notifies nobody: its alarm_actions "
+                               f"only run an Auto Scaling policy (they scale a group or target) ({SCALE_OUT}), so "
+                               "when it fires nobody is paged")
+    assert "alarms.sns_topic_arn" in scaling.remediation and "require_actions: false" in scaling.remediation
+    assert (ec2.status, ec2.severity) == ("fail", "warning")
+    # alarm_actions is a set: the plan lists it sorted
+    assert ec2.message == ("age alarm aws_cloudwatch_metric_alarm.ec2_age notifies nobody: its alarm_actions only "
+                           f"stop an EC2 instance and reboot an EC2 instance ({EC2_STOP}, {EC2_REBOOT}), so when it "
+                           "fires nobody is paged")
+    assert cw002["opsitem"].message == "age alarm aws_cloudwatch_metric_alarm.opsitem_age"
+    assert cw002["incident"].message == "age alarm aws_cloudwatch_metric_alarm.incident_age"
+    # the opt-out covers them as any alarm that notifies nobody
+    config = Config(options={"CW002": {"require_actions": False}})
+    assert _by_queue(evaluate(plan, config), "CW002")["scaling"].status == "pass"
