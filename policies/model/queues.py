@@ -396,7 +396,28 @@ class QueueLinks:
         arn = pol.get("deadLetterTargetArn")
         if not isinstance(arn, str) or not arn:
             return receive_count(pol.get("maxReceiveCount")), None, f"{attr} has no deadLetterTargetArn"
-        return receive_count(pol.get("maxReceiveCount")), arn, None
+        return receive_count(pol.get("maxReceiveCount")), arn, not_an_arn(arn)
+
+    @staticmethod
+    def url_for_arn(targets: list[Target], found: list[Queue]) -> str | None:
+        """Why a redrive policy known only after apply names its DLQ by URL, from the
+        references the plan records: the queues it leads to (``found``) are referenced only
+        through their ``url`` or ``id`` (both the queue's URL), never their ``arn``, as in
+        ``jsonencode({ deadLetterTargetArn = aws_sqs_queue.dlq.url, ... })``. SQS rejects a URL
+        there, so the apply fails; None when an ARN is referenced or nothing says."""
+        if not found:
+            return None
+        by_attr: dict[str, set] = {}
+        for t in targets:
+            if t.res is not None and t.res.type == "aws_sqs_queue" and t.attr:
+                by_attr.setdefault(t.res.address, set()).add(t.attr)
+        for q in found:
+            attrs = by_attr.get(q.address, set())
+            used = sorted(attrs & {"url", "id"})
+            if used and "arn" not in attrs:
+                return (f"deadLetterTargetArn is {q.address}.{used[0]}, the queue's URL, not its ARN: SQS rejects "
+                        f"the redrive policy, so the apply fails; use {q.address}.arn")
+        return None
 
     def _link_redrive(self, q: Queue):
         rv = self.resolve.value(q.redrive_res, q.redrive_attr)
@@ -410,6 +431,11 @@ class QueueLinks:
             q.max_receive_count = UNKNOWN
             targets = rv.targets
             found = self.queues_in(targets, q.redrive_res, exclude=q)
+            err = self.url_for_arn(targets, found)
+            if err:
+                q.redrive_error = err
+                q.dlq_link = Link(unknown_reason=err)
+                return
             if len(found) == 1:
                 q.dlq_link = Link(found)
             elif found:
@@ -488,6 +514,8 @@ class QueueLinks:
                 out.error = "deadLetterTargetArn is the queue's own ARN"
             else:
                 out.link = Link([self.queue_by_res[target.address]])
+        elif isinstance(arn, str) and arn and not isinstance(arn, pending_text_type()) and not_an_arn(arn):
+            out.error = not_an_arn(arn)
         elif isinstance(arn, str) and arn and not isinstance(arn, pending_text_type()):
             out.arn = arn
             found = [x for x in self.queue_for_arn(arn) if x is not own]
@@ -519,6 +547,9 @@ class QueueLinks:
             if got is None or got.link is None:  # the DLQ through the references, as the plan records them
                 out = Redrive(UNKNOWN, ref=got.ref if got else None, why=got.why if got else None)
                 out.dlqs = self.queues_in(rv.targets, res)
+                out.error = self.url_for_arn(rv.targets, out.dlqs)
+                if out.error:
+                    out.dlqs = []
                 return out
             got.dlqs = (got.link.items if got.link.items else
                         self.queue_for_arn(got.arn) if isinstance(got.arn, str) else [])
@@ -583,3 +614,13 @@ class QueueLinks:
         if isinstance(arn, str) and arn:
             return self.queue_for_arn(arn)
         return None if arn is UNKNOWN else []
+
+
+def not_an_arn(arn: str) -> str | None:
+    """Why a known deadLetterTargetArn cannot be a queue's ARN (a queue URL, say): SQS
+    rejects the redrive policy, so the apply fails; None when it is an ARN."""
+    if arn.startswith("arn:"):
+        return None
+    what = "a queue URL" if parse_sqs_url(arn) else "not an ARN"
+    return (f"deadLetterTargetArn \"{arn}\" is {what}, not the queue's ARN: SQS rejects the redrive policy, "
+            "so the apply fails; use the DLQ's ARN (arn:aws:sqs:REGION:ACCOUNT:NAME, aws_sqs_queue.<dlq>.arn)")
