@@ -7,8 +7,9 @@ from . import Option, fail, invalid, ok, rule, seconds, unknown
 
 SEVERITY_NOTE = ("warning by default: alarms are often managed outside the stack (a monitoring stack, another "
                  "tool) where the plan cannot see them; set `severity: error` in the configuration when the "
-                 "stack owns its alarms. An alarm that notifies nobody (no `alarm_actions`, `actions_enabled` "
-                 "not false, or only Auto Scaling or EC2 actions) is a warning too, unless the option `require_actions` is false")
+                 "stack owns its alarms. An alarm that notifies nobody (no `alarm_actions` that can reach a person "
+                 "(none, or only Auto Scaling or EC2 actions), `actions_enabled` not false) is a warning too, unless the "
+                 "option `require_actions` is false")
 
 
 def _alarms_for(q: Queue, metric: str) -> list[Alarm]:

@@ -66,7 +66,9 @@ for FIFO queues it blocks its whole message group. A DLQ moves it aside after ma
 where it can be inspected and redriven. The DLQ must be in the same account and Region as the queue
 (SQS moves failures only within them). A queue counts as a DLQ (and needs none itself)
 when another queue's redrive policy targets it, or it declares a redrive-allow policy
-(byQueue/allowAll). An aws_sqs_queue_redrive_policy that gives a queue the stack does not create
+(byQueue/allowAll). deadLetterTargetArn must be the DLQ's ARN: a URL (aws_sqs_queue.dlq.url or
+.id, or a literal https://sqs... URL) fails, as SQS rejects it, with or without --source-dir (the
+plan's references name the attribute). An aws_sqs_queue_redrive_policy that gives a queue the stack does not create
 (read with data "aws_sqs_queue", or named by URL) its DLQ is judged on its own address: the
 existing queue's place is its data source's ARN when read at plan time, else its provider
 configuration's; unknown when the plan shows neither.""",
