@@ -229,7 +229,6 @@ EXPECTED = {
         # mistakes hidden in values unknown until apply: without the source most are unknown
         ("CW001", FAIL, W, "aws_sqs_queue.audit_dlq"),
         ("CW001", FAIL, W, "aws_sqs_queue.orders_dlq"),
-        ("CW001", FAIL, W, "aws_sqs_queue.refunds_dlq"),
         ("CW001", FAIL, W, 'aws_sqs_queue.work_dlq["billing"]'),
         ("CW001", FAIL, W, 'aws_sqs_queue.work_dlq["shipping"]'),
         ("CW001", FAIL, W, "module.legacy.aws_sqs_queue.dlq"),
@@ -238,6 +237,7 @@ EXPECTED = {
         ("CW002", FAIL, W, "aws_sqs_queue.payments"),
         ("CW002", FAIL, W, "aws_sqs_queue.payments_dlq"),
         ("CW002", FAIL, W, "aws_sqs_queue.refunds"),
+        ("CW002", FAIL, W, "aws_sqs_queue.refunds_dlq"),  # no queue's DLQ: refunds names it by its id (URL)
         ("CW002", FAIL, W, 'aws_sqs_queue.work["billing"]'),
         ("CW002", FAIL, W, 'aws_sqs_queue.work["shipping"]'),
         ("CW002", FAIL, W, "module.legacy.aws_sqs_queue.this"),
@@ -248,12 +248,16 @@ EXPECTED = {
         ("S3001", FAIL, E, "aws_s3_bucket.payloads"),
         ("S3002", FAIL, E, "aws_s3_bucket.payloads"),
         ("S3003", FAIL, E, "aws_s3_bucket.payloads"),
+        # deadLetterTargetArn = aws_sqs_queue.refunds_dlq.id: the plan's references name the
+        # attribute, the URL, so SQS002 fails it without the source too (and refunds_dlq is no
+        # queue's DLQ), as with the source
+        ("SQS002", FAIL, E, "aws_sqs_queue.refunds"),
+        ("SQS002", FAIL, E, "aws_sqs_queue.refunds_dlq"),
         ("SQS002", FAIL, E, "aws_sqs_queue.payments_dlq"),
         ("SQS002", UNK, E, "aws_sqs_queue.payments"),
         ("SQS003", UNK, E, "aws_sqs_queue.audit"),
         ("SQS003", UNK, E, "aws_sqs_queue.orders"),
         ("SQS003", UNK, E, "aws_sqs_queue.payments"),
-        ("SQS003", UNK, E, "aws_sqs_queue.refunds"),
         ("SQS003", UNK, E, 'aws_sqs_queue.work["billing"]'),
         ("SQS003", UNK, E, 'aws_sqs_queue.work["shipping"]'),
         ("SQS003", UNK, E, "module.legacy.aws_sqs_queue.this"),
@@ -278,7 +282,6 @@ EXPECTED = {
         ("SQS010", UNK, E, "aws_sqs_queue.payments"),
         ("SQS011", FAIL, W, "aws_sqs_queue.audit_dlq"),
         ("SQS011", FAIL, W, "aws_sqs_queue.orders_dlq"),
-        ("SQS011", FAIL, W, "aws_sqs_queue.refunds_dlq"),
         ("SQS011", FAIL, W, "module.legacy.aws_sqs_queue.dlq"),
         ("SQS011", UNK, W, 'aws_sqs_queue.work_dlq["billing"]'),
         ("SQS011", UNK, W, 'aws_sqs_queue.work_dlq["shipping"]'),
