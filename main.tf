@@ -373,6 +373,19 @@ locals {
   # archived messages must not sit under the payload prefix, whose objects expire
   rd_archive_expires = local.dlq_redrive.archive_bucket_name == null && local.claim_check.enabled && startswith(local.dlq_redrive.archive_prefix, local.claim_check.payload_prefix)
 
+  # what the redrive functions' alarms notify: dlq_redrive.alarm_actions as given ([] says
+  # notifying nobody is intended), else the alarms topic; with no topic, nobody: on purpose
+  # when alarms.create_sns_topic = false ([]: the alarms say so, actions_enabled = false),
+  # else null: the alarms keep their actions enabled (plan checks read them as silent by
+  # mistake) and the check redrive_alarms_notify_someone warns
+  rd_alarm_topic    = local.alarms_on && (local.alarms.sns_topic_arn != null || local.alarms.create_sns_topic == true)
+  rd_alarms_unheard = length(local.rd_queue_keys) > 0 && local.dlq_redrive.alarm_actions == null && !local.rd_alarm_topic && local.alarms.create_sns_topic != false
+  rd_alarm_actions = (
+    local.dlq_redrive.alarm_actions != null ? local.dlq_redrive.alarm_actions :
+    local.rd_alarm_topic ? tolist([one(module.alarms[*].sns_topic_arn)]) :
+    local.alarms.create_sns_topic == false ? tolist([]) : null
+  )
+
   rd_names = {
     for k in local.rd_queue_keys : k => (
       length("${trimsuffix(local.queues[k].queue_name, ".fifo")}-dlq-redrive") <= 55
@@ -408,9 +421,17 @@ module "dlq_redrive" {
   reserved_concurrent_executions = local.dlq_redrive.reserved_concurrent_executions
   log_retention_days             = local.dlq_redrive.log_retention_days
   kms_key_arns                   = local.iam_kms[each.key]
-  alarm_actions                  = local.dlq_redrive.alarm_actions != null ? local.dlq_redrive.alarm_actions : compact([try(module.alarms[0].sns_topic_arn, null)])
+  alarm_actions                  = local.rd_alarm_actions
+  warn_when_alarms_notify_nobody = false # the check below warns once, naming the root's inputs
 
   input_prefix = "dlq_redrive."
   input_names  = { "archive.prefix" = "dlq_redrive.archive_prefix" }
   tags         = merge(var.tags, local.dlq_redrive.tags)
+}
+
+check "redrive_alarms_notify_someone" {
+  assert {
+    condition     = !local.rd_alarms_unheard
+    error_message = "dlq_redrive.alarm_actions: the CloudWatch alarms of the DLQ redrive functions (<function>-errors, raised when a redrive run fails while its messages stay in the DLQ) notify nobody: dlq_redrive.alarm_actions is not set, and there is no alarms topic to notify (alarms.enabled = false, or neither alarms.sns_topic_arn nor alarms.create_sns_topic = true). Set dlq_redrive.alarm_actions to your on-call SNS topic's ARN, or give the alarms a topic: alarms.sns_topic_arn, or alarms.create_sns_topic = true. If alarms without notifications are intended, set dlq_redrive.alarm_actions = [] (or alarms.create_sns_topic = false, which says it for the queues' alarms too): the redrive alarms are then created with actions_enabled = false."
+  }
 }

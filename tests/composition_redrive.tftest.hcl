@@ -91,3 +91,106 @@ run "selected_queues_and_own_bucket" {
     error_message = "archive_bucket_name should win over the claim-check bucket"
   }
 }
+
+# whom the redrive functions' errors alarms notify (issue 23, section 4)
+
+run "redrive_alarms_silent_on_purpose_with_the_queue_alarms" {
+  command = plan
+
+  variables {
+    dlq_redrive = { enabled = true } # header: alarms.create_sns_topic = false
+  }
+
+  # no warning: a failing check would fail this run
+  assert {
+    condition     = alltrue([for m in module.dlq_redrive : !m.errors_alarm_actions.actions_enabled && length(coalesce(m.errors_alarm_actions.alarm_actions, toset([]))) == 0])
+    error_message = "alarms.create_sns_topic = false should make the redrive alarms silent on purpose too (actions_enabled = false)"
+  }
+}
+
+run "redrive_alarms_notifying_nobody_warn" {
+  command = plan
+
+  variables {
+    alarms      = { enabled = false }
+    dlq_redrive = { enabled = true }
+  }
+
+  assert {
+    condition     = alltrue([for m in module.dlq_redrive : m.errors_alarm_actions.actions_enabled && length(coalesce(m.errors_alarm_actions.alarm_actions, toset([]))) == 0])
+    error_message = "without dlq_redrive.alarm_actions or an alarms topic the redrive alarms notify nobody, actions still enabled (not on purpose)"
+  }
+  expect_failures = [check.redrive_alarms_notify_someone]
+}
+
+run "redrive_alarms_warn_with_the_queue_alarms_when_no_topic_is_given" {
+  command = plan
+
+  variables {
+    alarms      = {}
+    dlq_redrive = { enabled = true }
+  }
+
+  assert {
+    condition     = module.dlq_redrive["orders"].errors_alarm_actions.actions_enabled
+    error_message = "no topic and nothing said: the redrive alarms keep their actions enabled"
+  }
+  expect_failures = [check.alarms_notify_someone, check.redrive_alarms_notify_someone]
+}
+
+run "redrive_alarm_actions_empty_says_silence_is_intended" {
+  command = plan
+
+  variables {
+    alarms      = { enabled = false }
+    dlq_redrive = { enabled = true, alarm_actions = [] }
+  }
+
+  assert {
+    condition     = alltrue([for m in module.dlq_redrive : !m.errors_alarm_actions.actions_enabled])
+    error_message = "dlq_redrive.alarm_actions = [] should create the redrive alarms with actions_enabled = false, without a warning"
+  }
+}
+
+run "redrive_alarms_notify_the_alarms_topic" {
+  command = plan
+
+  variables {
+    alarms      = { sns_topic_arn = "arn:aws:sns:us-east-1:123456789012:oncall" }
+    dlq_redrive = { enabled = true }
+  }
+
+  assert {
+    condition     = alltrue([for m in module.dlq_redrive : m.errors_alarm_actions.actions_enabled && m.errors_alarm_actions.alarm_actions == toset(["arn:aws:sns:us-east-1:123456789012:oncall"])])
+    error_message = "without dlq_redrive.alarm_actions the redrive alarms should notify alarms.sns_topic_arn"
+  }
+}
+
+run "redrive_alarms_notify_the_created_topic" {
+  command = plan
+
+  variables {
+    alarms      = { create_sns_topic = true, sns_topic_name = "sqs-alarms" }
+    dlq_redrive = { enabled = true }
+  }
+
+  # the topic's ARN is known after apply; that there is one action is known at plan
+  assert {
+    condition     = alltrue([for m in module.dlq_redrive : m.errors_alarm_actions.actions_enabled])
+    error_message = "the redrive alarms should notify the topic the module creates, with actions enabled"
+  }
+}
+
+run "redrive_alarm_actions_override_the_topic" {
+  command = plan
+
+  variables {
+    alarms      = { sns_topic_arn = "arn:aws:sns:us-east-1:123456789012:oncall" }
+    dlq_redrive = { enabled = true, alarm_actions = ["arn:aws:sns:us-east-1:123456789012:redrive"] }
+  }
+
+  assert {
+    condition     = module.dlq_redrive["orders"].errors_alarm_actions.alarm_actions == toset(["arn:aws:sns:us-east-1:123456789012:redrive"])
+    error_message = "dlq_redrive.alarm_actions should be what the redrive alarms notify"
+  }
+}

@@ -215,7 +215,18 @@ resource "aws_cloudwatch_metric_alarm" "errors" {
   threshold           = 0
   comparison_operator = "GreaterThanThreshold"
   treat_missing_data  = "notBreaching"
-  alarm_actions       = var.alarm_actions
-  ok_actions          = var.alarm_actions
-  tags                = var.tags
+  # alarm_actions = []: silent on purpose, and the alarm says so (plan checks read
+  # actions_enabled = false as intended); unset: actions stay enabled with none, which
+  # they read as silent by mistake, and the check below warns
+  actions_enabled = length(var.alarm_actions == null ? ["unset"] : var.alarm_actions) > 0
+  alarm_actions   = var.alarm_actions == null ? [] : var.alarm_actions
+  ok_actions      = var.alarm_actions == null ? [] : var.alarm_actions
+  tags            = var.tags
+}
+
+check "errors_alarm_notifies_someone" {
+  assert {
+    condition     = var.alarm_actions != null || !var.warn_when_alarms_notify_nobody
+    error_message = "${var.input_prefix}alarm_actions: the CloudWatch alarm ${var.name}-errors (raised when the redrive function fails, while its messages stay in the DLQ) notifies nobody: alarm_actions is not set. Set ${var.input_prefix}alarm_actions to your on-call SNS topic's ARN. If an alarm without notifications is intended, set ${var.input_prefix}alarm_actions = [] (the alarm is then created with actions_enabled = false)."
+  }
 }

@@ -33,6 +33,14 @@ output "errors_alarm_name" {
   value       = aws_cloudwatch_metric_alarm.errors.alarm_name
 }
 
+output "errors_alarm_actions" {
+  description = "Whom the errors alarm notifies: `actions_enabled` (false when `alarm_actions = []` says an alarm without notifications is intended) and `alarm_actions` (empty when it notifies nobody)."
+  value = {
+    actions_enabled = aws_cloudwatch_metric_alarm.errors.actions_enabled
+    alarm_actions   = aws_cloudwatch_metric_alarm.errors.alarm_actions
+  }
+}
+
 output "environment" {
   description = "The function's configuration as environment variables (what src/dlq_redrive.py reads)."
   value       = local.environment

@@ -243,15 +243,21 @@ variable "kms_key_arns" {
 }
 
 variable "alarm_actions" {
-  description = "ARNs notified when the function reports errors (e.g. an SNS topic)."
+  description = "ARNs notified when the function reports errors (e.g. your on-call SNS topic). Null (unset): nobody is notified and the plan warns (check `errors_alarm_notifies_someone`); `[]` says an alarm without notifications is intended: the alarm is then created with `actions_enabled = false`, which plan checks read as silent on purpose."
   type        = list(string)
-  default     = []
-  nullable    = false
+  default     = null
 
   validation {
-    condition     = alltrue([for a in var.alarm_actions : can(regex("^arn:aws[a-z-]*:[a-z0-9-]+:", a))])
-    error_message = "${var.input_prefix}alarm_actions: ${jsonencode([for a in var.alarm_actions : a if !can(regex("^arn:aws[a-z-]*:[a-z0-9-]+:", a))])} ${length([for a in var.alarm_actions : a if !can(regex("^arn:aws[a-z-]*:[a-z0-9-]+:", a))]) > 1 ? "are not ARNs" : "is not an ARN"}: an alarm action must be the ARN of what the alarm notifies, such as an SNS topic (arn:aws:sns:<region>:<account>:<topic>); CloudWatch refuses anything else at apply. Give the topic's ARN${var.input_prefix != "" ? ", or leave alarm_actions unset to notify the alarms topic (alarms.sns_topic_arn or the topic the module creates)" : ""}."
+    condition     = alltrue([for a in(var.alarm_actions == null ? [] : var.alarm_actions) : can(regex("^arn:aws[a-z-]*:[a-z0-9-]+:", a))])
+    error_message = "${var.input_prefix}alarm_actions: ${jsonencode([for a in(var.alarm_actions == null ? [] : var.alarm_actions) : a if !can(regex("^arn:aws[a-z-]*:[a-z0-9-]+:", a))])} ${length([for a in(var.alarm_actions == null ? [] : var.alarm_actions) : a if !can(regex("^arn:aws[a-z-]*:[a-z0-9-]+:", a))]) > 1 ? "are not ARNs" : "is not an ARN"}: an alarm action must be the ARN of what the alarm notifies, such as an SNS topic (arn:aws:sns:<region>:<account>:<topic>); CloudWatch refuses anything else at apply. Give the topic's ARN${var.input_prefix != "" ? ", or leave alarm_actions unset to notify the alarms topic (alarms.sns_topic_arn or the topic the module creates)" : ""}, or [] if an alarm without notifications is intended."
   }
+}
+
+variable "warn_when_alarms_notify_nobody" {
+  description = "Warn at plan (check `errors_alarm_notifies_someone`) when `alarm_actions` is unset. The root module passes false: its own check `redrive_alarms_notify_someone` warns once for every function, naming its inputs."
+  type        = bool
+  default     = true
+  nullable    = false
 }
 
 variable "input_names" {

@@ -658,3 +658,62 @@ def test_alarm_without_actions_warns_unless_silent_on_purpose(checker_agrees):
     alarms = [rc for rc in plan["resource_changes"] if rc["type"] == "aws_cloudwatch_metric_alarm" and rc["address"].startswith("module.")]
     assert alarms and all(rc["change"]["after"]["actions_enabled"] is False for rc in alarms)
     assert [f.status for f in _by(with_source, "CW002", 'queue["orders"].aws_sqs_queue.this')] == ["pass"]
+
+
+# Issue 23, section 4: the DLQ redrive functions' errors alarms, in a consumer's stack with
+# the queue alarms off: one call says nothing about whom they notify (the plan warns, the
+# alarms keep their actions enabled, with none), the other says silence is intended
+# (dlq_redrive.alarm_actions = []), and a third gives them the on-call topic.
+REDRIVE_ALARMS = '''
+module "unheard" {
+  source             = "{source}"
+  account_id         = "%(account)s"
+  alarms             = { enabled = false }
+  claim_check_bucket = { enabled = true, name = "unheard-claim-check" }
+  dlq_redrive        = { enabled = true }
+  queues             = { unheard-orders = {} }
+}
+
+module "quiet" {
+  source             = "{source}"
+  account_id         = "%(account)s"
+  alarms             = { enabled = false }
+  claim_check_bucket = { enabled = true, name = "quiet-claim-check" }
+  dlq_redrive        = { enabled = true, alarm_actions = [] }
+  queues             = { quiet-orders = {} }
+}
+
+module "paged" {
+  source             = "{source}"
+  account_id         = "%(account)s"
+  alarms             = { sns_topic_arn = "arn:aws:sns:us-east-1:%(account)s:oncall" }
+  claim_check_bucket = { enabled = true, name = "paged-claim-check" }
+  dlq_redrive        = { enabled = true }
+  queues             = { paged-orders = {} }
+}
+''' % {"account": OFFLINE_ACCOUNT}
+
+
+def test_redrive_alarms_that_notify_nobody_warn_unless_intended():
+    work = consumer_stack(REDRIVE_ALARMS)  # its own offline provider
+    try:
+        plan = plan_cache.load(work, offline=False)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    checks = {c["address"]["to_display"]: c for c in plan.get("checks", [])}
+    warned = {a for a, c in checks.items() if c["status"] == "fail"}
+    assert warned == {"module.unheard.check.redrive_alarms_notify_someone"}, warned
+    message = " ".join(p for i in checks["module.unheard.check.redrive_alarms_notify_someone"].get("instances", [])
+                       for p in i.get("problems", [{}])[0].get("message", "").split("\n"))
+    for fragment in ("dlq_redrive.alarm_actions is not set", "alarms.sns_topic_arn", "alarms.create_sns_topic = true",
+                     "dlq_redrive.alarm_actions = []"):
+        assert fragment in message, (fragment, message)
+    alarms = {rc["address"].split(".")[1]: rc["change"]["after"] for rc in plan["resource_changes"]
+              if rc["type"] == "aws_cloudwatch_metric_alarm" and rc["address"].endswith("aws_cloudwatch_metric_alarm.errors")}
+    assert set(alarms) == {"unheard", "quiet", "paged"}, sorted(alarms)
+    # nobody said: actions enabled with none (the checker's "silent by mistake")
+    assert alarms["unheard"]["actions_enabled"] is True and not alarms["unheard"]["alarm_actions"]
+    # [] said it: actions disabled, the checker's "silent on purpose"
+    assert alarms["quiet"]["actions_enabled"] is False and not alarms["quiet"]["alarm_actions"]
+    assert alarms["paged"]["actions_enabled"] is True
+    assert alarms["paged"]["alarm_actions"] == [f"arn:aws:sns:us-east-1:{OFFLINE_ACCOUNT}:oncall"]

@@ -228,7 +228,7 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
         "archive_queue_without_arn": ['archive: type = "queue" needs queue_url and queue_arn'],
         "archive_prefix_without_slash": ['archive.prefix: "archive" must be a key prefix', 'each ending in "/"'],
         "archive_prefix_empty": ['archive.prefix: "" must be a key prefix', "the bucket's root"],
-        "alarm_action_not_an_arn": ['alarm_actions: ["oncall"] is not an ARN', "SNS topic", "Give the topic's ARN."],
+        "alarm_action_not_an_arn": ['alarm_actions: ["oncall"] is not an ARN', "SNS topic", "Give the topic's ARN, or [] if an alarm without notifications is intended."],
         "timeout_too_short": ["timeout_seconds:", "10 to 900"],
         "memory_too_small": ["memory_size:", "128 to 10240"],
         "not_python": ["runtime:", "Python 3 Lambda runtime"],
@@ -390,7 +390,7 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
             'iam.name_prefix "team one " + the name of queues["orders"]: the policy base name "team one orders" must be 1-110 characters',
         ],
         "root_redrive_archive_prefix_empty": ['dlq_redrive.archive_prefix: "" must be a key prefix', "the bucket's root"],
-        "root_redrive_alarm_action_not_an_arn": ['dlq_redrive.alarm_actions: ["oncall"] is not an ARN', "leave alarm_actions unset to notify the alarms topic"],
+        "root_redrive_alarm_action_not_an_arn": ['dlq_redrive.alarm_actions: ["oncall"] is not an ARN', "leave alarm_actions unset to notify the alarms topic", "or [] if an alarm without notifications is intended"],
         "root_content_based_deduplication_on_standard_queue": [
             'queues["orders"].content_based_deduplication = true: FIFO-only setting, but the queue is a standard queue (queues["orders"].fifo = false)',
             'set queues["orders"].fifo = true',

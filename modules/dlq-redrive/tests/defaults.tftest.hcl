@@ -14,6 +14,9 @@ variables {
   dlq          = { url = "https://sqs.us-east-1.amazonaws.com/123456789012/orders-dlq", arn = "arn:aws:sqs:us-east-1:123456789012:orders-dlq" }
   source_queue = { url = "https://sqs.us-east-1.amazonaws.com/123456789012/orders", arn = "arn:aws:sqs:us-east-1:123456789012:orders" }
   archive      = { type = "s3", bucket_name = "orders-payloads" }
+  # an errors alarm without notifications, on purpose (unset, the plan warns: see
+  # run "unset_alarm_actions_warn")
+  alarm_actions = []
 }
 
 run "defaults" {
@@ -108,5 +111,66 @@ run "poison_queue_archive_and_kms" {
   assert {
     condition     = jsondecode(aws_lambda_function.this.environment[0].variables["PERMANENT_FAILURE_REASONS"]) == ["VALIDATION_ERROR", "UNKNOWN_CUSTOMER"]
     error_message = "permanent failure reasons should reach the function as a JSON list"
+  }
+}
+
+run "unset_alarm_actions_warn" {
+  command = plan
+
+  variables {
+    alarm_actions = null # as if not given: the default
+  }
+
+  # the alarm notifies nobody, keeps its actions enabled (not silent on purpose), and
+  # the plan warns
+  assert {
+    condition     = output.errors_alarm_actions.actions_enabled && length(coalesce(output.errors_alarm_actions.alarm_actions, toset([]))) == 0
+    error_message = "without alarm_actions the alarm should notify nobody with its actions still enabled"
+  }
+  expect_failures = [check.errors_alarm_notifies_someone]
+}
+
+run "alarm_notifies_the_given_topic" {
+  command = plan
+
+  variables {
+    alarm_actions = ["arn:aws:sns:us-east-1:123456789012:oncall"]
+  }
+
+  assert {
+    condition = (
+      output.errors_alarm_actions.actions_enabled &&
+      output.errors_alarm_actions.alarm_actions == toset(["arn:aws:sns:us-east-1:123456789012:oncall"]) &&
+      aws_cloudwatch_metric_alarm.errors.ok_actions == toset(["arn:aws:sns:us-east-1:123456789012:oncall"])
+    )
+    error_message = "the errors alarm should notify alarm_actions, on alarm and on recovery"
+  }
+}
+
+run "empty_alarm_actions_says_silence_is_intended" {
+  command = plan
+
+  variables {
+    alarm_actions = []
+  }
+
+  # no warning (the check holds): a run that expected it would fail
+  assert {
+    condition     = !output.errors_alarm_actions.actions_enabled && length(coalesce(output.errors_alarm_actions.alarm_actions, toset([]))) == 0
+    error_message = "alarm_actions = [] should create the alarm with actions_enabled = false: silent on purpose"
+  }
+}
+
+run "warning_left_to_the_caller" {
+  command = plan
+
+  variables {
+    alarm_actions                  = null
+    warn_when_alarms_notify_nobody = false
+  }
+
+  assert {
+    condition     = output.errors_alarm_actions.actions_enabled && length(coalesce(output.errors_alarm_actions.alarm_actions, toset([]))) == 0
+    error_message = "unset alarm_actions should still leave the alarm's actions enabled (silent by mistake), the caller warning"
   }
 }

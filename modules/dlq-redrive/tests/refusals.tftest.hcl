@@ -14,6 +14,8 @@ variables {
   dlq          = { url = "https://sqs.us-east-1.amazonaws.com/123456789012/orders-dlq", arn = "arn:aws:sqs:us-east-1:123456789012:orders-dlq" }
   source_queue = { url = "https://sqs.us-east-1.amazonaws.com/123456789012/orders", arn = "arn:aws:sqs:us-east-1:123456789012:orders" }
   archive      = { type = "s3", bucket_name = "orders-payloads" }
+  # an errors alarm without notifications, on purpose (the plan would warn otherwise)
+  alarm_actions = []
 }
 
 run "name_too_long" {
