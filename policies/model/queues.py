@@ -40,10 +40,11 @@ class Redrive:
     model.Invalid, or None when unset or unreadable), the literal ``arn`` of its DLQ, the DLQ
     (``link``; for a redrive policy resource whose queue is not in the plan, ``dlqs``: the
     plan's queues it names, ``external``: a DLQ outside the plan), why it is broken
-    (``error``), where the source gave it (``ref``, a SourceRef) and why maxReceiveCount
-    stays unknown (``why``)."""
+    (``error``) and how to mend it (``fix``), where the source gave it (``ref``, a SourceRef)
+    and why maxReceiveCount stays unknown (``why``). ``intended``: the queue of the plan a
+    broken deadLetterTargetArn clearly means (it names that one queue by its URL)."""
 
-    __slots__ = ("max_receive_count", "arn", "link", "dlqs", "external", "error", "ref", "why")
+    __slots__ = ("max_receive_count", "arn", "link", "dlqs", "external", "error", "ref", "why", "fix", "intended")
 
     def __init__(self, max_receive_count: Any, arn: Any = None, error: str | None = None, ref=None,
                  why: str | None = None):
@@ -55,6 +56,8 @@ class Redrive:
         self.error = error
         self.ref = ref
         self.why = why
+        self.fix: str | None = None
+        self.intended: Queue | None = None
 
 
 class Queue:
@@ -96,6 +99,8 @@ class Queue:
         self.dlq_link: Link | None = None  # None: no redrive policy at all
         self.max_receive_count: Any = None
         self.redrive_error: str | None = None
+        # the exact change that mends redrive_error, when the model can tell it (None: the rule's own fix)
+        self.redrive_fix: str | None = None
         self.redrive_ref = None  # SourceRef when the redrive policy was read from source
         self.redrive_why: str | None = None  # why maxReceiveCount stays unknown, from source
         self._allow: Any = UNSET
@@ -399,12 +404,13 @@ class QueueLinks:
         return receive_count(pol.get("maxReceiveCount")), arn, not_an_arn(arn)
 
     @staticmethod
-    def url_for_arn(targets: list[Target], found: list[Queue]) -> str | None:
+    def url_for_arn(targets: list[Target], found: list[Queue]) -> tuple[str, Queue, str] | None:
         """Why a redrive policy known only after apply names its DLQ by URL, from the
         references the plan records: the queues it leads to (``found``) are referenced only
         through their ``url`` or ``id`` (both the queue's URL), never their ``arn``, as in
         ``jsonencode({ deadLetterTargetArn = aws_sqs_queue.dlq.url, ... })``. SQS rejects a URL
-        there, so the apply fails; None when an ARN is referenced or nothing says."""
+        there, so the apply fails: (why, the queue so named, the attribute: url or id); None
+        when an ARN is referenced or nothing says."""
         if not found:
             return None
         by_attr: dict[str, set] = {}
@@ -416,8 +422,24 @@ class QueueLinks:
             used = sorted(attrs & {"url", "id"})
             if used and "arn" not in attrs:
                 return (f"deadLetterTargetArn is {q.address}.{used[0]}, the queue's URL, not its ARN: SQS rejects "
-                        f"the redrive policy, so the apply fails; use {q.address}.arn")
+                        f"the redrive policy, so the apply fails; use {q.address}.arn", q, used[0])
         return None
+
+    def url_dlq(self, arn: str, own: "Queue | None") -> "Queue | None":
+        """The one queue of the plan (other than ``own``) a literal deadLetterTargetArn that is
+        a queue URL names, by name, account and Region; None when none or several match."""
+        found = [x for x in self.queue_for_url(arn) if x is not own] if parse_sqs_url(arn) else []
+        return found[0] if len(found) == 1 else None
+
+    def _named_by_url(self, q: Queue, dlq: "Queue | None", fix: str | None):
+        """A redrive policy of q broken because it names its DLQ by URL (q.redrive_error):
+        the fix, and the queue it clearly means linked as q's intended DLQ, so that queue is
+        judged as a DLQ (no DLQ or age alarm of its own; depth alarm, retention...), while
+        SQS002 keeps failing q."""
+        q.redrive_fix = fix
+        if dlq is not None and dlq is not q:
+            q.dlq = dlq
+            dlq.sources.append(q)
 
     def _link_redrive(self, q: Queue):
         rv = self.resolve.value(q.redrive_res, q.redrive_attr)
@@ -431,10 +453,12 @@ class QueueLinks:
             q.max_receive_count = UNKNOWN
             targets = rv.targets
             found = self.queues_in(targets, q.redrive_res, exclude=q)
-            err = self.url_for_arn(targets, found)
-            if err:
+            got = self.url_for_arn(targets, found)
+            if got:
+                err, dlq, attr = got
                 q.redrive_error = err
                 q.dlq_link = Link(unknown_reason=err)
+                self._named_by_url(q, dlq if len(found) == 1 else None, url_fix(dlq, attr))
                 return
             if len(found) == 1:
                 q.dlq_link = Link(found)
@@ -452,6 +476,9 @@ class QueueLinks:
             if err:
                 q.redrive_error = err
                 q.dlq_link = Link(unknown_reason=err)
+                if isinstance(arn, str) and parse_sqs_url(arn):
+                    dlq = self.url_dlq(arn, q)
+                    self._named_by_url(q, dlq, literal_url_fix(arn, dlq))
                 return
             found = [x for x in self.queue_for_arn(arn) if x is not q]
             if len(found) == 1:
@@ -475,6 +502,8 @@ class QueueLinks:
         if got.link is None:
             return False  # SQS003 says why; the DLQ is still found through the references
         q.max_receive_count, q.redrive_error, q.dlq_link = got.max_receive_count, got.error, got.link
+        if got.fix:
+            self._named_by_url(q, got.intended, got.fix)
         return True
 
     def _source_redrive(self, rv, res: Resource, own: Queue | None) -> "Redrive | None":
@@ -510,12 +539,19 @@ class QueueLinks:
             elif pending.path != ("arn",):
                 out.error = (f"deadLetterTargetArn is {pending.why.split(',')[0]}, not its ARN "
                              "(SQS rejects the redrive policy)")
+                if pending.path in (("url",), ("id",)):
+                    dlq = self.queue_by_res[target.address]
+                    out.fix = url_fix(dlq, pending.path[0])
+                    out.intended = dlq if own is None or dlq is not own else None
             elif own is not None and target is own.res:
                 out.error = "deadLetterTargetArn is the queue's own ARN"
             else:
                 out.link = Link([self.queue_by_res[target.address]])
         elif isinstance(arn, str) and arn and not isinstance(arn, pending_text_type()) and not_an_arn(arn):
             out.error = not_an_arn(arn)
+            if parse_sqs_url(arn):
+                out.intended = self.url_dlq(arn, own)
+                out.fix = literal_url_fix(arn, out.intended)
         elif isinstance(arn, str) and arn and not isinstance(arn, pending_text_type()):
             out.arn = arn
             found = [x for x in self.queue_for_arn(arn) if x is not own]
@@ -547,17 +583,24 @@ class QueueLinks:
             if got is None or got.link is None:  # the DLQ through the references, as the plan records them
                 out = Redrive(UNKNOWN, ref=got.ref if got else None, why=got.why if got else None)
                 out.dlqs = self.queues_in(rv.targets, res)
-                out.error = self.url_for_arn(rv.targets, out.dlqs)
-                if out.error:
-                    out.dlqs = []
+                bad = self.url_for_arn(rv.targets, out.dlqs)
+                if bad:
+                    out.error, dlq, attr = bad
+                    out.fix = url_fix(dlq, attr)
+                    out.intended = dlq if len(out.dlqs) == 1 else None
+                    out.dlqs = [out.intended] if out.intended else []
                 return out
-            got.dlqs = (got.link.items if got.link.items else
+            got.dlqs = (got.link.items if got.link.items else [got.intended] if got.intended else
                         self.queue_for_arn(got.arn) if isinstance(got.arn, str) else [])
             got.external = got.link.external if got.link.external and got.arn is None else None
             return got
         mrc, arn, err = self.redrive_of(res)
         out = Redrive(mrc, arn=arn, error=err)
         out.dlqs = self.queue_for_arn(arn) if isinstance(arn, str) else self.queues_in(rv.targets, res)
+        if err and isinstance(arn, str) and parse_sqs_url(arn):
+            out.intended = self.url_dlq(arn, None)
+            out.fix = literal_url_fix(arn, out.intended)
+            out.dlqs = [out.intended] if out.intended else []
         return out
 
     def _link_service_dlqs(self):
@@ -624,3 +667,23 @@ def not_an_arn(arn: str) -> str | None:
     what = "a queue URL" if parse_sqs_url(arn) else "not an ARN"
     return (f"deadLetterTargetArn \"{arn}\" is {what}, not the queue's ARN: SQS rejects the redrive policy, "
             "so the apply fails; use the DLQ's ARN (arn:aws:sqs:REGION:ACCOUNT:NAME, aws_sqs_queue.<dlq>.arn)")
+
+
+def url_fix(dlq: Queue, attr: str) -> str:
+    """The fix for a deadLetterTargetArn that references the queue ``dlq`` by its ``attr``
+    (url or id: its URL)."""
+    return (f"Set deadLetterTargetArn = {dlq.address}.arn (the queue's ARN) in place of {dlq.address}.{attr} "
+            "(its URL) in the redrive policy.")
+
+
+def literal_url_fix(url: str, dlq: "Queue | None") -> str:
+    """The fix for a literal deadLetterTargetArn that is a queue URL: the queue of the plan
+    it names (``dlq``), else the ARN its region, account and name spell when the URL has them."""
+    if dlq is not None:
+        shown = url if len(url) <= 200 else url[:199] + "…"
+        return f"Set deadLetterTargetArn = {dlq.address}.arn (the queue's ARN) in place of the URL \"{shown}\"."
+    region, account, name = parse_sqs_url(url)
+    if region and account:
+        return f"Set deadLetterTargetArn to the queue's ARN, arn:aws:sqs:{region}:{account}:{name}, in place of its URL."
+    return ("Set deadLetterTargetArn to the DLQ's ARN (arn:aws:sqs:REGION:ACCOUNT:NAME, aws_sqs_queue.<dlq>.arn) "
+            "in place of its URL.")

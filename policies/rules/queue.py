@@ -25,6 +25,8 @@ def _maybe(q: Queue, kind: str) -> str | None:
 def _dlq_or_unknown(q: Queue, what: str):
     """(dlq, None) or (None, Result) when the DLQ cannot be examined; (None, None) when there is none."""
     link = q.dlq_link
+    if q.redrive_error and q.dlq is not None:
+        return q.dlq, None  # named by its URL (SQS002 fails that): the queue it clearly means
     if link is None or q.redrive_error:
         return None, None  # no DLQ, or a broken redrive policy (SQS002 fails it)
     if link.one is not None:
@@ -68,7 +70,9 @@ where it can be inspected and redriven. The DLQ must be in the same account and 
 when another queue's redrive policy targets it, or it declares a redrive-allow policy
 (byQueue/allowAll). deadLetterTargetArn must be the DLQ's ARN: a URL (aws_sqs_queue.dlq.url or
 .id, or a literal https://sqs... URL) fails, as SQS rejects it, with or without --source-dir (the
-plan's references name the attribute). An aws_sqs_queue_redrive_policy that gives a queue the stack does not create
+plan's references name the attribute); the queue it so names, when it is clearly one queue of the
+plan, is still judged as the DLQ (it needs no DLQ or age alarm of its own, but a depth alarm, and
+the DLQ rules compare it with its source). An aws_sqs_queue_redrive_policy that gives a queue the stack does not create
 (read with data "aws_sqs_queue", or named by URL) its DLQ is judged on its own address: the
 existing queue's place is its data source's ARN when read at plan time, else its provider
 configuration's; unknown when the plan shows neither.""",
@@ -87,7 +91,7 @@ def queue_has_dlq(model: Model, opts):
         elif link is None:
             yield fail(q.address, "has no dead-letter queue: no redrive_policy and no aws_sqs_queue_redrive_policy targets it")
         elif q.redrive_error:
-            yield fail(q.address, q.redrive_error, ref=q.redrive_ref)
+            yield fail(q.address, q.redrive_error, q.redrive_fix, ref=q.redrive_ref)
         elif link.one is not None or link.external:
             yield _dlq_place(q, link, q.redrive_ref)
         else:
@@ -112,7 +116,8 @@ def _external_source_dlq(model: Model, r, link):
         return None  # SQS003 fails the redrive policy itself
     if rp.error:
         return fail(r.address, f"{rp.error}: the queue it configures gets no dead-letter queue",
-                    "Set deadLetterTargetArn to the ARN of the dead-letter queue (aws_sqs_queue.<dlq>.arn).", ref=rp.ref)
+                    rp.fix or "Set deadLetterTargetArn to the ARN of the dead-letter queue (aws_sqs_queue.<dlq>.arn).",
+                    ref=rp.ref)
     data = model.existing_queue_of(model.resolve.value(r, "queue_url").targets)
     if data is not None:
         source = f"the existing queue {data.address}"

@@ -102,19 +102,22 @@ EXPECTED = {
         ("S3001", FAIL, E, "aws_s3_bucket.payloads"),
         ("S3002", FAIL, E, "aws_s3_bucket.payloads"),
         ("S3003", FAIL, E, "aws_s3_bucket.payloads"),
-        ("SQS002", FAIL, E, "aws_sqs_queue.refunds_dlq"),  # no queue's DLQ: its would-be source names it wrongly
         *{("SQS009", FAIL, E, a) for a in (
             "aws_sqs_queue.audit", "aws_sqs_queue.audit_dlq", "aws_sqs_queue.orders_dlq", "aws_sqs_queue.payments_dlq",
             "aws_sqs_queue.refunds", "aws_sqs_queue.refunds_dlq", 'aws_sqs_queue.work["billing"]',
             'aws_sqs_queue.work["shipping"]', 'aws_sqs_queue.work_dlq["billing"]', 'aws_sqs_queue.work_dlq["shipping"]',
             "module.legacy.aws_sqs_queue.dlq", "module.legacy.aws_sqs_queue.this")},
+        # refunds_dlq: refunds names it by its id (URL), and it is still judged as the DLQ refunds
+        # means (no SQS002 or CW002 of its own; CW001 and SQS011 on it)
         *{("SQS011", FAIL, W, a) for a in ("aws_sqs_queue.audit_dlq", "aws_sqs_queue.orders_dlq",
-                                           "aws_sqs_queue.payments_dlq", "module.legacy.aws_sqs_queue.dlq")},
+                                           "aws_sqs_queue.payments_dlq", "aws_sqs_queue.refunds_dlq",
+                                           "module.legacy.aws_sqs_queue.dlq")},
         *{("CW001", FAIL, W, a) for a in ("aws_sqs_queue.audit_dlq", "aws_sqs_queue.orders_dlq", "aws_sqs_queue.payments_dlq",
+                                          "aws_sqs_queue.refunds_dlq",
                                           'aws_sqs_queue.work_dlq["billing"]', 'aws_sqs_queue.work_dlq["shipping"]',
                                           "module.legacy.aws_sqs_queue.dlq")},
         *{("CW002", FAIL, W, a) for a in ("aws_sqs_queue.audit", "aws_sqs_queue.orders", "aws_sqs_queue.payments",
-                                          "aws_sqs_queue.refunds", "aws_sqs_queue.refunds_dlq",
+                                          "aws_sqs_queue.refunds",
                                           'aws_sqs_queue.work["billing"]', 'aws_sqs_queue.work["shipping"]',
                                           "module.legacy.aws_sqs_queue.this")},
     },
@@ -175,8 +178,15 @@ def test_bad_stack_says_why_it_stays_unknown(plan_doc):
     assert "function `templatefile` not evaluated" in msgs[("IAM001", "aws_sqs_queue_policy.payments")]
     assert "the URL of aws_sqs_queue.audit_dlq, known after apply" in msgs[("SQS003", "aws_sqs_queue.audit")]
     assert "is the ID of aws_sqs_queue.refunds_dlq, not its ARN" in msgs[("SQS002", "aws_sqs_queue.refunds")]
-    # the broken redrive policy is SQS002's finding alone
+    assert report.findings[[(f.rule_id, f.address) for f in report.findings].index(
+        ("SQS002", "aws_sqs_queue.refunds"))].remediation.startswith(
+        "Set deadLetterTargetArn = aws_sqs_queue.refunds_dlq.arn (the queue's ARN) in place of aws_sqs_queue.refunds_dlq.id")
+    # the broken redrive policy is SQS002's finding alone: the DLQ rules compare refunds with the
+    # DLQ it names by its id, and pass
     assert not {r for r, a in msgs if a == "aws_sqs_queue.refunds"} & {"SQS004", "SQS005", "SQS006"}
+    passed = {(f.rule_id, f.address): f.message for f in report.passed}
+    for rule_id in ("SQS004", "SQS005", "SQS006"):
+        assert "aws_sqs_queue.refunds_dlq" in passed[(rule_id, "aws_sqs_queue.refunds")], rule_id
 
 
 @pytest.fixture(scope="module")
@@ -383,7 +393,8 @@ def test_cli_without_matching_source_says_so_once_and_falls_back(plan_files, tmp
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert len(out["notes"]) == 1 and "no .tf files" in out["notes"][0] and "--source-dir" in out["notes"][0]
     # as without source: the worker policy is decided from the plan (19: refunds' SQS003 is not
-    # unknown since SQS002 fails its redrive policy naming the DLQ by its id, the URL)
+    # unknown since SQS002 fails its redrive policy naming the DLQ by its id, the URL; refunds_dlq,
+    # judged as that DLQ, adds failures (CW001, SQS011), no unknowns)
     assert out["summary"]["unknown"] == 19
     text = cli("check", plan, cwd=tmp_path).stdout
     assert text.count("note: source not read") == 1

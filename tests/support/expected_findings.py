@@ -232,12 +232,14 @@ EXPECTED = {
         ("CW001", FAIL, W, 'aws_sqs_queue.work_dlq["billing"]'),
         ("CW001", FAIL, W, 'aws_sqs_queue.work_dlq["shipping"]'),
         ("CW001", FAIL, W, "module.legacy.aws_sqs_queue.dlq"),
+        # refunds names it by its id (URL): still the DLQ it means, judged as a DLQ (no SQS002
+        # or CW002 of its own; a depth alarm and a byQueue redrive-allow policy expected)
+        ("CW001", FAIL, W, "aws_sqs_queue.refunds_dlq"),
         ("CW002", FAIL, W, "aws_sqs_queue.audit"),
         ("CW002", FAIL, W, "aws_sqs_queue.orders"),
         ("CW002", FAIL, W, "aws_sqs_queue.payments"),
         ("CW002", FAIL, W, "aws_sqs_queue.payments_dlq"),
         ("CW002", FAIL, W, "aws_sqs_queue.refunds"),
-        ("CW002", FAIL, W, "aws_sqs_queue.refunds_dlq"),  # no queue's DLQ: refunds names it by its id (URL)
         ("CW002", FAIL, W, 'aws_sqs_queue.work["billing"]'),
         ("CW002", FAIL, W, 'aws_sqs_queue.work["shipping"]'),
         ("CW002", FAIL, W, "module.legacy.aws_sqs_queue.this"),
@@ -249,10 +251,9 @@ EXPECTED = {
         ("S3002", FAIL, E, "aws_s3_bucket.payloads"),
         ("S3003", FAIL, E, "aws_s3_bucket.payloads"),
         # deadLetterTargetArn = aws_sqs_queue.refunds_dlq.id: the plan's references name the
-        # attribute, the URL, so SQS002 fails it without the source too (and refunds_dlq is no
-        # queue's DLQ), as with the source
+        # attribute, the URL, so SQS002 fails it without the source too, as with the source
+        # (refunds_dlq is still the DLQ refunds means: see CW001 and SQS011 on it)
         ("SQS002", FAIL, E, "aws_sqs_queue.refunds"),
-        ("SQS002", FAIL, E, "aws_sqs_queue.refunds_dlq"),
         ("SQS002", FAIL, E, "aws_sqs_queue.payments_dlq"),
         ("SQS002", UNK, E, "aws_sqs_queue.payments"),
         ("SQS003", UNK, E, "aws_sqs_queue.audit"),
@@ -283,6 +284,7 @@ EXPECTED = {
         ("SQS011", FAIL, W, "aws_sqs_queue.audit_dlq"),
         ("SQS011", FAIL, W, "aws_sqs_queue.orders_dlq"),
         ("SQS011", FAIL, W, "module.legacy.aws_sqs_queue.dlq"),
+        ("SQS011", FAIL, W, "aws_sqs_queue.refunds_dlq"),
         ("SQS011", UNK, W, 'aws_sqs_queue.work_dlq["billing"]'),
         ("SQS011", UNK, W, 'aws_sqs_queue.work_dlq["shipping"]'),
     },
