@@ -255,6 +255,14 @@ def test_dlq_redrive_per_dlq_archiving_to_the_claim_check_bucket(rcs, plan):
     lifecycle = after(rcs, f"{M}.module.claim_check_bucket[0].aws_s3_bucket_lifecycle_configuration.this")
     prefixes = [r["filter"][0]["prefix"] for r in lifecycle["rule"] if r.get("expiration")]
     assert prefixes and not any("dlq-archive/".startswith(p) for p in prefixes)
-    # the function's error alarm notifies the alarms topic
-    errors = [c for c in plan["configuration"]["root_module"]["module_calls"]["messaging"]["module"]["module_calls"]["dlq_redrive"]["expressions"]["alarm_actions"]["references"]]
-    assert "module.alarms[0].sns_topic_arn" in errors
+    # the function's error alarm notifies someone: the alarms topic the module creates (its ARN is
+    # known after apply; tests/composition_redrive.tftest.hcl checks a given topic ARN reaches the
+    # alarm), and the module's checks that warn about alarms that notify nobody pass
+    for queue in (ORDERS, PAYMENTS):
+        alarm = rcs[f'{M}.module.dlq_redrive["{queue}"].aws_cloudwatch_metric_alarm.errors']["change"]
+        assert alarm["after"]["actions_enabled"] is True
+        assert alarm["after_unknown"]["alarm_actions"] is True and alarm["after_unknown"]["ok_actions"] is True
+    assert f"{M}.module.alarms[0].aws_sns_topic.alarms[0]" in rcs
+    checks = {c["address"]["to_display"]: c["status"] for c in plan["checks"] if c["address"]["kind"] == "check"}
+    assert checks[f"{M}.check.redrive_alarms_notify_someone"] == "pass"
+    assert checks[f"{M}.module.dlq_redrive.check.errors_alarm_notifies_someone"] == "pass"
