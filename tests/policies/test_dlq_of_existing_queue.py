@@ -23,34 +23,13 @@ import pytest
 
 from resilient_sqs.policy.engine import evaluate
 from tests.support import plan_cache
-from tests.support.helpers import OFFLINE_PROVIDER
+from tests.support.helpers import OFFLINE_PROVIDER, offline_provider
 
 pytestmark = [pytest.mark.plan, pytest.mark.xdist_group("dlq-of-existing-queue")]
 
-PROVIDERS = OFFLINE_PROVIDER + '''
-provider "aws" {
-  alias                       = "west"
-  region                      = "us-west-2"
-  access_key                  = "offline-plan"
-  secret_key                  = "offline-plan"
-  skip_credentials_validation = true
-  skip_requesting_account_id  = true
-  skip_metadata_api_check     = true
-  max_retries                 = 1
-}
-
-# its Region comes from the environment: the plan does not show it
-provider "aws" {
-  alias                       = "elsewhere"
-  access_key                  = "offline-plan"
-  secret_key                  = "offline-plan"
-  skip_credentials_validation = true
-  skip_requesting_account_id  = true
-  skip_metadata_api_check     = true
-  skip_region_validation      = true
-  max_retries                 = 1
-}
-'''
+PROVIDERS = (OFFLINE_PROVIDER + "\n" + offline_provider("us-west-2", alias="west")
+             + "\n# its Region comes from the environment: the plan does not show it\n"
+             + offline_provider(None, alias="elsewhere"))
 
 
 def _pair(key: str, provider: str | None) -> str:

@@ -12,17 +12,23 @@ MODULES = REPO_ROOT / "modules"
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 OFFLINE_ACCOUNT = "123456789012"
 
-# the provider block of a stack planned offline (dummy credentials, no STS, no metadata API)
-OFFLINE_PROVIDER = '''provider "aws" {
-  region                      = "us-east-1"
-  access_key                  = "offline-plan"
-  secret_key                  = "offline-plan"
-  skip_credentials_validation = true
-  skip_requesting_account_id  = true
-  skip_metadata_api_check     = true
-  max_retries                 = 1
-}
-'''
+def offline_provider(region: str | None = "us-east-1", alias: str | None = None) -> str:
+    """The provider block of a stack planned offline (dummy credentials, no STS, no metadata
+    API), for ``region``; ``region=None`` leaves the Region to the environment, so the plan
+    does not show it. ``alias`` names a further provider configuration."""
+    lines = [f'  alias                       = "{alias}"'] if alias else []
+    lines += [f'  region                      = "{region}"'] if region else []
+    lines += ['  access_key                  = "offline-plan"',
+              '  secret_key                  = "offline-plan"',
+              "  skip_credentials_validation = true",
+              "  skip_requesting_account_id  = true",
+              "  skip_metadata_api_check     = true"]
+    lines += [] if region else ["  skip_region_validation      = true"]
+    lines += ["  max_retries                 = 1"]
+    return 'provider "aws" {\n' + "\n".join(lines) + "\n}\n"
+
+
+OFFLINE_PROVIDER = offline_provider()
 
 
 def example_dirs() -> list[Path]:
