@@ -47,11 +47,13 @@ class Context:
     source_dir: str
     show_pass: bool = False
     source_roots: tuple = ()  # --source-root: module sources read beyond source_dir
+    repo_root: str | None = None  # --repo-root: what report paths are relative to (None: the current directory)
+    category: str | None = None  # --category: the SARIF run's automationDetails.id category
     _locator: Any = field(default=None, repr=False)
     _where: dict = field(default_factory=dict, repr=False)
 
     def location(self, f: Finding) -> tuple[str, int]:
-        """(path relative to the current directory, line) of the .tf line a finding is about,
+        """(path relative to the repository root, line) of the .tf line a finding is about,
         or (the plan file, 1) when the source is not known; as in SARIF."""
         got = self._where.get(id(f))
         if got is None:
@@ -59,7 +61,7 @@ class Context:
 
             if self._locator is None:
                 self._locator = SourceLocator.of(self.report, self.doc, self.source_dir, self.plan_path,
-                                                 self.source_roots)
+                                                 self.source_roots, self.repo_root)
             got = self._locator.finding(f)
             self._where[id(f)] = got
         return got
@@ -78,7 +80,8 @@ def render(name: str, ctx: Context) -> str:
     if name == "json":
         return rep.render_json(ctx.report, ctx.show_pass)
     if name == "sarif":
-        return rep.render_sarif(ctx.report, ctx.doc, ctx.plan_path, ctx.source_dir, ctx.source_roots)
+        return rep.render_sarif(ctx.report, ctx.doc, ctx.plan_path, ctx.source_dir, ctx.source_roots, ctx.repo_root,
+                                ctx.category)
     if name == "junit":
         return render_junit(ctx)
     if name == "github":

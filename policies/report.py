@@ -99,21 +99,29 @@ class SourceLocator:
 
     _BLOCK = re.compile(r'^[ \t]*(resource|data)[ \t]+"?([^"\s{]+)"?\s+"?([^"\s{]+)"?', re.M)
 
-    def __init__(self, doc: dict, root: str, plan_path: str, extra_roots: tuple = (), dirs: ModuleDirs | None = None):
+    def __init__(self, doc: dict, root: str, plan_path: str, extra_roots: tuple = (), dirs: ModuleDirs | None = None,
+                 repo_root: str | os.PathLike | None = None):
         self.root = Path(root)
         self.plan_path = plan_path
         self.cwd = Path.cwd()
+        # paths are relative to the repository root (what GitHub, GitLab and SARIF viewers resolve
+        # them against), else to the current directory
+        try:
+            self.repo_root = Path(repo_root).resolve() if repo_root is not None else None
+        except (OSError, RuntimeError):
+            self.repo_root = None
         self.budget = Budget()
         self.dirs = dirs if dirs is not None else ModuleDirs(root, doc.get("configuration"), None, extra_roots)
         self._index: dict[Path, dict[tuple, tuple[str, int]]] = {}
         self._rels: dict[Path, str] = {}
 
     @classmethod
-    def of(cls, report: Report, doc: dict, root: str, plan_path: str, extra_roots: tuple = ()) -> "SourceLocator":
+    def of(cls, report: Report, doc: dict, root: str, plan_path: str, extra_roots: tuple = (),
+           repo_root: str | os.PathLike | None = None) -> "SourceLocator":
         """The locator of a check's report: it shares the module directories of the check's
         configuration source when the check read one."""
         source = getattr(report.model, "source", None) if report is not None else None
-        return cls(doc, root, plan_path, extra_roots, getattr(source, "dirs", None))
+        return cls(doc, root, plan_path, extra_roots, getattr(source, "dirs", None), repo_root)
 
     def _blocks(self, d: Path) -> dict[tuple, tuple[str, int]]:
         got = self._index.get(d)
@@ -157,18 +165,35 @@ class SourceLocator:
         return self.locate(f.address)
 
     def rel(self, p: Path) -> str:
-        """``p`` relative to the current directory, as a POSIX path."""
+        """``p`` relative to the repository root when it lies inside it, else to the current
+        directory, as a POSIX path."""
         got = self._rels.get(p)
         if got is None:
             try:
-                got = Path(os.path.relpath(p.resolve(), self.cwd)).as_posix()
-            except (ValueError, OSError):
+                real = (self.cwd / p).resolve()
+                base = self.repo_root if self.repo_root is not None and (
+                    real == self.repo_root or self.repo_root in real.parents) else self.cwd
+                got = Path(os.path.relpath(real, base)).as_posix()
+            except (ValueError, OSError, RuntimeError):
                 got = p.as_posix()
             self._rels[p] = got
         return got
 
 
-def render_sarif(report: Report, doc: dict, plan_path: str, root: str, source_roots: tuple = ()) -> str:
+def automation_id(loc: "SourceLocator", category: str | None) -> str:
+    """The SARIF run's ``automationDetails.id``: ``CATEGORY/`` (``--category``), else
+    ``sqs-policy/<the stack's directory relative to the repository root>/``, so GitHub code
+    scanning keeps two stacks of one repository apart (it replaces the alerts of a category
+    with each upload). ``--category ""`` leaves the id out, and upload-sarif's ``category``
+    input then applies (github/codeql-action fills automationDetails only where it is missing)."""
+    if category:
+        return category if category.endswith("/") else category + "/"
+    stack = loc.rel(loc.root)
+    return "sqs-policy/" if stack in (".", "") else f"sqs-policy/{stack.strip('/')}/"
+
+
+def render_sarif(report: Report, doc: dict, plan_path: str, root: str, source_roots: tuple = (),
+                 repo_root: str | os.PathLike | None = None, category: str | None = None) -> str:
     all_rules = list(RULES.values()) + list(CONFIG_RULES.values())
     index = {r.id: i for i, r in enumerate(all_rules)}
     rules = []
@@ -184,7 +209,7 @@ def render_sarif(report: Report, doc: dict, plan_path: str, root: str, source_ro
             "defaultConfiguration": {"level": r.severity},
             "properties": {"tags": [r.area, "terraform", "sqs"], "precision": "high"},
         })
-    loc = SourceLocator.of(report, doc, root, plan_path, source_roots)
+    loc = SourceLocator.of(report, doc, root, plan_path, source_roots, repo_root)
     results = []
     for f in sorted(report.findings, key=_order):
         path, line = loc.finding(f)
@@ -228,7 +253,7 @@ def render_sarif(report: Report, doc: dict, plan_path: str, root: str, source_ro
             "tool": {"driver": {"name": "sqs-policy", "version": __version__, "semanticVersion": __version__,
                                 "informationUri": "https://github.com/resilient-sqs/resilient-sqs#plan-policy-checks",
                                 "rules": rules}},
-            "automationDetails": {"id": "sqs-policy/"},
+            **({"automationDetails": {"id": automation_id(loc, category)}} if category != "" else {}),
             "results": results,
             "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": [
                 {"level": "note", "message": {"text": n}} for n in report.notes]}],
