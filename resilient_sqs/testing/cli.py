@@ -70,8 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
     import pytest
 
-    from . import plugin
-    from .run import EMBEDDED, USAGE
+    from . import pytest_plugin as plugin
+    from .runner import EMBEDDED, USAGE
 
     choice = EMBEDDED if args.embedded else args.endpoint
     started = time.monotonic()
@@ -149,7 +149,7 @@ def _autoloaded() -> bool:
         return False
     from importlib.metadata import entry_points
 
-    return any(ep.value == "resilient_sqs.testing.plugin" for ep in entry_points(group="pytest11"))
+    return any(ep.value == "resilient_sqs.testing.pytest_plugin" for ep in entry_points(group="pytest11"))
 
 
 def _rows(reports: dict[str, dict]) -> list[dict]:
@@ -170,9 +170,9 @@ def _table(rows: list[dict]) -> None:
         print("no scenarios: the stack has no SQS queue that is not a DLQ, and no idempotency table")
         return
     subjects = sorted({r["subject"] for r in rows})
-    from .scenarios import SCENARIOS
+    from .scenarios import names
 
-    scen = [s for s in SCENARIOS if any(r["scenario"] == s for r in rows)]
+    scen = [s for s in names() if any(r["scenario"] == s for r in rows)]
     cell = {(r["subject"], r["scenario"]): r for r in rows}
     word = {"passed": "passed", "failed": "FAILED", "skipped": "skipped"}
     w0 = max(len("queue / table"), *(len(s) for s in subjects))

@@ -16,10 +16,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from resilient_sqs.facts import IDEMPOTENCY_TABLE_PATTERN
 from resilient_sqs.policy.graph import Plan
 from resilient_sqs.policy.model import Model, Queue
 
-TABLE_PATTERN = re.compile(r"(?i)idempot")  # the plan checker's default table_pattern (DDB rules)
+TABLE_PATTERN = re.compile(IDEMPOTENCY_TABLE_PATTERN)  # the plan checker's default table_pattern (DDB rules)
 DEPTH_METRICS = {"ApproximateNumberOfMessagesVisible"}
 AGE_METRIC = "ApproximateAgeOfOldestMessage"
 

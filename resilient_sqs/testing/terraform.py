@@ -33,8 +33,12 @@ with warnings.catch_warnings():
     import python_terraform as _pt
 
 MIRROR_DIR = Path(os.environ.get("TF_PROVIDER_MIRROR", "/opt/tf-plugins"))
-# where the provider-mirror CLI config is written (this repository's tooling/terraform.py sets <repo>/.cache)
-CACHE_DIR = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "resilient-sqs"
+
+
+def user_cache_dir() -> Path:
+    """Where the provider-mirror CLI config is written unless a caller says (``$XDG_CACHE_HOME/resilient-sqs``;
+    this repository's tooling/terraform.py passes ``<repo>/.cache``)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "resilient-sqs"
 
 
 class TerraformError(RuntimeError):
@@ -95,7 +99,7 @@ def cli_config_file(mirror: Path | None = None, cache_dir: Path | None = None) -
     None when there is no mirror, so a normal registry install is left alone.
     """
     mirror = Path(mirror) if mirror is not None else MIRROR_DIR
-    cache_dir = Path(cache_dir) if cache_dir is not None else CACHE_DIR
+    cache_dir = Path(cache_dir) if cache_dir is not None else user_cache_dir()
     providers = mirrored_providers(mirror)
     if not providers:
         return None
@@ -121,10 +125,10 @@ def cli_config_file(mirror: Path | None = None, cache_dir: Path | None = None) -
     return path
 
 
-def terraform_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment every Terraform command runs with."""
+def terraform_env(extra: Mapping[str, str] | None = None, cache_dir: Path | None = None) -> dict[str, str]:
+    """The environment every Terraform command runs with (``cache_dir``: where the mirror CLI config goes)."""
     env = dict(os.environ)
-    cfg = cli_config_file()
+    cfg = cli_config_file(cache_dir=cache_dir)
     if cfg is not None:
         env["TF_CLI_CONFIG_FILE"] = str(cfg)
     elif env.get("TF_CLI_CONFIG_FILE") and not Path(env["TF_CLI_CONFIG_FILE"]).exists():
@@ -155,7 +159,12 @@ class Result:
 
 
 class Terraform(_pt.Terraform):
-    """python-terraform's Terraform, fixed for Terraform >= 1.0 (see module docstring)."""
+    """python-terraform's Terraform, fixed for Terraform >= 1.0 (see module docstring).
+
+    ``cache_dir``: where the provider-mirror CLI config is written (None: the per-user cache).
+    """
+
+    cache_dir: Path | None = None
 
     def __init__(
         self,
@@ -163,15 +172,22 @@ class Terraform(_pt.Terraform):
         variables: Mapping[str, Any] | None = None,
         env: Mapping[str, str] | None = None,
         timeout: float | None = 1800,
+        cache_dir: Path | None = None,
     ):
         super().__init__(working_dir=str(Path(working_dir).resolve()), terraform_bin_path=terraform_bin())
         self.path = Path(working_dir).resolve()
         self.tf_variables = dict(variables or {})
         self.extra_env = dict(env or {})
         self.timeout = timeout
+        if cache_dir is not None:
+            self.cache_dir = Path(cache_dir)
         # raw "-var k=v" / "-var-file=F" arguments given by a user (kept in their order and
         # Terraform's own parsing), passed to every command that takes variables
         self.var_args: list[str] = []
+
+    def env(self) -> dict[str, str]:
+        """The environment of this instance's commands."""
+        return terraform_env(self.extra_env, cache_dir=self.cache_dir)
 
     # -- the fixed core -------------------------------------------------------------
     def _generate_default_options(self, input_options):
@@ -200,7 +216,7 @@ class Terraform(_pt.Terraform):
             proc = subprocess.run(
                 cmds,
                 cwd=self.path,
-                env=terraform_env(self.extra_env),
+                env=self.env(),
                 capture_output=True,
                 text=True,
                 timeout=self.timeout,
@@ -253,7 +269,7 @@ class Terraform(_pt.Terraform):
         args = [str(plan_file)] if plan_file else []
         cmds = [self.terraform_bin_path, "show", "-json", "-no-color", *args]
         proc = subprocess.run(
-            cmds, cwd=self.path, env=terraform_env(self.extra_env), capture_output=True, text=True,
+            cmds, cwd=self.path, env=self.env(), capture_output=True, text=True,
             timeout=self.timeout, stdin=subprocess.DEVNULL,
         )
         if proc.returncode != 0:
@@ -269,7 +285,7 @@ class Terraform(_pt.Terraform):
             # a saved plan carries its variables; Terraform refuses -var-file with it
             cmds = [self.terraform_bin_path, "apply", "-no-color", "-input=false", "-lock=false", str(plan_file)]
             proc = subprocess.run(
-                cmds, cwd=self.path, env=terraform_env(self.extra_env), capture_output=True, text=True,
+                cmds, cwd=self.path, env=self.env(), capture_output=True, text=True,
                 timeout=self.timeout, stdin=subprocess.DEVNULL,
             )
             if proc.returncode != 0:
@@ -298,7 +314,8 @@ class Terraform(_pt.Terraform):
     def fmt_check(self) -> list[str]:
         """Files ``terraform fmt -check -recursive`` would change (empty list: clean)."""
         cmds = [self.terraform_bin_path, "fmt", "-check", "-recursive", "-no-color"]
-        proc = subprocess.run(cmds, cwd=self.path, env=terraform_env(), capture_output=True, text=True)
+        proc = subprocess.run(cmds, cwd=self.path, env=terraform_env(cache_dir=self.cache_dir), capture_output=True,
+                              text=True)
         if proc.returncode not in (0, 3):
             raise TerraformError(cmds, proc.returncode, proc.stdout, proc.stderr, self.path)
         return [line for line in proc.stdout.splitlines() if line.strip()]

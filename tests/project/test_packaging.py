@@ -168,7 +168,7 @@ def test_testing_extra_and_plugin_entry_points():
     project = PYPROJECT["project"]
     testing = {re.split(r"[<>=\[ ]", d, maxsplit=1)[0].lower() for d in project["optional-dependencies"]["testing"]}
     assert {"pytest", "boto3", "python-terraform", "localstack-client"} <= testing
-    assert project["entry-points"]["pytest11"]["resilient_sqs_behave"] == "resilient_sqs.testing.plugin"
+    assert project["entry-points"]["pytest11"]["resilient_sqs_behave"] == "resilient_sqs.testing.pytest_plugin"
     assert project["scripts"]["sqs-behave"] == "resilient_sqs.testing.cli:main"
     # the launcher's files ship with it
     assert "localstack_files/*" in SETUPTOOLS["package-data"]["resilient_sqs.testing"]

@@ -49,7 +49,7 @@ class _Run:
     def get(self, need: str):
         if self.run is not None:
             return self.run
-        from .run import BehaveRun
+        from .runner import BehaveRun
         from .stack import StackError, parse_var
 
         opt = self.config.getoption

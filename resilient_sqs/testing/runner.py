@@ -1,6 +1,7 @@
-"""One behaviour run: the endpoint, the applied stack, what was discovered, the scenarios.
+"""The behaviour runner: one run's endpoint, applied stack, discovery and scenarios.
 
-Shared by the pytest plugin and ``sqs-behave`` (which runs pytest with the plugin).
+Shared by the pytest plugin (:mod:`resilient_sqs.testing.pytest_plugin`) and ``sqs-behave``
+(which runs pytest with the plugin).
 """
 from __future__ import annotations
 
@@ -14,13 +15,12 @@ from pathlib import Path
 from typing import Callable
 
 from .discover import Discovery, Pair, Table, discover
+from .env import endpoint_env
+from .env import region as env_region
 
 Progress = Callable[[str], None]
 
 EMBEDDED = "embedded"
-# scenarios that touch only a pair's DLQ / only its source queue (so one of each may run at once)
-DLQ_ONLY = {"dlq-alarm-fires"}
-SOURCE_ONLY = {"claim-check-roundtrip", "visibility-covers-consumer"}
 REAL_AWS = "aws"
 
 
@@ -47,11 +47,7 @@ class Endpoint:
     metric_interval: float = 60.0
 
     def env(self) -> dict[str, str]:
-        if self.url is None:
-            return {}
-        region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
-        return {"AWS_ENDPOINT_URL": self.url, "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test",
-                "AWS_REGION": region, "AWS_DEFAULT_REGION": region, "AWS_EC2_METADATA_DISABLED": "true"}
+        return endpoint_env(self.url)
 
     def stop(self) -> None:
         if self.handle is not None:
@@ -59,15 +55,16 @@ class Endpoint:
             self.handle = None
 
 
-def resolve_endpoint(choice: str | None, progress: Progress = stderr_progress) -> Endpoint:
-    """``choice``: a URL, "embedded", "aws", or None (then LOCALSTACK_ENDPOINT / AWS_ENDPOINT_URL)."""
+def resolve_endpoint(choice: str | None, progress: Progress = stderr_progress, settings=None) -> Endpoint:
+    """``choice``: a URL, "embedded", "aws", or None (then LOCALSTACK_ENDPOINT / AWS_ENDPOINT_URL).
+    ``settings``: the embedded LocalStack's (default: the per-user cache)."""
     from . import localstack as L
 
     if choice == REAL_AWS:
         return Endpoint(None, "aws", metric_interval=60.0)
     if choice == EMBEDDED:
         try:
-            ls = L.start(users=[os.getpid()], progress=progress)
+            ls = L.start(settings or L.Settings.for_user(), users=[os.getpid()], progress=progress)
         except L.LocalStackError as exc:
             raise EndpointError(f"the embedded LocalStack could not be started: {exc}") from None
         # the launcher publishes SQS metrics every SQS_CLOUDWATCH_METRICS_REPORT_INTERVAL s
@@ -125,7 +122,7 @@ class BehaveRun:
             self.error = str(exc)
             return
         self.timings["endpoint"] = time.monotonic() - t0
-        region = self.endpoint.env().get("AWS_REGION") or os.environ.get("AWS_REGION") or "us-east-1"
+        region = self.endpoint.env().get("AWS_REGION") or env_region()
         self.stack = AppliedStack(source=Path(self.stack_dir), endpoint=self.endpoint.url, env=self.endpoint.env(),
                                   var_args=self.var_args, progress=self.progress, keep=self.keep, region=region)
         t0 = time.monotonic()
@@ -164,18 +161,18 @@ class BehaveRun:
     # -- the units of work ----------------------------------------------------------------
     def units(self) -> list[tuple[str, str]]:
         """Every (scenario, subject name) this stack has."""
-        from .scenarios import PAIR_SCENARIOS, TABLE_SCENARIOS
+        from .scenarios import PAIR, TABLE, for_subject
 
         if self.discovery is None:
             return []
-        out = [(s, p.name) for p in self.discovery.pairs for s in PAIR_SCENARIOS]
-        out += [(s, t.name) for t in self.discovery.tables for s in TABLE_SCENARIOS]
+        out = [(s.name, p.name) for p in self.discovery.pairs for s in for_subject(PAIR)]
+        out += [(s.name, t.name) for t in self.discovery.tables for s in for_subject(TABLE)]
         return out
 
     def _subject(self, scenario: str, name: str) -> Pair | Table:
-        from .scenarios import TABLE_SCENARIOS
+        from .scenarios import TABLE, by_name
 
-        if scenario in TABLE_SCENARIOS:
+        if by_name(scenario).subject == TABLE:
             return next(t for t in self.discovery.tables if t.name == name)
         return next(p for p in self.discovery.pairs if p.name == name)
 
@@ -190,21 +187,22 @@ class BehaveRun:
         """Run ``units``: one thread per subject, subjects concurrently (they share nothing); a
         subject's scenarios one after another where they share a queue (see ``work``)."""
         from .aws import Clients
-        from .scenarios import PAIR_SCENARIOS, RUN_ORDER, TABLE_SCENARIOS, Context, ScenarioFailed, ScenarioSkipped
+        from .scenarios import USES_DLQ, USES_SOURCE, Context, ScenarioFailed, ScenarioSkipped, by_name, names
 
         ctx = Context(clients=Clients(self.endpoint.url), discovery=self.discovery,
                       metric_interval=self.endpoint.metric_interval, progress=self.progress)
         by_subject: dict[str, list[str]] = {}
         for scenario, name in units:
             by_subject.setdefault(name, []).append(scenario)
+        order = names()
         for scenarios in by_subject.values():
-            scenarios.sort(key=RUN_ORDER.index)
+            scenarios.sort(key=order.index)
 
         def work(name: str) -> None:
-            # the alarm check uses only the DLQ, claim check and visibility only the source queue:
-            # those two lanes run side by side, then the checks that use both, one after another
+            # scenarios that use only the DLQ and those that use only the source queue: two lanes
+            # side by side, then the scenarios that use both, one after another
             todo = by_subject[name]
-            lanes = [[s for s in todo if s in DLQ_ONLY], [s for s in todo if s in SOURCE_ONLY]]
+            lanes = [[s for s in todo if by_name(s).uses == USES_DLQ], [s for s in todo if by_name(s).uses == USES_SOURCE]]
             lanes = [lane for lane in lanes if lane]
             if len(lanes) == 2:
                 with ThreadPoolExecutor(max_workers=2) as lane_pool:
@@ -212,11 +210,11 @@ class BehaveRun:
             else:
                 for lane in lanes:
                     run_seq(name, lane)
-            run_seq(name, [s for s in todo if s not in DLQ_ONLY and s not in SOURCE_ONLY])
+            run_seq(name, [s for s in todo if by_name(s).uses not in (USES_DLQ, USES_SOURCE)])
 
         def run_seq(name: str, scenarios: list[str]) -> None:
             for scenario in scenarios:
-                fn = PAIR_SCENARIOS.get(scenario) or TABLE_SCENARIOS[scenario]
+                fn = by_name(scenario).run
                 t0 = time.monotonic()
                 try:
                     msg = fn(ctx, self._subject(scenario, name))
