@@ -42,10 +42,13 @@ def user_cache_dir() -> Path:
 
 
 class TerraformError(RuntimeError):
-    """A Terraform command failed. ``str()`` gives the command and Terraform's errors."""
+    """A Terraform command failed. ``str()`` gives the command and Terraform's errors.
+    ``timed_out``: it was stopped at its time bound."""
 
-    def __init__(self, command: list[str], returncode: int, stdout: str, stderr: str, cwd: Path):
+    def __init__(self, command: list[str], returncode: int, stdout: str, stderr: str, cwd: Path,
+                 timed_out: bool = False):
         self.command = command
+        self.timed_out = timed_out
         self.returncode = returncode
         self.stdout = stdout
         self.stderr = stderr
@@ -139,6 +142,30 @@ def terraform_env(extra: Mapping[str, str] | None = None, cache_dir: Path | None
     return env
 
 
+INTERRUPT_GRACE = 60.0  # seconds Terraform gets after SIGINT to stop and write its state
+
+
+def _interrupt(proc: subprocess.Popen) -> tuple[str, str]:
+    """SIGINT to Terraform's process group, SIGKILL to the group after INTERRUPT_GRACE s; its output."""
+    import signal
+
+    for sig, wait in ((signal.SIGINT, INTERRUPT_GRACE), (signal.SIGKILL, 10.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except OSError:
+            pass
+        try:
+            out, err = proc.communicate(timeout=wait)
+            try:  # the plugins may outlive Terraform itself
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            return out or "", err or ""
+        except subprocess.TimeoutExpired:
+            continue
+    return "", ""
+
+
 def terraform_bin() -> str:
     if os.environ.get("SQS_FAST_TIER"):
         raise RuntimeError("the fast tier (make test-fast) runs no Terraform: mark this test `plan` or `static`, "
@@ -189,6 +216,24 @@ class Terraform(_pt.Terraform):
         """The environment of this instance's commands."""
         return terraform_env(self.extra_env, cache_dir=self.cache_dir)
 
+    def _run(self, cmds: list[str], timeout: float | None) -> Result:
+        """Run Terraform in its own process group, bounded by ``timeout`` seconds. When the bound
+        is reached, or this process is interrupted (Ctrl-C, SIGTERM raised as KeyboardInterrupt),
+        Terraform gets SIGINT, as from a terminal, and up to INTERRUPT_GRACE seconds to stop and
+        write its state; then its whole group (the provider plugins too) is killed."""
+        proc = subprocess.Popen(cmds, cwd=self.path, env=self.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, text=True, start_new_session=True)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            out, err = _interrupt(proc)
+            raise TerraformError(cmds, -1, out, f"Error: timed out after {timeout:.0f} s (stopped)\n{err}",
+                                 self.path, timed_out=True) from None
+        except BaseException:
+            _interrupt(proc)
+            raise
+        return Result(proc.returncode, out, err)
+
     # -- the fixed core -------------------------------------------------------------
     def _generate_default_options(self, input_options):
         options = super()._generate_default_options(input_options)
@@ -200,6 +245,7 @@ class Terraform(_pt.Terraform):
         if args:
             raise TypeError("pass no positional directory: the working directory is the Terraform directory")
         check = kwargs.pop("check", True)
+        timeout = kwargs.pop("timeout", self.timeout)
         kwargs.pop("capture_output", None)
         kwargs.pop("raise_on_error", None)
         var_file = None
@@ -213,17 +259,7 @@ class Terraform(_pt.Terraform):
         if self.var_args and cmd.split()[0] in {"plan", "apply", "destroy", "import", "refresh", "console"}:
             cmds[2:2] = self.var_args
         try:
-            proc = subprocess.run(
-                cmds,
-                cwd=self.path,
-                env=self.env(),
-                capture_output=True,
-                text=True,
-                timeout=self.timeout,
-                stdin=subprocess.DEVNULL,
-            )
-        except subprocess.TimeoutExpired as exc:
-            raise TerraformError(cmds, -1, exc.stdout or "", f"Error: timed out after {self.timeout} s", self.path) from None
+            proc = self._run(cmds, timeout)
         finally:
             if var_file:
                 os.unlink(var_file)
@@ -268,10 +304,7 @@ class Terraform(_pt.Terraform):
     def show_json(self, plan_file: str | os.PathLike | None = None) -> dict:
         args = [str(plan_file)] if plan_file else []
         cmds = [self.terraform_bin_path, "show", "-json", "-no-color", *args]
-        proc = subprocess.run(
-            cmds, cwd=self.path, env=self.env(), capture_output=True, text=True,
-            timeout=self.timeout, stdin=subprocess.DEVNULL,
-        )
+        proc = self._run(cmds, self.timeout)
         if proc.returncode != 0:
             raise TerraformError(cmds, proc.returncode, proc.stdout, proc.stderr, self.path)
         return json.loads(proc.stdout)
@@ -284,10 +317,7 @@ class Terraform(_pt.Terraform):
         if plan_file is not None:
             # a saved plan carries its variables; Terraform refuses -var-file with it
             cmds = [self.terraform_bin_path, "apply", "-no-color", "-input=false", "-lock=false", str(plan_file)]
-            proc = subprocess.run(
-                cmds, cwd=self.path, env=self.env(), capture_output=True, text=True,
-                timeout=self.timeout, stdin=subprocess.DEVNULL,
-            )
+            proc = self._run(cmds, self.timeout)
             if proc.returncode != 0:
                 raise TerraformError(cmds, proc.returncode, proc.stdout, proc.stderr, self.path)
             return proc.returncode, proc.stdout, proc.stderr
@@ -295,6 +325,14 @@ class Terraform(_pt.Terraform):
 
     def destroy(self, **kwargs):
         return self.cmd("destroy", auto_approve=_pt.IsFlagged, no_color=_pt.IsFlagged, input=False, lock=False, **kwargs)
+
+    def state_rm(self, addresses: list[str]) -> None:
+        """``terraform state rm`` the given resource addresses (forget them; nothing is deleted)."""
+        if addresses:
+            cmds = [self.terraform_bin_path, "state", "rm", "-lock=false", *addresses]
+            proc = self._run(cmds, self.timeout)
+            if proc.returncode != 0:
+                raise TerraformError(cmds, proc.returncode, proc.stdout, proc.stderr, self.path)
 
     def outputs(self) -> dict[str, Any]:
         """All root outputs as {name: value}."""

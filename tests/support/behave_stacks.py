@@ -42,6 +42,13 @@ variable "name_prefix" {
 resource "aws_sns_topic" "alerts" {
   name = "${var.name_prefix}-alerts"
 }
+
+# someone reads the alarms (a topic nobody subscribes to fails dlq-alarm-fires)
+resource "aws_sns_topic_subscription" "oncall" {
+  topic_arn = aws_sns_topic.alerts.arn
+  protocol  = "email"
+  endpoint  = "oncall@example.com"
+}
 '''
 
 MODULE = '''
@@ -152,6 +159,44 @@ module "nodlq" {
 }
 '''
 
+# every attribute-only SQS resource, each on a queue of the stack: the AWS provider 5.100.0's delete
+# of aws_sqs_queue_redrive_allow_policy waits 20 minutes on LocalStack 4.9.2 (the cleared attribute
+# reads back as ""), so sqs-behave drops them from the state before destroying their queues
+ATTRIBUTES = _raw_pair("orders") + """
+resource "aws_sqs_queue_redrive_allow_policy" "orders_dlq" {
+  queue_url = aws_sqs_queue.orders_dlq.id
+  redrive_allow_policy = jsonencode({
+    redrivePermission = "byQueue"
+    sourceQueueArns   = [aws_sqs_queue.orders.arn]
+  })
+}
+
+resource "aws_sqs_queue_policy" "orders" {
+  queue_url = aws_sqs_queue.orders.id
+  policy = jsonencode({
+    Version   = "2012-10-17"
+    Statement = [{ Effect = "Allow", Principal = { Service = "sns.amazonaws.com" }, Action = "sqs:SendMessage",
+                   Resource = aws_sqs_queue.orders.arn }]
+  })
+}
+
+resource "aws_sqs_queue" "late_dlq" {
+  name = "${var.name_prefix}-late-dlq"
+}
+
+resource "aws_sqs_queue" "late" {
+  name = "${var.name_prefix}-late"
+}
+
+resource "aws_sqs_queue_redrive_policy" "late" {
+  queue_url = aws_sqs_queue.late.id
+  redrive_policy = jsonencode({
+    deadLetterTargetArn = aws_sqs_queue.late_dlq.arn
+    maxReceiveCount     = 3
+  })
+}
+"""
+
 # (stack form, queue key) -> the scenario its defect must fail
 DEFECTS = {
     ("raw", "nodlq"): "poison-to-dlq",
@@ -170,6 +215,8 @@ def write_stack(form: str, where: Path, defects: bool = False) -> Path:
         body += MODULE.replace("{source}", os.path.relpath(REPO_ROOT, stack))
     elif form == "raw":
         body += RAW + (RAW_DEFECTS if defects else "")
+    elif form == "attributes":
+        body += ATTRIBUTES
     elif form == "anchor":
         shutil.copytree(ANCHOR, stack / "modules" / "sqs", ignore=shutil.ignore_patterns(".git*", "*.md", "examples"))
         body += ANCHOR_STACK + (ANCHOR_DEFECTS if defects else "")

@@ -71,6 +71,7 @@ class Context:
     discovery: Discovery
     metric_interval: float  # how often the endpoint publishes SQS metrics to CloudWatch (s)
     progress: Progress = lambda _m: None
+    stopping: threading.Event = field(default_factory=threading.Event)  # set when the run is interrupted
     _probes: dict = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 

@@ -21,6 +21,20 @@ def need_dlq(pair: Pair, what: str) -> None:
         raise ScenarioSkipped(f"queue {pair.name} has no DLQ, so there is nothing {what} (poison-to-dlq reports it)")
 
 
+# messages are dead-lettered by receiving them maxReceiveCount times: beyond this many, skip
+MAX_DEAD_LETTER_RECEIVES = 50
+
+
+def need_few_receives(pair: Pair) -> None:
+    """Skip (with the reason) when dead-lettering takes more receives than a check makes."""
+    if pair.max_receive_count is None:
+        raise ScenarioSkipped(f"queue {pair.name}: no readable maxReceiveCount (poison-to-dlq reports it)")
+    if pair.max_receive_count > MAX_DEAD_LETTER_RECEIVES:
+        raise ScenarioSkipped(f"queue {pair.name}: maxReceiveCount {pair.max_receive_count} takes more receives per "
+                              f"message than this check makes ({MAX_DEAD_LETTER_RECEIVES}) to dead-letter it "
+                              "(poison-to-dlq reports how far it got)")
+
+
 
 def dead_letter(ctx: Context, pair: Pair, bodies: list[str], group: str | None = None, timeout: float = 90) -> None:
     """Send ``bodies`` to the source and fail them until all are in the DLQ."""

@@ -9,29 +9,50 @@ import uuid
 
 from ..aws import delete_all, receive, send_batch
 from ..discover import Pair
-from . import PAIR, USES_DLQ, Context, Scenario, ScenarioFailed, ScenarioSkipped
+from . import PAIR, USES_DLQ, Context, Scenario, ScenarioFailed
 from ._helpers import need_dlq
 
 _BREACH = {
     "GreaterThanThreshold": lambda t: math.floor(t) + 1,
     "GreaterThanOrEqualToThreshold": lambda t: max(1, math.ceil(t)),
 }
-MAX_ALARM_MESSAGES = 200
+def _first_letter_problems(pair: Pair) -> tuple[list, list[str]]:
+    """The DLQ depth alarms that go to ALARM on the first dead letter and notify someone, and what is
+    wrong with the others (properties of the stack, each a failure when no alarm is left)."""
+    fires, problems = [], []
+    for a in pair.alarms:
+        how = (f"alarm {a.name} ({a.address}: {a.metric} {a.comparison} {a.threshold:g})")
+        if a.comparison not in _BREACH:
+            problems.append(f"{how} does not fire when messages arrive in {pair.dlq.name} ({a.comparison} is not "
+                            "above a threshold): set comparison_operator = \"GreaterThanThreshold\", threshold = 0")
+        elif _BREACH[a.comparison](a.threshold) > 1:
+            problems.append(f"{how} needs {_BREACH[a.comparison](a.threshold)} messages in {pair.dlq.name} before it "
+                            "fires, so the first dead letters go unnoticed: set threshold = 0 with GreaterThanThreshold "
+                            "(or 1 with GreaterThanOrEqualToThreshold)")
+        elif not a.actions_enabled:
+            problems.append(f"{how} has actions_enabled = false: it changes state but notifies nobody. Set "
+                            "actions_enabled = true")
+        elif not a.actions:
+            problems.append(f"{how} has no alarm_actions: it changes state but notifies nobody. Set alarm_actions = "
+                            "[an SNS topic someone is subscribed to]")
+        else:
+            fires.append(a)
+    return fires, problems
 
 
 def dlq_alarm_fires(ctx: Context, pair: Pair) -> str:
     need_dlq(pair, "to alarm on")
-    alarms, strays = pair.alarms, pair.stray_alarms
+    strays = pair.stray_alarms
+    if not pair.alarms and not strays:
+        raise ScenarioFailed(f"queue {pair.name}: no CloudWatch alarm watches the depth of its DLQ {pair.dlq.name}, so a "
+                             f"message dead-lettered there goes unnoticed until someone looks. Add "
+                             f"{pair.setting('dlq_alarm')}")
+    alarms, problems = _first_letter_problems(pair)
+    strays = [a for a in strays if a.comparison in _BREACH]
     if not alarms and not strays:
-        raise ScenarioSkipped(f"no CloudWatch alarm watches the depth of {pair.dlq.name} (DLQ of {pair.name}); "
-                              "the plan checker's alarm rule reports a missing one")
-    for a in alarms + strays:
-        if a.comparison not in _BREACH:
-            raise ScenarioSkipped(f"alarm {a.name}: comparison {a.comparison} is not a depth-above-threshold alarm")
-    need = max(_BREACH[a.comparison](a.threshold) for a in alarms + strays)
-    if need > MAX_ALARM_MESSAGES:
-        raise ScenarioSkipped(f"alarms on {pair.dlq.name} need {need} messages to breach; more than this check sends "
-                              f"({MAX_ALARM_MESSAGES})")
+        raise ScenarioFailed(f"queue {pair.name}: no alarm on DLQ {pair.dlq.name} notifies anyone of the first dead "
+                             f"letter: " + "; ".join(problems))
+    need = 1
     sqs, sns, cw = ctx.clients.client("sqs"), ctx.clients.client("sns"), ctx.clients.client("cloudwatch")
     names = [a.name for a in alarms + strays]
     inbox_url = None
@@ -65,7 +86,7 @@ def dlq_alarm_fires(ctx: Context, pair: Pair) -> str:
         t0 = time.monotonic()
         states: dict[str, str] = {}
         fired_at: dict[str, float] = {}
-        while time.monotonic() - t0 < deadline_wait:
+        while time.monotonic() - t0 < deadline_wait and not ctx.stopping.is_set():
             for page in cw.get_paginator("describe_alarms").paginate(AlarmNames=names):
                 for m in page.get("MetricAlarms", []):
                     states[m["AlarmName"]] = m["StateValue"]
@@ -75,7 +96,8 @@ def dlq_alarm_fires(ctx: Context, pair: Pair) -> str:
                 break
             time.sleep(3)
         elapsed = time.monotonic() - t0
-        problems = []
+        problems = []  # the alarms that should have fired on the first dead letter: a failure each
+        unreached: list[str] = []
         for a in alarms:
             if a.name not in fired_at:
                 problems.append(
@@ -104,8 +126,18 @@ def dlq_alarm_fires(ctx: Context, pair: Pair) -> str:
                     problems.append(f"alarm {a.name} went to ALARM but its topic(s) {', '.join(a.actions)} "
                                     f"delivered no ALARM notification to a subscribed queue within 60 s. Check its "
                                     f"alarm_actions and the topic's policy")
-        if problems:
-            raise ScenarioFailed(f"queue {pair.name}: " + "; ".join(problems))
+        if not problems:
+            # a topic only this check subscribes to reaches nobody
+            for t in topics:
+                others = [x for page in sns.get_paginator("list_subscriptions_by_topic").paginate(TopicArn=t)
+                          for x in page.get("Subscriptions", []) if x.get("SubscriptionArn") not in subs]
+                if not others:
+                    users = ", ".join(a.name for a in alarms if t in a.actions)
+                    unreached.append(f"topic {t} (actions of {users}) has no subscription besides this check's own: "
+                                     "the notification reaches nobody. Subscribe the people or system that act on "
+                                     "dead letters (aws_sns_topic_subscription: email, a chat integration, a queue)")
+        if problems or unreached:
+            raise ScenarioFailed(f"queue {pair.name}: " + "; ".join(problems + unreached))
     finally:
         for s in subs:
             with contextlib.suppress(Exception):

@@ -8,13 +8,14 @@ import uuid
 from ..aws import delete_all, receive
 from ..discover import Pair
 from . import PAIR, USES_BOTH, Context, Scenario, ScenarioFailed, ScenarioSkipped
-from ._helpers import allow_refusal, dead_letter, fifo_move_drops_recent, move_back, need_dlq
+from ._helpers import allow_refusal, dead_letter, fifo_move_drops_recent, move_back, need_dlq, need_few_receives
 
 
 def fifo_order(ctx: Context, pair: Pair, n: int = 5) -> str:
     if not pair.queue.fifo:
         raise ScenarioSkipped(f"queue {pair.name} is a standard queue (no order to keep)")
     need_dlq(pair, "to keep in order")
+    need_few_receives(pair)
     if allow_refusal(pair):
         raise ScenarioSkipped(f"queue {pair.name}: its DLQ's redrive-allow policy forbids it (redrive-conserves reports it)")
     sqs = ctx.clients.client("sqs")

@@ -8,7 +8,15 @@ from collections import Counter
 from ..aws import delete_all, depth, drain
 from ..discover import Pair
 from . import PAIR, USES_BOTH, Context, Scenario, ScenarioFailed, ScenarioSkipped
-from ._helpers import allow_refusal, dead_letter, dead_letter_groups, fifo_move_drops_recent, move_back, need_dlq
+from ._helpers import (
+    allow_refusal,
+    dead_letter,
+    dead_letter_groups,
+    fifo_move_drops_recent,
+    move_back,
+    need_dlq,
+    need_few_receives,
+)
 
 
 def redrive_conserves(ctx: Context, pair: Pair, n: int = 20) -> str:
@@ -19,8 +27,7 @@ def redrive_conserves(ctx: Context, pair: Pair, n: int = 20) -> str:
             f"queue {pair.name}: the {refusal}. On AWS the source's redrive policy naming this DLQ is refused and a "
             f"redrive has no permitted source (this endpoint applied it without complaint). Expected: the policy "
             f"allows {pair.name} (byQueue listing its ARN, or allowAll). Change: {pair.setting('redrive_allow')}.")
-    if pair.max_receive_count is None:
-        raise ScenarioSkipped(f"queue {pair.name}: maxReceiveCount is not readable from the state")
+    need_few_receives(pair)
     if pair.queue.fifo:
         why = ctx.probe("fifo-move-drops-recent", lambda: fifo_move_drops_recent(ctx))
         if why:
