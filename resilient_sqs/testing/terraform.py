@@ -18,8 +18,10 @@ gets wrong with Terraform >= 1.0 and adds what the project needs:
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -94,12 +96,31 @@ def mirrored_providers(mirror: Path | None = None) -> list[str]:
     return found
 
 
-def cli_config_file(mirror: Path | None = None, cache_dir: Path | None = None) -> Path | None:
+HEADER = "# Written by resilient_sqs.testing.terraform: install mirrored providers from the local mirror.\n"
+_PROVIDER_INSTALLATION = re.compile(r"^\s*provider_installation\s*\{", re.M)
+
+
+def user_cli_config(environ: Mapping[str, str] | None = None) -> Path | None:
+    """The CLI configuration Terraform would read for the caller: ``$TF_CLI_CONFIG_FILE``, else
+    ``~/.terraformrc`` (None: neither exists)."""
+    environ = os.environ if environ is None else environ
+    given = environ.get("TF_CLI_CONFIG_FILE", "").strip()
+    path = Path(given) if given else Path.home() / ".terraformrc"
+    return path if path.is_file() else None
+
+
+def cli_config_file(mirror: Path | None = None, cache_dir: Path | None = None,
+                    user_config: Path | None = None) -> Path | None:
     """Write (if needed) a Terraform CLI config that installs mirrored providers from the mirror.
 
     Providers found in the mirror come only from it (no registry access is
     attempted for them); anything else is installed directly as usual. Returns
     None when there is no mirror, so a normal registry install is left alone.
+
+    ``user_config``: the caller's own CLI configuration (plugin cache, registry credentials,
+    host blocks). It is kept: merged with the mirror block into one file, or, when it has a
+    ``provider_installation`` block of its own, returned as it is (the caller decided how
+    providers are installed).
     """
     mirror = Path(mirror) if mirror is not None else MIRROR_DIR
     cache_dir = Path(cache_dir) if cache_dir is not None else user_cache_dir()
@@ -108,7 +129,7 @@ def cli_config_file(mirror: Path | None = None, cache_dir: Path | None = None) -
         return None
     quoted = ", ".join(json.dumps(p) for p in providers)
     text = (
-        "# Written by resilient_sqs.testing.terraform: install mirrored providers from the local mirror.\n"
+        HEADER +
         "provider_installation {\n"
         "  filesystem_mirror {\n"
         f"    path    = {json.dumps(str(mirror))}\n"
@@ -121,6 +142,17 @@ def cli_config_file(mirror: Path | None = None, cache_dir: Path | None = None) -
     )
     cache_dir.mkdir(parents=True, exist_ok=True)
     path = cache_dir / "terraform.rc"
+    if user_config is not None and user_config.resolve() != path.resolve():
+        try:
+            theirs = user_config.read_text()
+        except OSError:
+            theirs = None
+        if theirs is not None and HEADER not in theirs:
+            if _PROVIDER_INSTALLATION.search(theirs):
+                return user_config
+            text = f"# {user_config}, merged with the mirror block below\n{theirs.rstrip()}\n\n{text}"
+            digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+            path = cache_dir / f"terraform-merged-{digest}.rc"
     if not path.exists() or path.read_text() != text:
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(text)
@@ -131,7 +163,7 @@ def cli_config_file(mirror: Path | None = None, cache_dir: Path | None = None) -
 def terraform_env(extra: Mapping[str, str] | None = None, cache_dir: Path | None = None) -> dict[str, str]:
     """The environment every Terraform command runs with (``cache_dir``: where the mirror CLI config goes)."""
     env = dict(os.environ)
-    cfg = cli_config_file(cache_dir=cache_dir)
+    cfg = cli_config_file(cache_dir=cache_dir, user_config=user_cli_config(env))
     if cfg is not None:
         env["TF_CLI_CONFIG_FILE"] = str(cfg)
     elif env.get("TF_CLI_CONFIG_FILE") and not Path(env["TF_CLI_CONFIG_FILE"]).exists():

@@ -80,7 +80,8 @@ module "messaging" {
 '''
 
 
-def _alarm(res: str, queue_name_expr: str) -> str:
+def _alarm(res: str, queue_name_expr: str, threshold: int = 0, actions: str = "[aws_sns_topic.alerts.arn]",
+           extra: str = "") -> str:
     return f'''
 resource "aws_cloudwatch_metric_alarm" "{res}" {{
   alarm_name          = "${{var.name_prefix}}-{res}-depth"
@@ -90,15 +91,16 @@ resource "aws_cloudwatch_metric_alarm" "{res}" {{
   statistic           = "Maximum"
   period              = 60
   evaluation_periods  = 1
-  threshold           = 0
+  threshold           = {threshold}
   comparison_operator = "GreaterThanThreshold"
   treat_missing_data  = "notBreaching"
-  alarm_actions       = [aws_sns_topic.alerts.arn]
-}}
+  alarm_actions       = {actions}
+{extra}}}
 '''
 
 
-def _raw_pair(key: str, fifo: bool = False, mrc: int = 3, allow: str | None = None) -> str:
+def _raw_pair(key: str, fifo: bool = False, mrc: int = 3, allow: str | None = None, **alarm) -> str:
+    """A queue, its DLQ and a depth alarm on the DLQ (``alarm``: _alarm's settings; ``alarm=None``: none)."""
     suffix = ".fifo" if fifo else ""
     fifo_attr = "  fifo_queue = true\n" if fifo else ""
     allow_attr = f"  redrive_allow_policy = {allow}\n" if allow else ""
@@ -116,7 +118,8 @@ resource "aws_sqs_queue" "{key}" {{
     maxReceiveCount     = {mrc}
   }})
 }}
-''' + _alarm(f"{key}_dlq", f"aws_sqs_queue.{key}_dlq.name")
+''' + ("" if alarm.get("alarm", True) is None else _alarm(f"{key}_dlq", f"aws_sqs_queue.{key}_dlq.name",
+                                                        **{k: v for k, v in alarm.items() if k != "alarm"}))
 
 
 RAW = _raw_pair("orders") + _raw_pair("payments", fifo=True)
@@ -127,7 +130,13 @@ resource "aws_sqs_queue" "nodlq" {
 }
 ''' + _raw_pair("stray", mrc=3).replace('QueueName = aws_sqs_queue.stray_dlq.name',
                                          'QueueName = "${var.name_prefix}-stray-dql"') + _raw_pair(
-    "denied", allow='jsonencode({ redrivePermission = "byQueue", sourceQueueArns = ["arn:aws:sqs:us-east-1:000000000000:${var.name_prefix}-someone-else"] })')
+    "denied", allow='jsonencode({ redrivePermission = "byQueue", sourceQueueArns = ["arn:aws:sqs:us-east-1:000000000000:${var.name_prefix}-someone-else"] })') + \
+    _raw_pair("loud", threshold=50) + _raw_pair("silent", actions="[]") + _raw_pair("unwatched", alarm=None) + \
+    _raw_pair("unread", actions="[aws_sns_topic.unread.arn]") + '''
+resource "aws_sns_topic" "unread" {
+  name = "${var.name_prefix}-unread"
+}
+'''
 
 ANCHOR_STACK = '''
 module "orders" {
@@ -195,13 +204,17 @@ resource "aws_sqs_queue_redrive_policy" "late" {
     maxReceiveCount     = 3
   })
 }
-"""
+""" + _alarm("late_dlq", "aws_sqs_queue.late_dlq.name")
 
 # (stack form, queue key) -> the scenario its defect must fail
 DEFECTS = {
     ("raw", "nodlq"): "poison-to-dlq",
     ("raw", "stray"): "dlq-alarm-fires",
     ("raw", "denied"): "redrive-conserves",
+    ("raw", "loud"): "dlq-alarm-fires",
+    ("raw", "silent"): "dlq-alarm-fires",
+    ("raw", "unwatched"): "dlq-alarm-fires",
+    ("raw", "unread"): "dlq-alarm-fires",
     ("anchor", "nodlq"): "poison-to-dlq",
 }
 
