@@ -91,7 +91,8 @@ def test_sqs_behave_on_raw_resources_fails_each_defect_naming_its_queue(localsta
     assert "has no alarm_actions" in results[("silent", "dlq-alarm-fires")]["message"]
     assert f"no CloudWatch alarm watches the depth of its DLQ {prefix}-unwatched-dlq" in \
         results[("unwatched", "dlq-alarm-fires")]["message"]
-    assert f"{prefix}-unread has no subscription besides this check's own" in results[("unread", "dlq-alarm-fires")]["message"]
+    assert f"{prefix}-unread (actions of {prefix}-unread_dlq-depth) has no subscription besides this check's own" in \
+        results[("unread", "dlq-alarm-fires")]["message"]
     # progress while applying, waiting and destroying
     for line in ("terraform apply", "waiting up to", "terraform destroy", "destroyed: nothing left behind"):
         assert line in proc.stderr, line
