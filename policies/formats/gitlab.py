@@ -3,11 +3,11 @@ check_name, fingerprint, severity and location), for ``artifacts:reports:codequa
 what counts: waived, baselined and not judged findings are left out."""
 from __future__ import annotations
 
-import json
 
 from ..findings import UNKNOWN, order
 from ..keys import finding_key, fingerprint
 from .context import Context
+from .json_report import dumps
 
 SEVERITY = {"error": "critical", "warning": "minor", UNKNOWN: "info"}
 
@@ -32,4 +32,4 @@ def render(ctx: Context) -> str:
             "categories": ["Bug Risk"],
             "location": {"path": path, "lines": {"begin": line}},
         })
-    return json.dumps(issues, indent=2) + "\n"
+    return dumps(issues)

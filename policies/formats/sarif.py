@@ -4,7 +4,6 @@ with their baselineState, fixed ones as absent."""
 from __future__ import annotations
 
 import hashlib
-import json
 from urllib.parse import quote
 
 from .. import __version__
@@ -12,6 +11,7 @@ from ..findings import order
 from ..references import REFERENCES
 from ..rules import CONFIG_RULES, RULES, UNDECIDED
 from .context import Context
+from .json_report import dumps
 
 
 def render(ctx: Context) -> str:
@@ -81,4 +81,4 @@ def render(ctx: Context) -> str:
             "properties": {"summary": report.summary()},
         }],
     }
-    return json.dumps(sarif, indent=2) + "\n"
+    return dumps(sarif)
