@@ -14,7 +14,7 @@ import subprocess
 import pytest
 
 from tests.support.helpers import FIXTURES
-from tests.localstack.support import unique_prefix
+from tests.support.localstack import unique_prefix
 from tooling.terraform import Terraform, TerraformError, copy_config, terraform_bin, terraform_env
 
 pytestmark = [pytest.mark.localstack, pytest.mark.xdist_group("localstack-prevent-destroy")]
