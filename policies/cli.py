@@ -19,9 +19,9 @@ import time
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2 (the message may quote an argument)
-        from .terminal import escape
+        from .terminal import line
 
-        self.exit(2, escape(f"{self.prog}: error: {message} (see --help)") + "\n")
+        self.exit(2, line(f"{self.prog}: error: {message} (see --help)") + "\n")
 
 
 EXIT_CODES = ("exit codes: 0 no violations (new ones, with --baseline), 1 violations, "
@@ -354,10 +354,11 @@ def run() -> None:
 
 def _error_line(text: str) -> None:
     """One line on standard error, at most 1000 characters (a message may quote the input:
-    its control and bidirectional characters are escaped, see terminal.py)."""
-    from .terminal import escape
+    its control and bidirectional characters are escaped, and no CI runner command is left
+    in it: see terminal.line)."""
+    from .terminal import line as safe_line
 
-    line = escape(" ".join(text.split()))
+    line = safe_line(" ".join(text.split()))
     if len(line) > 1000:
         line = line[:999] + "…"
     try:

@@ -16,7 +16,6 @@
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -70,7 +69,39 @@ def counted(f: Finding) -> bool:
     return f.counts_toward_exit()
 
 
+# how each format writes text so that no line of it is a CI runner's command (ci_commands.py)
+SYNTAX = {"text": "text", "json": "json", "sarif": "json", "junit": "xml", "github": "github", "gitlab": "json",
+          "markdown": "markdown"}
+
+
 def render(name: str, ctx: Context) -> str:
+    """Report ``name``, every line of it safe in a CI log: the tool's own annotations (the
+    ``github`` format) are the only runner commands in it, whatever the input holds."""
+    from .ci_commands import neutralize
+
+    text = _render(name, ctx)
+    if SYNTAX[name] == "github":
+        return _own_commands_only(text)
+    return neutralize(text, SYNTAX[name])
+
+
+def _own_commands_only(text: str) -> str:
+    """The ``github`` format's lines are the tool's annotations (their data escaped as the
+    runner unescapes it); a line that is not one is neutralized as text, never passed on."""
+    from .ci_commands import neutralize_line
+
+    out = []
+    for line in text.split("\n"):
+        if line and not _OWN.match(line):
+            line = neutralize_line(line, "text")
+        out.append(line)
+    return "\n".join(out)
+
+
+_OWN = re.compile(r"::(error|warning|notice) [^\r]*\Z")
+
+
+def _render(name: str, ctx: Context) -> str:
     from . import report as rep
 
     if name == "text":
@@ -225,4 +256,6 @@ def render_gitlab(ctx: Context) -> str:
             "categories": ["Bug Risk"],
             "location": {"path": path, "lines": {"begin": line}},
         })
-    return json.dumps(issues, indent=2) + "\n"
+    from .report import json_report
+
+    return json_report(issues)

@@ -15,10 +15,12 @@ into one node ("12 queues, 12 DLQs, ... pass").
 """
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from .keys import related_addresses
 from .rules import UNDECIDED
+from .terminal import escape
 from .topology import Edge, edges
 
 # rules about the link from a queue to its DLQ (reported on the source queue or on the DLQ)
@@ -33,21 +35,42 @@ _EDGE_TEXT = {"dlq": "DLQ", "consumer": "consumer", "watches": "alarm", "notifie
 MAX_ROWS = 200  # findings table rows; the rest are counted
 
 
+_PUNCT = re.compile(r"[!-/:-@\[-`{-~]")  # ASCII punctuation (CommonMark: each may be backslash-escaped)
+MAX_LABEL = 200  # characters of one Mermaid label
+MAX_DIAGRAM = 50_000  # Mermaid's default maxTextSize: a longer diagram is not drawn at all
+
+
 def _md(s: str) -> str:
-    """Text safe in a Markdown table cell."""
-    return (s.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
-            .replace(">", "&gt;").replace("`", "'"))
+    """Input text as Markdown text that renders as exactly that text, on one line, in a table
+    cell or a paragraph: control characters, line breaks and bidi controls as visible escapes
+    (terminal.escape), every ASCII punctuation character backslash-escaped (so no link,
+    image, HTML, emphasis, heading, autolink, table pipe or runner command ``##[`` can come
+    from it), and ``@`` as a code span (GitHub links ``@name`` and ``a@b.c`` in text, not in code)."""
+    s = escape(s)
+    return _PUNCT.sub(lambda m: "`@`" if m.group() == "@" else "\\" + m.group(), s)
+
+
+def _code(s: str) -> str:
+    """Input text in a monospace span: ``<code>`` around :func:`_md` (a Markdown code span
+    cannot escape, so one could not hold ``|`` in a table or a backtick run safely)."""
+    return f"<code>{_md(s)}</code>"
 
 
 def _mm(s: str) -> str:
-    """Text safe in a quoted Mermaid label."""
-    return s.replace('"', "#quot;").replace("\n", " ").replace("<", "#lt;").replace(">", "#gt;")
+    """Text safe in a quoted Mermaid label: at most MAX_LABEL characters, on one line, and each
+    character Mermaid could read as syntax as its entity code (#35; for #): no quote ends the
+    label, no %%{init}%% directive, no markdown string (a leading backtick), no HTML."""
+    s = escape(s)
+    if len(s) > MAX_LABEL:
+        s = s[:MAX_LABEL - 1] + "…"
+    return _MM_UNSAFE.sub(lambda m: f"#{ord(m.group())};", s)
+
+
+_MM_UNSAFE = re.compile(r'["#%&;<>`\\|{}]')
 
 
 def _module_of(address: str) -> tuple[str, str]:
     """(module call path without instance keys, the rest) of an address."""
-    import re
-
     parts = re.split(r"\.(?=(?:data\.)?[a-z0-9_]+\.[A-Za-z0-9_-]+(?:\[[^\]]*\])?$)", address, maxsplit=1)
     if len(parts) == 2 and parts[0].startswith("module."):
         mod = parts[0]
@@ -73,7 +96,7 @@ def render_markdown(ctx) -> str:
 
     report = ctx.report
     c = report.counts()
-    out = [f"### sqs-policy: `{_md(ctx.plan_path)}`", ""]
+    out = [f"### sqs-policy: {_code(ctx.plan_path)}", ""]
     bits = [f"{c['errors']} error(s)", f"{c['warnings']} warning(s)", f"{c['unknown']} unknown",
             f"{c['waived']} waived"]
     for k, name in (("baselined", "baselined"), ("fixed", "fixed"), ("not_judged", "not judged")):
@@ -91,7 +114,7 @@ def render_markdown(ctx) -> str:
         t = ["| | Rule | Resource | Problem | Fix |", "|---|---|---|---|---|"]
         for f in rows[:MAX_ROWS]:
             path, line = ctx.location(f)
-            t.append(f"| {_label(f)} | {f.rule_id} {f.slug} | `{_md(f.address)}`<br>{_md(path)}:{line} | "
+            t.append(f"| {_label(f)} | {f.rule_id} {f.slug} | {_code(f.address)}<br>{_md(path)}:{line} | "
                      f"{_md(f.message)} | {_md(f.remediation)} |")
         if len(rows) > MAX_ROWS:
             t.append(f"| | | | … and {len(rows) - MAX_ROWS} more (see the text or JSON report) | |")
@@ -103,20 +126,24 @@ def render_markdown(ctx) -> str:
         out += ["<details><summary>" + f"{len(other)} waived, baselined or not judged finding(s)</summary>", ""]
         out += table(other) + ["", "</details>", ""]
     if report.fixed:
-        out += [f"{len(report.fixed)} baselined finding(s) are fixed: `sqs-policy baseline PLAN --update -o "
-                f"{_md(report.baseline_file or 'FILE')}` removes them.", ""]
-    diagram = mermaid(report)
+        out += [f"{len(report.fixed)} baselined finding(s) are fixed: <code>sqs-policy baseline PLAN --update -o "
+                f"{_md(report.baseline_file or 'FILE')}</code> removes them.", ""]
+    diagram, cut = mermaid(report)
     if diagram:
         out += ["#### Topology checked", "", "```mermaid", *diagram, "```", ""]
+    if cut:
+        out.append(f"> note: {_md(cut)}")
     for n in report.notes:
         out.append(f"> note: {_md(n)}")
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def mermaid(report) -> list[str]:
+def mermaid(report) -> tuple[list[str], str | None]:
+    """The topology diagram's lines (none: nothing to draw) and a note when it was cut to fit
+    Mermaid's size limit."""
     model = report.model
     if model is None:
-        return []
+        return [], None
     es = [e for e in edges(model) if e.kind in _EDGE]
     nodes: set[str] = set()
     for e in es:
@@ -170,10 +197,10 @@ def mermaid(report) -> list[str]:
     drawn = {n for ns in draw.values() for n in ns}
     for t in sorted({e.dst for e in es if e.kind == "notifies" and e.src in drawn}):
         draw[_module_of(t)[0]].append(t)
-    lines = ["flowchart LR"]
+    groups: list[tuple[str, list[tuple[str, str]]]] = []  # per module: its subgraph line, its (node id, line)s
     ids: dict[str, str] = {}
     for gi, mod in enumerate(sorted(set(draw) | set(passing))):
-        lines.append(f'  subgraph g{gi}["{_mm(mod or "root module")}"]')
+        head, glines = f'  subgraph g{gi}["{_mm(mod or "root module")}"]', []
         for n in draw.get(mod, ()):
             nid = ids.setdefault(n, f"n{len(ids)}")
             o, cl = _SHAPES.get(types.get(n, ""), ('["', '"]'))
@@ -182,41 +209,86 @@ def mermaid(report) -> list[str]:
                 text += " ❌ " + " ".join(sorted(bad[n]))
             if n in unsure:
                 text += " ❔ " + " ".join(sorted(unsure[n]))
-            lines.append(f"    {nid}{o}{_mm(text)}{cl}")
+            glines.append((nid, f"    {nid}{o}{_mm(text)}{cl}"))
         if passing.get(mod):
             kinds: dict[str, int] = defaultdict(int)
             for members in passing[mod]:
                 for n in members:
                     kinds[types.get(n, "resource").replace("aws_", "")] += 1
             what = ", ".join(f"{v} {k}" for k, v in sorted(kinds.items()))
-            lines.append(f'    p{gi}["✅ {len(passing[mod])} linked group(s) pass: {_mm(what)}"]')
-        lines.append("  end")
-    link_no = 0
-    red = []
+            glines.append((f"p{gi}", f'    p{gi}["✅ {len(passing[mod])} linked group(s) pass: {_mm(what)}"]'))
+        groups.append((head, glines))
+    link_rules: dict[tuple, set[str]] = defaultdict(set)
+    for x in es:
+        link_rules[(x.src, x.dst, x.kind)] |= bad_links.get(x, set())
+    links: list[tuple[str, str, str, bool]] = []  # (from id, to id, line, red)
     seen: set = set()
     for e in es:
         if e.src not in ids or e.dst not in ids:
             continue
-        rules = set()
-        for x in es:
-            if (x.src, x.dst, x.kind) == (e.src, e.dst, e.kind):
-                rules |= bad_links.get(x, set())
         key = (e.src, e.dst, e.kind, e.label)
         if key in seen:
             continue
         seen.add(key)
+        rules = link_rules[(e.src, e.dst, e.kind)]
         text = _EDGE_TEXT[e.kind] + (f", {e.label}" if e.label else "") + (
             " ❌ " + " ".join(sorted(rules)) if rules else "")
-        lines.append(f'  {ids[e.src]} {_EDGE[e.kind]}|"{_mm(text)}"| {ids[e.dst]}')
-        if rules:
-            red.append(str(link_no))
-        link_no += 1
-    bad_ids = [ids[n] for n in sorted(bad) if n in ids]
-    if bad_ids:
-        lines.append("  classDef fail stroke:#d1242f,stroke-width:3px,color:#d1242f")
-        lines.append(f"  class {','.join(bad_ids)} fail")
-    if red:
-        lines.append(f"  linkStyle {','.join(red)} stroke:#d1242f,stroke-width:3px")
-    if len(lines) == 1:
-        return []
-    return lines
+        links.append((ids[e.src], ids[e.dst], f'  {ids[e.src]} {_EDGE[e.kind]}|"{_mm(text)}"| {ids[e.dst]}', bool(rules)))
+    bad_ids = {ids[n] for n in bad if n in ids}
+    if not groups:
+        return [], None
+    return _assemble(groups, links, bad_ids)
+
+
+def _assemble(groups, links, bad_ids) -> tuple[list[str], str | None]:
+    """The diagram's lines, within MAX_DIAGRAM characters: Mermaid draws nothing from a longer
+    text ("Maximum text size in diagram exceeded"), so the nodes that do not fit (the last ones,
+    in module order) are left out, with their links, and the second value says how many
+    (None: all drawn)."""
+    total = sum(len(g[1]) for g in groups)
+
+    def build(kept: int) -> list[str]:
+        lines = ["flowchart LR"]
+        shown: set[str] = set()
+        for head, entries in groups:
+            take = entries[:max(0, kept - len(shown))]
+            if not take:
+                continue
+            lines.append(head)
+            for nid, line in take:
+                lines.append(line)
+                shown.add(nid)
+            lines.append("  end")
+        red = []
+        n = 0
+        for a, b, line, is_red in links:
+            if a in shown and b in shown:
+                lines.append(line)
+                if is_red:
+                    red.append(str(n))
+                n += 1
+        fail = sorted(bad_ids & shown, key=lambda x: int(x[1:]))
+        if fail:
+            lines.append("  classDef fail stroke:#d1242f,stroke-width:3px,color:#d1242f")
+            lines.append(f"  class {','.join(fail)} fail")
+        if red:
+            lines.append(f"  linkStyle {','.join(red)} stroke:#d1242f,stroke-width:3px")
+        return lines
+
+    def size(lines):
+        return sum(len(x) + 1 for x in lines)
+
+    lines = build(total)
+    if size(lines) <= MAX_DIAGRAM:
+        return lines, None
+    lo, hi = 0, total  # the most nodes that fit: build(lo) fits, build(hi) does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if size(build(mid)) <= MAX_DIAGRAM:
+            lo = mid
+        else:
+            hi = mid
+    return (build(lo) if lo else []), (
+        f"the topology diagram would pass Mermaid's {MAX_DIAGRAM:,}-character limit (maxTextSize), which draws "
+        f"nothing; {total - lo} of its {total} node(s) are left out of it, with their links (the findings table "
+        "and the text or JSON report list every finding)")

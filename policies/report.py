@@ -17,6 +17,26 @@ from .rules import CONFIG_RULES, RULES, UNDECIDED
 from .terminal import escape
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _valid_unicode(v):
+    """``v`` with every unpaired surrogate (a plan's ``"\\udc80"``, an undecodable file name)
+    written as U+FFFD: JSON readers other than Python's refuse or mangle a lone one."""
+    if isinstance(v, str):
+        return _SURROGATE.sub("\ufffd", v) if _SURROGATE.search(v) else v
+    if isinstance(v, dict):
+        return {_valid_unicode(k): _valid_unicode(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_valid_unicode(x) for x in v]
+    return v
+
+
+def json_report(doc) -> str:
+    """A JSON report (json, sarif, gitlab): valid Unicode, indented, ASCII."""
+    return json.dumps(_valid_unicode(doc), indent=2) + "\n"
+
+
 def _order(f: Finding):
     rank = 3 if not f.counts_toward_exit() else (2 if f.status == UNDECIDED else (0 if f.severity == "error" else 1))
     return (rank, f.rule_id, f.address)
@@ -80,7 +100,7 @@ def render_json(report: Report, show_pass: bool = False) -> str:
         out["baseline"] = {"file": report.baseline_file, "fixed": report.fixed}
     if report.changed_only is not None:
         out["changed_only"] = report.changed_only
-    return json.dumps(out, indent=2) + "\n"
+    return json_report(out)
 
 
 # -- SARIF -------------------------------------------------------------------------------
@@ -235,4 +255,4 @@ def render_sarif(report: Report, doc: dict, plan_path: str, root: str, source_ro
             "properties": {"summary": summary(report)},
         }],
     }
-    return json.dumps(sarif, indent=2) + "\n"
+    return json_report(sarif)

@@ -232,8 +232,16 @@ class PlanFile(pytest.File):
 
     def collect(self):
         for rid, address, findings in self.run.groups:
-            yield PlanRuleItem.from_parent(self, name=f"{rid}[{address}]", rule_id=rid, address=address,
+            yield PlanRuleItem.from_parent(self, name=_safe(f"{rid}[{address}]"), rule_id=rid, address=address,
                                            findings=findings)
+
+
+def _safe(text: str) -> str:
+    """Text that quotes the plan, as one line of pytest's output (a CI log): escaped, and with no
+    CI runner command in it (resilient_sqs.policy.terminal.line)."""
+    from resilient_sqs.policy.terminal import line
+
+    return line(text)
 
 
 class PlanRuleFailure(Exception):
@@ -289,7 +297,7 @@ class PlanRuleItem(pytest.Item):
         return f"{label}: {f.message}"
 
     def _headline(self) -> str:
-        return self._line(self.findings[0])
+        return _safe(self._line(self.findings[0]))
 
     def _reason(self) -> str:
         f = self.findings[0]
@@ -302,7 +310,7 @@ class PlanRuleItem(pytest.Item):
         more = len([g for g in self.findings[1:] if _verdict(g, self.parent.run.fail_on) != "passed"])
         if more:
             text += f" (and {more} more finding(s) of this rule on this resource)"
-        return text
+        return _safe(text)
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, (PlanRuleFailure, pytest.xfail.Exception)):  # xfail: under --runxfail
@@ -318,7 +326,7 @@ class _Crash:
     """What pytest's one-line summaries (-ra, --tb=line, junitxml's message) read."""
 
     def __init__(self, path: str, lineno: int, message: str):
-        self.path, self.lineno, self.message = path, lineno, message
+        self.path, self.lineno, self.message = _safe(path), lineno, message
 
     def __str__(self) -> str:
         return f"{self.path}:{self.lineno}: {self.message}"
@@ -339,6 +347,7 @@ class _FindingRepr:
         path, line = run.locate(f0)
         where = "" if os.path.abspath(path) == str(run.path) else f"at {path}:{line}; "
         self.lines.append(f"  {where}`sqs-policy explain {item.rule_id}` says why")
+        self.lines = [_safe(x) for x in self.lines]
         self.reprcrash = _Crash(path, line, item._headline())
 
     def toterminal(self, tw) -> None:
