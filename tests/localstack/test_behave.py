@@ -1,5 +1,7 @@
 """Behaviour checks of a team's own stack (sqs-behave, the pytest plugin) on LocalStack.
 
+(Destroy bounds and leftovers: test_behave_destroy.py.)
+
 The same setup written three ways (tests/support/behave_stacks.py) in a directory outside the
 repository, each applied ONCE and checked by every scenario, the three stacks on different
 workers. Each stack also carries defects, each of which must fail the right scenario naming
@@ -82,6 +84,15 @@ def test_sqs_behave_on_raw_resources_fails_each_defect_naming_its_queue(localsta
     assert "aws_sqs_queue.nodlq: redrive_policy" in results[("nodlq", "poison-to-dlq")]["message"]
     assert f"QueueName={prefix}-stray-dql" in results[("stray", "dlq-alarm-fires")]["message"]
     assert "aws_sqs_queue.denied_dlq: redrive_allow_policy" in results[("denied", "redrive-conserves")]["message"]
+    # a DLQ alarm that does not tell anyone of the first dead letter fails, naming the alarm and the fix
+    loud = results[("loud", "dlq-alarm-fires")]["message"]
+    assert f"alarm {prefix}-loud_dlq-depth" in loud and "GreaterThanThreshold 50" in loud and "needs 51 messages" in loud
+    assert "set threshold = 0" in loud
+    assert "has no alarm_actions" in results[("silent", "dlq-alarm-fires")]["message"]
+    assert f"no CloudWatch alarm watches the depth of its DLQ {prefix}-unwatched-dlq" in \
+        results[("unwatched", "dlq-alarm-fires")]["message"]
+    assert f"{prefix}-unread (actions of {prefix}-unread_dlq-depth) has no subscription besides this check's own" in \
+        results[("unread", "dlq-alarm-fires")]["message"]
     # progress while applying, waiting and destroying
     for line in ("terraform apply", "waiting up to", "terraform destroy", "destroyed: nothing left behind"):
         assert line in proc.stderr, line

@@ -9,7 +9,8 @@ import pytest
 
 from resilient_sqs.testing.aws import Clients
 from resilient_sqs.testing.discover import Consumer, Discovery, Pair, QueueInfo
-from resilient_sqs.testing.scenarios import Context, ScenarioFailed, ScenarioSkipped, visibility_covers_consumer
+from resilient_sqs.testing.scenarios import Context, ScenarioFailed, ScenarioSkipped
+from resilient_sqs.testing.scenarios.visibility_covers_consumer import visibility_covers_consumer
 
 pytestmark = pytest.mark.localstack
 

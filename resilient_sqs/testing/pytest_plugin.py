@@ -17,11 +17,13 @@ Without ``--sqs-stack`` and without these fixtures the plugin does nothing.
 from __future__ import annotations
 
 import signal
+import time
 from pathlib import Path
 
 import pytest
 
 _RUN = "_sqs_behave_run"
+DESTROY = "destroy"  # the name of the destroy item (destroy[<stack directory name>])
 
 
 def pytest_addoption(parser):
@@ -37,6 +39,11 @@ def pytest_addoption(parser):
                 help="a Terraform variable file (as terraform -var-file); repeatable")
     g.addoption("--sqs-keep", action="store_true", default=False,
                 help="leave the stack applied at the end (prints how to destroy it)")
+    g.addoption("--sqs-idempotency-table", metavar="NAME", action="append", default=[],
+                help="a DynamoDB table to check as an idempotency table although its name does not match "
+                     "(?i)idempot; repeatable")
+    g.addoption("--sqs-destroy-timeout", metavar="SECONDS", type=float, default=None,
+                help="stop `terraform destroy` after this long and report what is left (default: 600)")
 
 
 class _Run:
@@ -49,7 +56,7 @@ class _Run:
     def get(self, need: str):
         if self.run is not None:
             return self.run
-        from .run import BehaveRun
+        from .runner import BehaveRun
         from .stack import StackError, parse_var
 
         opt = self.config.getoption
@@ -67,7 +74,12 @@ class _Run:
             if not p.is_file():
                 raise pytest.UsageError(f"--sqs-var-file {f}: no such file")
             var_args.append(f"-var-file={p}")
-        kwargs = {"progress": _progress_for(self.config)}
+        kwargs = {"progress": _progress_for(self.config), "tables": list(opt("--sqs-idempotency-table"))}
+        if opt("--sqs-destroy-timeout") is not None:
+            if opt("--sqs-destroy-timeout") <= 0:
+                raise pytest.UsageError(f"--sqs-destroy-timeout {opt('--sqs-destroy-timeout')}: give a number of "
+                                        "seconds above 0")
+            kwargs["destroy_timeout"] = opt("--sqs-destroy-timeout")
         self.run = BehaveRun(stack_dir=Path(stack), endpoint_choice=opt("--sqs-localstack"), var_args=var_args,
                              keep=opt("--sqs-keep"), **kwargs)
         self.run.setup()
@@ -129,6 +141,7 @@ class ScenarioItem(pytest.Item):
 
     def runtest(self):
         out = self.run.result(self.scenario, self.subject)
+        self.seconds = out.seconds  # its own time (the first item runs every scenario): see pytest_runtest_makereport
         self.user_properties.append(("seconds", f"{out.seconds:.1f}"))
         self.user_properties.append(("message", out.message))
         if out.status == "skipped":
@@ -149,6 +162,38 @@ class ScenarioError(AssertionError):
     pass
 
 
+class DestroyItem(pytest.Item):
+    """The stack's destroy, the last item: it fails when resources are left behind (by name, with
+    the command that removes them), so every report (exit status, JUnit, sqs-behave's formats) says so."""
+
+    def __init__(self, *, run, **kwargs):
+        super().__init__(**kwargs)
+        self.run = run
+
+    def runtest(self):
+        t0 = time.monotonic()
+        self.run.teardown()
+        self.user_properties.append(("seconds", f"{time.monotonic() - t0:.1f}"))
+        stack = self.run.stack
+        if self.run.leftovers:
+            msg = "left behind: " + "; ".join(self.run.leftovers) + (f". {self.run.remedy}" if self.run.remedy else "")
+            self.user_properties.append(("message", msg))
+            raise ScenarioError(msg)
+        if stack is not None and stack.kept:
+            pytest.skip(stack.kept)
+        msg = ("not destroyed: the embedded endpoint is thrown away with the stack" if stack is not None and stack.discard
+               else "destroyed: nothing left behind")
+        self.user_properties.append(("message", msg))
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, ScenarioError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, None, self.name
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(session, config, items):
     if not config.getoption("--sqs-stack"):
@@ -158,7 +203,17 @@ def pytest_collection_modifyitems(session, config, items):
     parent = StackCollector.from_parent(session, name=name, path=Path(config.getoption("--sqs-stack")).resolve())
     new = [ScenarioItem.from_parent(parent, name=f"{scenario}[{subject}]", scenario=scenario, subject=subject, run=run)
            for scenario, subject in run.units()]
+    # the destroy comes last, after the team's own tests too (they use the applied stack)
+    new.append(DestroyItem.from_parent(parent, name=f"{DESTROY}[{Path(config.getoption('--sqs-stack')).resolve().name}]",
+                                       run=run))
     items.extend(new)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    if isinstance(item, ScenarioItem) and call.when == "call" and getattr(item, "seconds", None) is not None:
+        outcome.get_result().duration = item.seconds  # JUnit's time for this scenario, not for the whole batch
 
 
 def pytest_collection_finish(session):
