@@ -29,7 +29,7 @@ EXIT_CODES = ("exit codes: 0 no violations (new ones, with --baseline), 1 violat
 
 
 def _parser() -> argparse.ArgumentParser:
-    from .formats import FORMAT_HELP, FORMATS
+    from .formats import FORMATS
 
     p = _Parser(prog="sqs-policy", description="Check a Terraform plan (terraform show -json) against the "
                 "resilient-SQS rule catalog.", epilog=EXIT_CODES)
@@ -38,7 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"sqs-policy {__version__}")
     sub = p.add_subparsers(dest="cmd", metavar="{check,baseline,list-rules,explain,checkov-dir}")
     sub.required = True
-    fmt_help = "; ".join(f"{k}: {v}" for k, v in FORMAT_HELP.items())
+    fmt_help = "; ".join(f"{f.name}: {f.help}" for f in FORMATS.values())
     c = sub.add_parser("check", help="check a plan JSON file", description="Check PLAN (the output of "
                        "`terraform show -json PLANFILE`, or - for standard input).", epilog=EXIT_CODES)
     b = sub.add_parser("baseline", help="record a plan's findings as the baseline `check --baseline` accepts",
@@ -66,7 +66,7 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--max-input-mib", metavar="N", type=_positive, default=None,
                         help="refuse a plan larger than N MiB (default: 512; a plan of 1,000 queue pairs is about "
                         "25 MiB)")
-    c.add_argument("--format", choices=FORMATS, default="text", metavar="FORMAT",
+    c.add_argument("--format", choices=tuple(FORMATS), default="text", metavar="FORMAT",
                    help=f"report format, one of: {fmt_help}")
     c.add_argument("--report", action="append", default=[], metavar="FORMAT=PATH",
                    help="also write a report in FORMAT to PATH (repeatable; - is standard output; its directory is "
@@ -220,7 +220,8 @@ def _write_fd(fd: int, data: bytes, what: str) -> None:
         stalls = 0
 
 
-def _evaluate(args, keep_passes: bool):
+def _evaluate(args, keep_passes: bool, **settle):
+    """Load the plan and evaluate it (``settle``: engine.evaluate's changed_only and baseline)."""
     from . import loader
     from .config import load_config
     from .engine import evaluate
@@ -239,7 +240,8 @@ def _evaluate(args, keep_passes: bool):
         raise InputError(f"{args.plan}: {partial}")
     t1 = time.perf_counter()
     report = evaluate(doc, cfg, strict=args.strict, keep_passes=keep_passes,
-                      source_dir=None if args.no_source else args.source_dir, source_roots=tuple(args.source_root))
+                      source_dir=None if args.no_source else args.source_dir, source_roots=tuple(args.source_root),
+                      **settle)
     if idle:
         report.notes.insert(0, idle)
     if partial:
@@ -248,26 +250,19 @@ def _evaluate(args, keep_passes: bool):
 
 
 def _check(args) -> int:
-    from .formats import NEEDS_PASSES, Context, render
+    from .formats import FORMATS, Context
 
     reports = _reports(args)
     baseline = None
-    if args.baseline:
+    if args.baseline:  # read before the plan: a bad baseline file is said at once
         from .baseline import read_baseline
 
         baseline = read_baseline(args.baseline)
-    doc, report, (t0, t1, t2, tm) = _evaluate(args, args.show_pass or any(f in NEEDS_PASSES for f, _ in reports))
-    if args.changed_only:
-        from .changes_only import apply as changed_only
-
-        changed_only(report, doc)
-    if baseline is not None:
-        from .baseline import apply as apply_baseline
-
-        apply_baseline(report, baseline, args.baseline)
+    keep_passes = args.show_pass or any(FORMATS[f].needs_passes for f, _ in reports)
+    doc, report, (t0, t1, t2, tm) = _evaluate(args, keep_passes, changed_only=args.changed_only, baseline=baseline)
     ctx = Context(report, doc, args.plan, args.source_dir, args.show_pass, tuple(args.source_root))
     for fmt, path in reports:
-        _write(render(fmt, ctx), path)
+        _write(FORMATS[fmt].render(ctx), path)
     t3 = time.perf_counter()
     if os.environ.get("SQS_POLICY_TIMINGS"):
         sys.stderr.write(f"timings: read+parse={t1 - t0 - tm.get('validate', 0):.4f} validate={tm.get('validate', 0):.4f} "

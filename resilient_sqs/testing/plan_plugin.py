@@ -75,7 +75,7 @@ class _PlanRun:
         """The .tf file and line a finding is about (its source expression, else the block
         declaring the resource), else the plan file, line 1: what `sqs-policy check --format
         sarif` points at."""
-        from resilient_sqs.policy.report import SourceLocator
+        from resilient_sqs.policy.formats import SourceLocator
 
         if self._locator is None:
             self._locator = SourceLocator.of(self.report, self.doc, self.source_dir or _DEFAULT_SOURCE, self.arg)
@@ -220,12 +220,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     runs = config.stash.get(_RUNS, None)
     if not runs:
         return
-    from resilient_sqs.policy.report import render_text
+    from resilient_sqs.policy.formats.text import summary_line
 
     terminalreporter.write_sep("-", "sqs-policy")
     for run in runs:
-        text = render_text(run.report).rstrip("\n").splitlines()
-        terminalreporter.write_line(_safe(f"{run.arg}: {text[-1]}"))
+        terminalreporter.write_line(_safe(f"{run.arg}: {summary_line(run.report)}"))
         for note in run.report.notes:  # the checker's notes name its own option (and may quote the input)
             terminalreporter.write_line("  " + _safe(f"note: {note.replace('pass --source-dir', 'pass --sqs-source-dir')}"))
 

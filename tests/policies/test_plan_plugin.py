@@ -29,7 +29,7 @@ import resilient_sqs.policy.config
 import resilient_sqs.policy.engine
 import resilient_sqs.policy.loader
 import resilient_sqs.policy.schema
-import resilient_sqs.policy.report
+import resilient_sqs.policy.formats
 import resilient_sqs.policy.source  # noqa: F401
 from tests.support.helpers import REPO_ROOT
 from tests.policies import plans
@@ -167,8 +167,8 @@ def test_registered_as_a_pytest11_entry_point_that_imports_only_pytest():
                                                    "resilient_sqs"}, imported
     assert {m for m in imported if m.startswith("resilient_sqs")} <= {
         "resilient_sqs.policy", "resilient_sqs.policy.config", "resilient_sqs.policy.engine",
-        "resilient_sqs.policy.errors", "resilient_sqs.policy.report", "resilient_sqs.policy.terminal",
-        "resilient_sqs.policy.partial"}, imported
+        "resilient_sqs.policy.errors", "resilient_sqs.policy.formats", "resilient_sqs.policy.formats.text",
+        "resilient_sqs.policy.terminal", "resilient_sqs.policy.partial"}, imported
 
 
 @pytest.mark.sweep  # the fast tier compares five plans: the strict/config test below
