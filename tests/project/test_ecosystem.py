@@ -353,6 +353,37 @@ def test_action_finds_the_config_file_in_the_working_directory(installed_action,
 
 @pytest.mark.install
 @pytest.mark.xdist_group("action")  # one install of the checker
+def test_action_in_a_repository_of_stacks(installed_action, tmp_path):
+    """A stack in infra/prod of a repository: run from the repository root with source-dir, or from
+    the stack's folder (working-directory), the .tf waivers are read, annotations and SARIF point
+    at infra/prod/main.tf (GitHub resolves them against the repository root) and the SARIF run's
+    category is the stack's; without source-dir, from the root, the waivers are not read."""
+    ws = tmp_path / "ws"
+    stack = ws / "infra" / "prod"
+    shutil.copytree(REPO_ROOT / "tests" / "policies" / "configs" / "inline-waivers", stack)
+    shutil.copy(plans.plan_path("config:inline-waivers"), stack / "plan.json")
+    from_root = _run_checks(installed_action, ws, {"plan": "infra/prod/plan.json", "source-dir": "infra/prod",
+                                                   "fail-on-violations": "false"})
+    in_stack = _run_checks(installed_action, ws, {"working-directory": "infra/prod", "fail-on-violations": "false"})
+    ignored = _run_checks(installed_action, ws, {"plan": "infra/prod/plan.json", "fail-on-violations": "false",
+                                                 "sarif-file": "ignored.sarif"})
+    for r in (from_root, in_stack):
+        assert r["failed"] is None, r["log"]
+        files = set(re.findall(r"^::\w+ file=([^,]+),", r["log"], flags=re.M))
+        assert files and files <= {"infra/prod/main.tf", "infra/prod/legacy/main.tf"}, files
+        sarif = json.loads(Path(r["action_outputs"]["sarif-file"]).read_text())["runs"][0]
+        assert sarif["automationDetails"] == {"id": "sqs-policy/infra/prod/"}
+        assert any(res.get("suppressions") for res in sarif["results"]), "the .tf waivers are read"
+    sarif = json.loads(Path(ignored["action_outputs"]["sarif-file"]).read_text())["runs"][0]
+    assert not any(res.get("suppressions") for res in sarif["results"])
+    assert int(ignored["action_outputs"]["exit-code"]) >= int(from_root["action_outputs"]["exit-code"])
+    none = _run_checks(installed_action, ws, {"working-directory": "infra/prod", "sarif-category": "none",
+                                              "fail-on-violations": "false"})
+    assert "automationDetails" not in json.loads(Path(none["action_outputs"]["sarif-file"]).read_text())["runs"][0]
+
+
+@pytest.mark.install
+@pytest.mark.xdist_group("action")  # one install of the checker
 def test_action_strict_and_fail_on_inputs_reach_the_check(installed_action, tmp_path):
     ws = _workspace(tmp_path, WARNINGS_ONLY)
     assert _run_checks(installed_action, ws, {})["action_outputs"]["exit-code"] == "0"
