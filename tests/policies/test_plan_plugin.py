@@ -168,7 +168,7 @@ def test_registered_as_a_pytest11_entry_point_that_imports_only_pytest():
     assert {m for m in imported if m.startswith("resilient_sqs")} <= {
         "resilient_sqs.policy", "resilient_sqs.policy.config", "resilient_sqs.policy.engine",
         "resilient_sqs.policy.errors", "resilient_sqs.policy.formats", "resilient_sqs.policy.formats.text",
-        "resilient_sqs.policy.terminal", "resilient_sqs.policy.partial"}, imported
+        "resilient_sqs.policy.terminal", "resilient_sqs.policy.partial", "resilient_sqs.policy.files"}, imported
 
 
 @pytest.mark.sweep  # the fast tier compares five plans: the strict/config test below
