@@ -18,9 +18,11 @@ Each item carries user properties (rule, slug, severity, status, address, plan, 
 pytest's ``--junitxml`` writes as ``<properties>``. A bad plan, configuration file or option
 is a pytest usage error (exit code 4) with the checker's message.
 
-Registered through the ``pytest11`` entry point. Without ``--sqs-plan`` it does nothing.
-Loading it imports only pytest; the checker (``resilient_sqs.policy``) is imported when a
-plan is given. It never imports the repository's ``tooling/`` or ``tests/``.
+Registered through the ``pytest11`` entry point ``sqs_policy_plan`` (``-p no:sqs_policy_plan`` turns
+it off). It lives with the checker and needs only the plain install and pytest. Without
+``--sqs-plan`` it does nothing: loading it imports pytest and this package's ``__init__`` (the
+version), and the checker's modules only when a plan is given. It never imports the
+repository's ``tooling/`` or ``tests/``.
 """
 from __future__ import annotations
 
@@ -75,7 +77,7 @@ class _PlanRun:
         """The .tf file and line a finding is about (its source expression, else the block
         declaring the resource), else the plan file, line 1: what `sqs-policy check --format
         sarif` points at."""
-        from resilient_sqs.policy.formats import SourceLocator
+        from .formats import SourceLocator
 
         if self._locator is None:
             self._locator = SourceLocator.of(self.report, self.doc, self.source_dir or _DEFAULT_SOURCE, self.arg)
@@ -140,10 +142,10 @@ def _check_all(config: pytest.Config, plans: list[str]) -> list[_PlanRun]:
 def _check(plan: str, config_path: str | None, source_dir: str | None, strict: bool):
     """What `sqs-policy check` does: its config loader (waivers, thresholds), plan loader
     and engine; an input error is a usage error with the checker's own message."""
-    from resilient_sqs.policy import loader
-    from resilient_sqs.policy.config import load_config
-    from resilient_sqs.policy.engine import evaluate
-    from resilient_sqs.policy.errors import InputError
+    from . import loader
+    from .config import load_config
+    from .engine import evaluate
+    from .errors import InputError
 
     try:
         cfg = load_config(config_path)  # per plan: a waiver's "used" mark is per report
@@ -213,7 +215,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     runs = config.stash.get(_RUNS, None)
     if not runs:
         return
-    from resilient_sqs.policy.formats.text import summary_line
+    from .formats.text import summary_line
 
     terminalreporter.write_sep("-", "sqs-policy")
     for run in runs:
@@ -238,7 +240,7 @@ class PlanFile(pytest.File):
 def _safe(text: str) -> str:
     """Text that quotes the plan, as one line of pytest's output (a CI log): escaped, and with no
     CI runner command in it (resilient_sqs.policy.terminal.line)."""
-    from resilient_sqs.policy.terminal import line
+    from .terminal import line
 
     return line(text)
 
