@@ -9,6 +9,7 @@ checker's own verdict on that rule and resource. No Terraform.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -176,6 +177,24 @@ def test_registered_as_a_pytest11_entry_point_that_imports_only_pytest():
         "resilient_sqs.policy.loader", "resilient_sqs.policy.config", "resilient_sqs.policy.engine",
         "resilient_sqs.policy.errors", "resilient_sqs.policy.formats", "resilient_sqs.policy.formats.text",
         "resilient_sqs.policy.terminal"}, imported
+
+
+def test_the_former_import_path_is_the_plugin_itself(tmp_path):
+    """resilient_sqs.testing.plan_plugin, where the plugin lived, is the plugin module (not a copy
+    whose hooks pytest would register a second time): `-p` with it, autoloading off, checks a plan."""
+    import shutil
+
+    plan = shutil.copy(PLANS / "queue-bad.json", tmp_path / "plan.json")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    same = subprocess.run([sys.executable, "-c", "import resilient_sqs.testing.plan_plugin as old, "
+                           "resilient_sqs.policy.pytest_plugin as new; print(old is new)"],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)
+    assert same.stdout.strip() == "True", same.stderr
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "resilient_sqs.testing.plan_plugin", "--sqs-plan",
+                           str(plan), "--sqs-no-source", "-q", "-rf", "-p", "no:cacheprovider"],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "FAILED plan.json::SQS002[aws_sqs_queue.nodlq]" in proc.stdout, proc.stdout
 
 
 @pytest.mark.sweep  # the fast tier compares five plans: the strict/config test below
