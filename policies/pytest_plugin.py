@@ -150,7 +150,14 @@ def _check(plan: str, config_path: str | None, source_dir: str | None, strict: b
     try:
         cfg = load_config(config_path)  # per plan: a waiver's "used" mark is per report
         doc = loader.load(plan, loader.DEFAULT_MAX_MIB)
+        from .partial import partial_plan
+
+        partial = partial_plan(doc)
+        if partial and strict:
+            raise InputError(f"{plan}: {partial.replace('--strict', '--sqs-strict')}")
         report = evaluate(doc, cfg, strict=strict, keep_passes=True, source_dir=source_dir)
+        if partial:
+            report.notes.insert(0, partial.replace("--strict", "--sqs-strict"))
     except InputError as e:  # names the file and says what to do
         raise _usage(f"sqs-policy: {e}") from None
     except RecursionError:
@@ -219,9 +226,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
 
     terminalreporter.write_sep("-", "sqs-policy")
     for run in runs:
-        terminalreporter.write_line(f"{run.arg}: {_safe(summary_line(run.report))}")
-        for note in run.report.notes:  # the checker's notes name its own option
-            terminalreporter.write_line(f"  note: {note.replace('pass --source-dir', 'pass --sqs-source-dir')}")
+        terminalreporter.write_line(_safe(f"{run.arg}: {summary_line(run.report)}"))
+        for note in run.report.notes:  # the checker's notes name its own option (and may quote the input)
+            terminalreporter.write_line("  " + _safe(f"note: {note.replace('pass --source-dir', 'pass --sqs-source-dir')}"))
 
 
 class PlanFile(pytest.File):

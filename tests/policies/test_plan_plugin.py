@@ -176,7 +176,7 @@ def test_registered_as_a_pytest11_entry_point_that_imports_only_pytest():
     assert {m for m in imported if m.startswith("resilient_sqs")} <= {
         "resilient_sqs.policy.loader", "resilient_sqs.policy.config", "resilient_sqs.policy.engine",
         "resilient_sqs.policy.errors", "resilient_sqs.policy.formats", "resilient_sqs.policy.formats.text",
-        "resilient_sqs.policy.terminal"}, imported
+        "resilient_sqs.policy.terminal", "resilient_sqs.policy.partial"}, imported
 
 
 def test_the_former_import_path_is_the_plugin_itself(tmp_path):
