@@ -16,7 +16,7 @@ CHECKOV_STAMP := $(CHECKOV_VENV)/.installed
 # pytest workers: the suite is mostly waiting on Terraform and LocalStack
 WORKERS ?= 4
 
-.PHONY: all venv checkov-venv localstack demo lint test test-fast docs facts plumbing fixture-plans terraform-on-path fmt clean
+.PHONY: all venv checkov-venv localstack demo lint test test-fast docs facts plumbing fixture-plans plan-features terraform-on-path fmt clean
 
 all: test
 
@@ -71,6 +71,11 @@ test-fast: $(STAMP)
 # re-plan the committed plan fixtures after changing their configurations or the modules
 fixture-plans: terraform-on-path $(STAMP)
 	$(PY) -m tests.policies.fixture_plans
+
+# re-plan the plan-feature fixtures whose configurations changed (tests/policies/features;
+# the sqs-* ones need LocalStack: make localstack)
+plan-features: terraform-on-path $(STAMP)
+	$(PY) -m tooling.plan_features --stale -j 2
 
 # regenerate the generated sections of the Markdown (inputs/outputs tables, rule table)
 docs: $(STAMP)

@@ -146,7 +146,11 @@ class Changes:
     def __init__(self, doc: dict):
         self.doc = doc
         rcs = doc.get("resource_changes") if isinstance(doc.get("resource_changes"), list) else []
-        self.items = [Change(rc) for rc in rcs if isinstance(rc, dict) and rc.get("mode") == "managed"]
+        # a deposed object (``deposed``: left by a create_before_destroy replacement an earlier apply
+        # did not finish) is the old object of a replacement already planned and judged; deleting it
+        # finishes that replacement, and the address's own change is the current object's
+        self.items = [Change(rc) for rc in rcs
+                      if isinstance(rc, dict) and rc.get("mode") == "managed" and rc.get("deposed") is None]
         self.by_address = {c.address: c for c in self.items}
         self.update = any(c.existed for c in self.items)
         self._prior_model: Model | None = None

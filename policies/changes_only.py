@@ -48,7 +48,7 @@ def changed_addresses(doc: dict) -> tuple[set[str], set[str], set[str], set[str]
             changed.add(rc["address"])
             if moved:
                 changed.add(rc["previous_address"])
-        if "delete" in actions and "create" not in actions:
+        if "delete" in actions and "create" not in actions and rc.get("deposed") is None:
             deleted.add(rc["address"])
             before = (rc.get("change") or {}).get("before")
             _strings(before, strings)

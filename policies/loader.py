@@ -381,6 +381,7 @@ def check_document(doc, name: str) -> dict:
         raise InputError(f"{name}: its two views of the plan disagree: {why}; Terraform writes them from the same "
                          "plan, so the file was edited or rewritten by another tool; check the plan as "
                          f"`terraform show -json` wrote it ({HOWTO})")
+    drop_forgotten(doc)
     return doc
 
 
@@ -402,10 +403,16 @@ def _first_difference(a, b, path: str) -> str:
 def views_disagree(doc: dict) -> str | None:
     """Why ``planned_values`` (the state after apply) and ``resource_changes`` (what Terraform
     will do) do not describe the same plan, or None. Terraform writes each resource's planned
-    values as its change's ``after``: the same resources (a delete or forget has no planned
-    values), the same values. The rules read planned_values, so a plan where a resource or a
-    value is only in one view (a queue with SSE off only in resource_changes) is refused
-    rather than judged on the other."""
+    values as its change's ``after``: the same resources (a delete has no planned values), the
+    same values. The rules read planned_values, so a plan where a resource or a value is only in
+    one view (a queue with SSE off only in resource_changes) is refused rather than judged on
+    the other. What Terraform itself writes is accepted (internal/command/jsonplan):
+
+    * a deposed object (``deposed`` key: left by a create_before_destroy replacement that did
+      not finish) is a second change for the same address and never has planned values;
+    * a ``forget`` (``removed { lifecycle { destroy = false } }``) has no planned values from
+      Terraform 1.15.6 on, and is still listed in planned_values, without values, by every
+      version before it (hashicorp/terraform#38641): both are read (:func:`forgotten`)."""
     changes = doc.get("resource_changes")
     pv = doc.get("planned_values")
     planned: dict[str, dict] = {}
@@ -420,21 +427,35 @@ def views_disagree(doc: dict) -> str | None:
     if changes is None:
         return None  # one view only: nothing to compare
     seen: set = set()
+    deposed: set = set()
     for i, rc in enumerate(changes):
         addr = rc["address"]
+        ch = rc["change"]
+        actions = ch.get("actions") or []
+        if rc.get("deposed") is not None:
+            key = (addr, rc["deposed"])
+            if not isinstance(rc["deposed"], str) or key in deposed:
+                return f"resource_changes lists the deposed object {_clip(str(rc['deposed']), 40)} of {_clip(addr, 200)} twice"
+            deposed.add(key)
+            if ch.get("after") is not None:
+                return (f"resource_changes[{i}] ({_clip(addr, 200)}, deposed object {_clip(rc['deposed'], 40)}) has values "
+                        "after the change, but a deposed object can only be destroyed")
+            continue
         if addr in seen:
             return f"resource_changes lists {_clip(addr, 200)} twice"
         seen.add(addr)
-        ch = rc["change"]
         after = ch.get("after")
         r = planned.get(addr)
         if after is None:
             if r is not None and rc.get("mode") == r.get("mode"):
-                return (f"resource_changes[{i}] ({_clip(addr, 200)}) will be {'/'.join(ch.get('actions') or [])} "
-                        "with nothing after it, but planned_values still has it")
+                if actions == ["forget"] and not r.get("values"):
+                    continue  # Terraform < 1.15.6 lists a forgotten resource, without values
+                return (f"resource_changes[{i}] ({_clip(addr, 200)}) will be {'/'.join(actions)} "
+                        "with nothing after it, but planned_values still has it"
+                        + (" with values" if actions == ["forget"] else ""))
             continue
         if r is None:
-            return (f"resource_changes[{i}] ({_clip(addr, 200)}) will be {'/'.join(ch.get('actions') or [])}, but "
+            return (f"resource_changes[{i}] ({_clip(addr, 200)}) will be {'/'.join(actions)}, but "
                     "planned_values does not have it")
         values = r.get("values") or {}
         if values != after and not (isinstance(after, dict) and not after and not values):
@@ -447,6 +468,36 @@ def views_disagree(doc: dict) -> str | None:
             return (f"planned_values has {_clip(missing[0], 200)}, but resource_changes has no change for it"
                     + (f" (nor for {len(missing) - 1} more)" if len(missing) > 1 else ""))
     return None
+
+
+def forgotten(doc: dict) -> set[str]:
+    """The addresses a plan forgets (``removed`` with ``destroy = false``): action ``forget``."""
+    return {rc["address"] for rc in doc.get("resource_changes") or ()
+            if rc.get("deposed") is None and (rc.get("change") or {}).get("actions") == ["forget"]}
+
+
+def drop_forgotten(doc: dict) -> None:
+    """Read Terraform < 1.15.6's plan as later versions write it: a forgotten resource leaves
+    the state, so it has no planned values (hashicorp/terraform#38641, fixed in 1.15.6: before,
+    planned_values listed it without values, which the rules would read as a resource
+    with every attribute unset). Empty modules left behind are dropped too, as Terraform does."""
+    gone = forgotten(doc)
+    root = (doc.get("planned_values") or {}).get("root_module")
+    if not gone or not isinstance(root, dict):
+        return
+
+    def prune(m: dict) -> bool:
+        if m.get("resources"):
+            m["resources"] = [r for r in m["resources"] if r["address"] not in gone]
+            if not m["resources"]:
+                del m["resources"]
+        if m.get("child_modules"):
+            m["child_modules"] = [c for c in m["child_modules"] if prune(c)]
+            if not m["child_modules"]:
+                del m["child_modules"]
+        return bool(m.get("resources") or m.get("child_modules"))
+
+    prune(root)
 
 
 def load(path: str, max_mib: float = DEFAULT_MAX_MIB, timings: dict | None = None) -> dict:

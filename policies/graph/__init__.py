@@ -92,7 +92,8 @@ class Plan(Targets):
         self._seen_mods: set = set()
         changes = {}
         for rc in self.doc.get("resource_changes") or ():
-            changes[rc["address"]] = rc
+            if rc.get("deposed") is None:  # a deposed object is an old one being destroyed, never planned
+                changes[rc["address"]] = rc
         seen = set()
         pv = (self.doc.get("planned_values") or {}).get("root_module") or {}
         stack = [pv]

@@ -14,6 +14,7 @@ deletes only a source queue's oldest backlog (see CHG009).
 from __future__ import annotations
 
 import functools
+import re
 
 from .. import changes as _changes
 from ..changes import Change, Changes
@@ -250,6 +251,170 @@ def moved_without_block_rule(model: Model, opts, ch: Changes, qs: _Queues):
                        _moved_fix(c, d))
         elif c.previous_address and not c.replaced:
             yield ok(c.address, f"moved from {c.previous_address} with a moved block")
+
+
+# ------------------------------------------------------------------------------------
+# what a moved queue leaves behind
+# ------------------------------------------------------------------------------------
+# one step of a resource address: `module.NAME`, `TYPE.NAME` or `data.TYPE.NAME`, with its key
+_STEP = re.compile(r'(module\.[^.\[]+|data\.[^.\[]+\.[^.\[]+|[^.\[]+\.[^.\[]+)(\[(?:"(?:[^"\\]|\\.)*"|[0-9]+)\])?\.?')
+
+# the attributes that name an object of each type: a deleted and a created object with the
+# same values are the same object at two addresses (a moved block keeps it)
+_IDENTITY = {
+    "aws_cloudwatch_metric_alarm": ("alarm_name",),
+    "aws_iam_policy": ("name", "path"),
+    "aws_iam_role": ("name",),
+    "aws_iam_role_policy": ("name", "role"),
+    "aws_iam_role_policy_attachment": ("role", "policy_arn"),
+    "aws_lambda_function": ("function_name",),
+    "aws_lambda_event_source_mapping": ("function_name", "event_source_arn"),
+    "aws_lambda_permission": ("function_name", "statement_id"),
+    "aws_cloudwatch_log_group": ("name",),
+    "aws_cloudwatch_event_rule": ("name",),
+    "aws_cloudwatch_event_target": ("rule", "target_id"),
+    "aws_scheduler_schedule": ("name",),
+    "aws_sns_topic_subscription": ("topic_arn", "endpoint"),
+}
+# what is lost when such an object is deleted and created again
+_LOST = {
+    "aws_cloudwatch_metric_alarm": "its state and history go, and a firing alarm starts again from INSUFFICIENT_DATA",
+    "aws_iam_policy": ("the roles using it lose its permissions until it is created again, and IAM refuses to delete "
+                       "a policy still attached to a role outside this plan (DeleteConflict: the apply stops part-way)"),
+    "aws_iam_role": "whatever assumes it fails until it is created again, and trust policies elsewhere that name "
+                    "it stop matching the new role",
+    "aws_iam_role_policy": "the role lacks these permissions until it is created again",
+    "aws_lambda_event_source_mapping": "nobody receives from the queue between the delete and the create",
+    "aws_lambda_function": "it cannot run between the delete and the create, and its versions are deleted",
+    "aws_cloudwatch_log_group": "every log event in it is deleted",
+}
+
+
+def _steps(address: str) -> list[tuple[str, str | None]] | None:
+    """[(step, key or None)] of an address, or None when it does not parse."""
+    out, pos = [], 0
+    while pos < len(address):
+        m = _STEP.match(address, pos)
+        if not m or m.end() == pos:
+            return None
+        out.append((m.group(1), m.group(2)))
+        pos = m.end()
+    return out
+
+
+def _join(steps) -> str:
+    return ".".join(s + (k or "") for s, k in steps)
+
+
+def _renamed_keys(old: str, new: str) -> set[tuple[str, str]]:
+    """The instance keys that differ between two addresses of the same shape: {(old key, new key)}."""
+    a, b = _steps(old), _steps(new)
+    if not a or not b or len(a) != len(b) or [s for s, _ in a] != [s for s, _ in b]:
+        return set()
+    return {(ka, kb) for (_, ka), (_, kb) in zip(a, b) if ka and kb and ka != kb}
+
+
+def _queue_renames(ch: Changes, qs: _Queues) -> dict[tuple[str, str], tuple[str, str]]:
+    """{(old key, new key): (old queue address, new queue address)} of every queue whose address
+    changed by an instance key: moved with a moved block, or deleted and created again (CHG004)."""
+    pairs = [(c.previous_address, c.address) for c in ch.of_type("aws_sqs_queue") if c.previous_address and not c.replaced]
+    pairs += [(old, d.address) for old, d in qs.moved.items()]
+    out = {}
+    # a source queue names the rename better than its DLQ
+    dlq = {c.address for c in ch.of_type("aws_sqs_queue") if qs.is_dlq(c)}
+    for old, new in sorted(pairs, key=lambda p: (p[0] in dlq or p[1] in dlq, p)):
+        for keys in _renamed_keys(old, new):
+            out.setdefault(keys, (old, new))
+    return out
+
+
+def _function(v):
+    """A Lambda function named by name or ARN (the provider stores the ARN it reads back): its name."""
+    if isinstance(v, str) and v.startswith("arn:") and ":function:" in v:
+        return v.split(":function:", 1)[1].split(":", 1)[0]
+    return v
+
+
+def _same_object(gone: Change, made: Change) -> bool:
+    for attr in _IDENTITY.get(gone.type, ()):
+        was, will = gone.was(attr), made.will(attr)
+        if will is UNKNOWN or was is None and will is None:
+            continue
+        if attr == "function_name":
+            was, will = _function(was), _function(will)
+        if was != will:
+            return False
+    return True
+
+
+def _left_behind_fix(gone_steps, made_steps) -> str:
+    """The moved block for the first step whose key changed: a module instance (every resource
+    in it moves) or the resource instance itself."""
+    for i, ((step, ka), (_, kb)) in enumerate(zip(gone_steps, made_steps)):
+        if ka != kb:
+            old, new = _join(gone_steps[:i + 1]), _join(made_steps[:i + 1])
+            what = "the module instance, every resource in it" if step.startswith("module.") else "the resource"
+            return f"moved {{ from = {old}  to = {new} }} ({what})"
+    return f"moved {{ from = {_join(gone_steps)}  to = {_join(made_steps)} }}"
+
+
+@rule("CHG013", "moved-queue-leaves-resources", "error", "change",
+      "A queue's alarms, policies, consumers and functions move with it when its key is renamed",
+      why="""
+A `for_each` key usually reaches every resource made for one queue: its alarms, the IAM policies
+its producers and consumers use, its event source mapping, a redrive function with its role and
+log group. A `moved` block (or `terraform state mv`) for the queue alone moves the queue; every
+other resource of the old key is deleted and created again under the new one. Nothing of the
+queue is lost, but an alarm loses its state and history, the roles lose a policy's permissions
+until it is back (and IAM refuses to delete a policy still attached to a role outside the plan,
+stopping the apply part-way), the queue has no consumer in between, and a deleted log group
+takes its logs. Reported for each resource deleted at an address with the old key and created
+with the same name at the same address with the new key, in a plan where a queue's key changes
+that way.""",
+      fix="Add a moved block for each resource (or the module instance holding it) from the old key to the new one, "
+          "as for the queue; with this project's module, the blocks of docs/module.md 'Renaming a queues key'.",
+      sources=(TF_REFACTOR,))
+@_on_update
+def moved_queue_leaves_resources(model: Model, opts, ch: Changes, qs: _Queues):
+    renames = _queue_renames(ch, qs)
+    if not renames:
+        return
+    created = {c.address: c for c in ch.items if c.created}
+    # module instances whose move CHG004 already gives for a queue in them (a resource there is
+    # moved by the same block)
+    covered = [ch.by_address[old].module for old, d in qs.moved.items()
+               if "module instance" in _moved_fix(ch.by_address[old], d)]
+    for c in ch.items:
+        if c.type == "aws_sqs_queue" or not c.existed:
+            continue
+        if any(c.module == m or c.module.startswith(m + ".") for m in covered):
+            continue
+        if c.previous_address and not c.replaced and any(_renamed_keys(c.previous_address, c.address) & set(renames)):
+            yield ok(c.address, f"moved from {c.previous_address} with its queue")
+            continue
+        if not c.deleted:
+            continue
+        steps = _steps(c.address)
+        if not steps:
+            continue
+        for (ka, kb), (qold, qnew) in renames.items():
+            hits = [i for i, (_, k) in enumerate(steps) if k == ka]
+            made = None
+            for i in hits:
+                cand = steps[:i] + [(steps[i][0], kb)] + steps[i + 1:]
+                d = created.get(_join(cand))
+                if d is not None and d.type == c.type and _same_object(c, d):
+                    made = (cand, d)
+                    break
+            if made is None:
+                continue
+            ident = next((_function(c.was(a)) for a in _IDENTITY.get(c.type, ()) if isinstance(c.was(a), str)), None)
+            label = f"{c.type} {ident!r}" if ident else c.type
+            lost = _LOST.get(c.type, "it is a new object with the same settings")
+            yield fail(c.address, f"{label} is deleted here and created again at {made[1].address}, while queue "
+                                  f"{qold} moves to {qnew}: {lost}",
+                       f"Add: {_left_behind_fix(steps, made[0])}")
+            break
 
 
 # ------------------------------------------------------------------------------------

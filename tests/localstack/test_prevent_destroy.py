@@ -5,6 +5,12 @@ and the idempotency table applied on LocalStack with the switches on
 Changes that would replace them (a new queue name, bucket name, table sort key) fail
 at plan time, naming each guard; an in-place change plans as usual; switching off and
 removing the guards from state lets the replacement plan.
+
+The same applied stack shows a `queues` key renamed with the `moved` blocks of
+docs/module.md: the pair, its managed policies, its six alarms and its event source
+mapping all move, and the plan (refreshed against LocalStack) is empty. The DLQ redrive
+is not in this stack (LocalStack cannot run its function): tests/module/test_key_rename.py
+plans it against a state instead.
 """
 from __future__ import annotations
 
@@ -13,8 +19,9 @@ import subprocess
 
 import pytest
 
-from tests.support.helpers import FIXTURES
-from tests.localstack.support import unique_prefix
+from tests.support.helpers import FIXTURES, documented_moves
+from tests.localstack.support import pending_changes, unique_prefix
+from tooling.key_rename_state import create_function
 from tooling.terraform import Terraform, TerraformError, copy_config, terraform_bin, terraform_env
 
 pytestmark = [pytest.mark.localstack, pytest.mark.xdist_group("localstack-prevent-destroy")]
@@ -33,6 +40,7 @@ def stack(localstack):
     base = {"name_prefix": unique_prefix("pd")}
     tf = Terraform(work, variables=base, env={**localstack.env(), "AWS_MAX_ATTEMPTS": "3"})
     try:
+        create_function(localstack.endpoint, f"{base['name_prefix']}-consumer")  # the mapping's function
         tf.init()
         tf.apply()
         yield tf, base
@@ -61,6 +69,35 @@ def test_in_place_changes_plan_as_usual(stack):
     actions = {rc["address"]: rc["change"]["actions"] for rc in plan["resource_changes"]}
     assert ["update"] in actions.values()
     assert not [a for a, acts in actions.items() if "delete" in acts], actions
+
+
+def _changes(plan: dict) -> dict[str, list[str]]:
+    return {rc["address"]: rc["change"]["actions"] for rc in plan["resource_changes"]}
+
+
+def test_a_key_renamed_with_the_documented_moves_replaces_nothing(stack, known_differences):
+    tf, base = stack
+    moves = tf.path / "moves.tf"
+    of_key = sorted(a for a in tf.cmd("state list")[1].split() if '["orders"]' in a and ".data." not in a)
+    try:
+        # the control: the queue's block alone (what docs/module.md gave before) keeps the pair only
+        moves.write_text(documented_moves().split("}\n", 1)[0] + "}\n")
+        tf.tf_variables = {**base, "key": "orders_v2"}
+        only_queue = _changes(tf.plan_json(out="rename.tfplan"))
+        left = {a for a in of_key if 'module.queue["orders"]' not in a}
+        assert {a for a, acts in only_queue.items() if acts == ["delete"]} == left
+        assert {a for a, acts in only_queue.items() if acts == ["create"]} == {a.replace('"orders"', '"orders_v2"') for a in left}
+
+        moves.write_text(documented_moves())
+        plan = tf.plan_json(out="rename.tfplan")
+        assert pending_changes(plan, known_differences) == []
+        moved = {rc["previous_address"] for rc in plan["resource_changes"] if rc.get("previous_address")}
+        assert moved == set(of_key)
+    finally:
+        moves.unlink(missing_ok=True)
+        tf.tf_variables = base
+    # what the stack holds for the key: the pair with its guard, 3 policies, 6 alarms, the mapping
+    assert len(of_key) == 13 and len(left) == 10, of_key
 
 
 def test_switching_off_and_removing_the_guards_lets_the_replacement_plan(stack):

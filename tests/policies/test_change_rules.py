@@ -64,6 +64,13 @@ EXPECTED: dict[str, set] = {
     "module-queue-key-renamed": {("CHG004", FAIL, E, f'{Q("orders")}.aws_sqs_queue.this'),
                                  ("CHG004", FAIL, E, f'{Q("orders")}.aws_sqs_queue.dlq[0]')},
     "module-queue-key-renamed-moved": set(),
+    # the queue's block alone: every other resource of the key is deleted and created again
+    "module-queue-key-renamed-queue-only": {
+        ("CHG013", FAIL, E, f'module.messaging.module.alarms[0].aws_cloudwatch_metric_alarm.{kind}["orders"]')
+        for kind in ("dlq_depth", "dlq_influx", "dlq_stale", "age_warning", "age_critical", "backlog")
+    } | {("CHG013", FAIL, E, f'module.messaging.module.iam["orders"].aws_iam_policy.this["{role}"]')
+         for role in ("producer", "consumer", "redrive-operator")}
+      | {("CHG013", FAIL, E, 'module.messaging.module.consumer["orders"].aws_lambda_event_source_mapping.this')},
     "module-queue-removed": {("CHG003", FAIL, E, f'{Q("payments")}.aws_sqs_queue.this'),
                              ("CHG003", FAIL, E, f'{Q("payments")}.aws_sqs_queue.dlq[0]')},
     "module-table-sort-key": {("CHG005", FAIL, E, "module.messaging.module.idempotency_table[0].aws_dynamodb_table.this")},
@@ -170,6 +177,19 @@ def test_messages_name_the_cause_and_the_amount(name, rule_id, fragments):
         assert frag in msgs, f"{frag!r} not in {msgs!r}"
 
 
+def test_fix_for_a_resource_left_behind_names_its_moved_block():
+    fixes = {f.address: f.remediation for f in _report("module-queue-key-renamed-queue-only").findings}
+    assert fixes['module.messaging.module.iam["orders"].aws_iam_policy.this["producer"]'] == (
+        'Add: moved { from = module.messaging.module.iam["orders"]  to = module.messaging.module.iam["orders_v2"] } '
+        "(the module instance, every resource in it)")
+    alarm = 'module.messaging.module.alarms[0].aws_cloudwatch_metric_alarm.dlq_depth'
+    assert fixes[f'{alarm}["orders"]'] == f'Add: moved {{ from = {alarm}["orders"]  to = {alarm}["orders_v2"] }} (the resource)'
+    msgs = {f.address: f.message for f in _report("module-queue-key-renamed-queue-only").findings}
+    assert (f"aws_iam_policy 'module-queue-key-renamed-queue-only-orders-producer' is deleted here and created again at "
+            f'module.messaging.module.iam["orders_v2"].aws_iam_policy.this["producer"], while queue {Q("orders")}.aws_sqs_queue.this '
+            f'moves to {Q("orders_v2")}.aws_sqs_queue.this') in msgs['module.messaging.module.iam["orders"].aws_iam_policy.this["producer"]']
+
+
 def test_fix_for_a_move_names_the_moved_block():
     f = next(f for f in _report("raw-moved-without-block").findings if f.address == "aws_sqs_queue.jobs")
     assert f.remediation == "Add: moved { from = aws_sqs_queue.jobs  to = aws_sqs_queue.work }"
@@ -265,15 +285,19 @@ def test_change_rules_never_crash_on_odd_values():
         evaluate(doc, ONLY_CHG)  # raises on a crash
 
 
-def test_a_forgotten_queue_is_not_reported():
-    """A `removed { lifecycle { destroy = false } }` block hands a queue over to another stack:
-    the plan shows `forget`, nothing is deleted (the real plan of raw-dlq-removed, with the
-    DLQ's delete turned into the forget Terraform 1.7+ plans for such a block)."""
-    import copy
+def test_a_forgotten_resource_is_not_reported():
+    """A `removed { lifecycle { destroy = false } }` block hands resources over: the plan shows
+    `forget`, nothing is deleted. The real plan of the migration recipe on LocalStack
+    (tests/policies/features/sqs-removed-forget: queues moved out of a module, its redrive and
+    redrive-allow resources forgotten), read as the CLI reads it (Terraform 1.11 still lists the
+    forgotten resources in planned_values): no change finding, and no finding of any rule on a
+    forgotten resource."""
+    from resilient_sqs.policy import loader
 
-    doc = copy.deepcopy(_update_plan("raw-dlq-removed"))
-    rc = next(rc for rc in doc["resource_changes"] if rc["address"] == "aws_sqs_queue.jobs_dlq")
-    assert rc["change"]["actions"] == ["delete"]
-    rc["change"]["actions"] = ["forget"]
-    rc.pop("action_reason", None)
+    path = fixture_plans.PLANS / "features" / "sqs-removed-forget.json"
+    doc = loader.load(str(path))
+    forgotten = [rc for rc in doc["resource_changes"] if rc["change"]["actions"] == ["forget"]]
+    assert len(forgotten) == 2
     assert _got(evaluate(doc, ONLY_CHG)) == set()
+    report = evaluate(doc, Config())
+    assert not {f.address for f in [*report.findings, *report.passed]} & {rc["address"] for rc in forgotten}

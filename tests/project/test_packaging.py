@@ -155,13 +155,64 @@ def test_runtime_cli_without_the_runtime_extra_says_what_to_install(fresh_instal
                                    "pip install 'resilient-sqs[runtime]'")
 
 
-def test_changelog_records_the_version():
-    import re
+# CHANGELOG.md: `## [Unreleased]` first (at most once), then `## [X.Y.Z] - YYYY-MM-DD` newest first; in each
+# section the subsections in this order, each at most once (CONTRIBUTING.md "Releases")
+_SUBSECTIONS = ["Breaking", "Added", "Changed", "Fixed"]
+_RELEASE = re.compile(r"\[(\d+)\.(\d+)\.(\d+)\] - (\d{4}-\d{2}-\d{2})")
 
-    headings = re.findall(r"^## \[([^\]]+)\]", (REPO_ROOT / "CHANGELOG.md").read_text(), flags=re.M)
-    released = [h for h in headings if h != "Unreleased"]
-    assert released and released[0] == _source_version(), \
-        f"CHANGELOG.md's newest version is {released[:1]}, resilient_sqs.__version__ is {_source_version()}"
+
+def changelog_problems(text: str, version: str) -> list[str]:
+    """What is wrong with a CHANGELOG's releases, against ``__version__`` (empty: nothing)."""
+    import datetime
+
+    problems, released = [], []
+    sections = re.split(r"^## ", text, flags=re.M)[1:]
+    if not sections:
+        return ["no `## ` section"]
+    for i, section in enumerate(sections):
+        heading = section.splitlines()[0].strip()
+        if heading == "[Unreleased]":
+            if i:
+                problems.append("`## [Unreleased]` is not the first section")
+        elif m := _RELEASE.fullmatch(heading):
+            try:
+                day = datetime.date.fromisoformat(m[4])
+            except ValueError:
+                problems.append(f"`## {heading}`: {m[4]} is not a date")
+                continue
+            released.append(((int(m[1]), int(m[2]), int(m[3])), day, heading))
+        else:
+            problems.append(f"`## {heading}`: neither `[Unreleased]` nor `[X.Y.Z] - YYYY-MM-DD`")
+        subs = re.findall(r"^### (.+?)\s*$", section, flags=re.M)
+        if [s for s in _SUBSECTIONS if s in subs] != subs:
+            problems.append(f"`## {heading}`: subsections {subs}, expected each of {_SUBSECTIONS} at most once, "
+                            "in that order")
+    if not released:
+        problems.append("no released version (`## [X.Y.Z] - YYYY-MM-DD`)")
+    elif ".".join(map(str, released[0][0])) != version:
+        problems.append(f"the newest released version is {released[0][2]}, resilient_sqs.__version__ is {version}")
+    for newer, older in zip(released, released[1:]):
+        if not (newer[0] > older[0] and newer[1] >= older[1]):
+            problems.append(f"`## {newer[2]}` stands above `## {older[2]}`: newest first")
+    return problems
+
+
+def test_changelog_records_the_version():
+    assert changelog_problems((REPO_ROOT / "CHANGELOG.md").read_text(), _source_version()) == []
+
+
+@pytest.mark.parametrize("text, wrong", [
+    ("## [0.1.0] - Unreleased\n### Added\n", "neither"),                    # the layout before the first release
+    ("## [Unreleased]\n### Added\n## [0.2.0] - 2026-12-01\n", "resilient_sqs.__version__ is 0.1.0"),
+    ("## [0.1.0] - 2026-11-28\n## [Unreleased]\n", "is not the first section"),
+    ("## [0.1.0] - 2026-11-31\n", "is not a date"),
+    ("## [0.1.0] - 2026-11-28\n### Added\n- a\n### Changed\n### Added\n- b\n", "at most once"),
+    ("## [0.1.0] - 2026-11-28\n### Added\n### Breaking\n", "in that order"),
+    ("## [0.1.0] - 2026-11-28\n## [0.2.0] - 2026-12-01\n", "newest first"),
+    ("## [Unreleased]\n### Added\n", "no released version"),
+])
+def test_changelog_problems_are_found(text, wrong):
+    assert any(wrong in p for p in changelog_problems(text, "0.1.0")), changelog_problems(text, "0.1.0")
 
 
 def test_testing_extra_and_plugin_entry_points():

@@ -53,5 +53,5 @@ def test_documented_action_and_hook_pins_exist_or_are_placeholders():
                 if ref.startswith("<") or ref in tags:
                     continue
                 bad.append(f"{md.relative_to(REPO_ROOT)}:{n}: {ref} is not a tag of this repository")
-    assert bad == [], "documented pins that do not exist (write <full commit SHA> until a release):\n" + "\n".join(bad)
-    assert USES.findall("uses: example/resilient-sqs@v0.1.0") == ["v0.1.0"] and "v0.1.0" not in tags
+    assert bad == [], "documented pins that do not exist (write a placeholder such as <release tag or full commit SHA>):\n" + "\n".join(bad)
+    assert USES.findall("uses: example/resilient-sqs@v99.0.0") == ["v99.0.0"] and "v99.0.0" not in tags

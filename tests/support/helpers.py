@@ -1,6 +1,7 @@
 """Paths and small helpers shared by the tests."""
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -89,3 +90,13 @@ def resources_by_address(plan: dict) -> dict[str, dict]:
     """Every planned resource change keyed by address, with `after` values."""
     return {rc["address"]: rc for rc in plan.get("resource_changes", [])}
 
+
+
+def documented_moves() -> str:
+    """The `moved` blocks of docs/module.md 'Renaming a `queues` key', as written there (a
+    call named `messaging`, the key `orders` renamed `orders_v2`)."""
+    text = (REPO_ROOT / "docs" / "module.md").read_text()
+    section = text.split("### Renaming a `queues` key", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```terraform\n(.*?)```", section, flags=re.S)
+    assert len(blocks) == 1, "docs/module.md 'Renaming a queues key' should hold one ```terraform block"
+    return blocks[0]

@@ -1,0 +1,4 @@
+variable "token" {
+  type      = string
+  sensitive = true
+}

@@ -1,0 +1,4 @@
+module "old" {
+  source = "./old"
+  name   = "${var.name_prefix}-orders"
+}
