@@ -44,7 +44,7 @@ checkov-venv: $(CHECKOV_STAMP)
 
 # LocalStack 4.9.2 in its own venv (.venv-localstack) + the offline DynamoDB seed;
 # one to two minutes the first time, a no-op afterwards; every step prints a line
-# (the launcher is resilient_sqs/testing/localstack.py; tooling/localstack.py gives it this repo's dirs)
+# (the launcher is the package resilient_sqs/testing/localstack/; tooling/localstack.py passes it this repo's dirs)
 localstack: $(STAMP)
 	@$(PY) -m tooling.localstack install
 

@@ -21,9 +21,9 @@ MAKE_PLAN = "terraform plan -out=tfplan && terraform show -json tfplan > plan.js
 
 
 def _error(message: str) -> int:
-    from .terminal import escape
+    from .terminal import line
 
-    sys.stderr.write(escape(f"sqs-policy-hook: error: {' '.join(message.split())}") + "\n")
+    sys.stderr.write(line(f"sqs-policy-hook: error: {' '.join(message.split())}") + "\n")
     return 2
 
 

@@ -292,7 +292,7 @@ def _split(address: str) -> tuple[tuple, str]:
 
 
 def apply(report, model, config, today: _dt.date) -> None:
-    from .engine import Finding
+    from .findings import Finding
     from .rules import CONFIG_RULES, FAIL
     from .source import SourceRef
 

@@ -43,3 +43,11 @@ def escape(text: str) -> str:
     if _PLAIN.match(text):
         return text
     return "".join(_escape_char(c) if _unsafe(c) else c for c in text)
+
+
+def line(text: str) -> str:
+    """One line of output from ``text`` that may quote the input: escaped (:func:`escape`,
+    so no line break is left in it) and with no CI runner command in it (ci_commands.py)."""
+    from .ci_commands import neutralize_line
+
+    return neutralize_line(escape(text), "text")

@@ -69,3 +69,9 @@ IDEMPOTENCY_TABLE_PATTERN = "(?i)idempot"
 IDEMPOTENCY_KEY_ATTRIBUTE = "id"
 IDEMPOTENCY_EXPIRY_ATTRIBUTE = "expiration"
 
+
+# -- message sizes ------------------------------------------------------------------------------
+#: the largest SQS message the AWS provider's aws_sqs_queue accepts as max_message_size (5.x and
+#: 6.x validate 1024-262144) and the SQS extended client's threshold: a body above it goes to the
+#: claim-check bucket (sqs_extended_client.client.DEFAULT_MESSAGE_SIZE_THRESHOLD)
+SQS_MAX_MESSAGE_BYTES = 262144

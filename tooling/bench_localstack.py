@@ -10,6 +10,7 @@ which is printed with them).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import shutil
 import statistics
@@ -37,15 +38,14 @@ def _load() -> str:
 
 def bench_cold_install() -> float:
     tmp = Path(tempfile.mkdtemp(prefix="ls-cold-", dir=REPO_ROOT / ".cache"))
-    old_venv, old_env = L.VENV_DIR, os.environ.get("PIP_NO_CACHE_DIR")
-    L.VENV_DIR = tmp / "venv"
+    old_env = os.environ.get("PIP_NO_CACHE_DIR")
+    cold = L.Launcher(dataclasses.replace(L.SETTINGS, venv=tmp / "venv"))
     os.environ["PIP_NO_CACHE_DIR"] = "1"
     try:
         t = time.monotonic()
-        L.install(progress=lambda m: print(f"    {m}", flush=True))
+        cold.install(progress=lambda m: print(f"    {m}", flush=True))
         return time.monotonic() - t
     finally:
-        L.VENV_DIR = old_venv
         if old_env is None:
             os.environ.pop("PIP_NO_CACHE_DIR", None)
         else:

@@ -15,6 +15,10 @@ A Markdown file holds marker pairs; the generator rewrites what is between them:
     ...generated...                            (action.yml at the repository root)
     <!-- END_ACTION_DOCS -->
 
+    <!-- BEGIN_SCENARIOS -->                   the behaviour scenarios (sqs-behave): name and
+    ...generated...                            what each shows; `BEGIN_SCENARIOS detail` adds
+    <!-- END_SCENARIOS -->                     what each needs and probes (resilient_sqs.testing.scenarios)
+
 Types and long defaults are abbreviated (``map(object({...}))``); each name links to
 the line of ``variables.tf``/``outputs.tf`` that declares it, where the full type is.
 Output depends only on the files read, so it is the same on every machine.
@@ -42,6 +46,8 @@ MARKER = re.compile(
 )
 RULES_MARKER = re.compile(r"(<!-- BEGIN_RULES -->\n)(?P<body>.*?)(<!-- END_RULES -->)", re.S)
 ACTION_MARKER = re.compile(r"(<!-- BEGIN_ACTION_DOCS -->\n)(?P<body>.*?)(<!-- END_ACTION_DOCS -->)", re.S)
+SCENARIOS_MARKER = re.compile(
+    r"(<!-- BEGIN_SCENARIOS(?P<kind>(?: detail)?) -->\n)(?P<body>.*?)(<!-- END_SCENARIOS(?P=kind) -->)", re.S)
 # types and defaults longer than this are abbreviated in the tables (the link leads to the full text)
 ABBREVIATE_OVER = 50
 
@@ -299,7 +305,16 @@ def update(md: Path, check: bool = False, root: Path = REPO_ROOT) -> list[str]:
             stale.append("action")
         return m.group(1) + body + m.group(3)
 
+    def replace_scenarios(m: re.Match) -> str:
+        from resilient_sqs.testing.scenarios import table_rows
+
+        body = table_rows(detail=bool(m.group("kind")))
+        if body != m.group("body"):
+            stale.append("scenarios" + (m.group("kind") or ""))
+        return m.group(1) + body + m.group(4)
+
     new = ACTION_MARKER.sub(replace_action, RULES_MARKER.sub(replace_rules, MARKER.sub(replace, text)))
+    new = SCENARIOS_MARKER.sub(replace_scenarios, new)
     if not check and new != text:
         md.write_text(new)
     return stale

@@ -1,33 +1,41 @@
-"""This repository's embedded LocalStack: the shipped launcher (``resilient_sqs/testing/localstack.py``)
-with the repository's directories: the venv ``.venv-localstack`` (or ``$LOCALSTACK_VENV``) and
-the instances in ``.localstack/`` (or ``$LOCALSTACK_STATE_DIR``).
+"""This repository's embedded LocalStack: the shipped launcher (``resilient_sqs.testing.localstack``)
+with the repository's settings: the venv ``.venv-localstack`` (or ``$LOCALSTACK_VENV``) and the
+instances in ``.localstack/`` (or ``$LOCALSTACK_STATE_DIR``).
 
-``tooling.localstack`` IS the shipped module (one launcher, not two): importing this module
-configures it and hands it back, so ``tooling.localstack.start`` and a monkeypatched
-``tooling.localstack.STATE_ROOT`` are the shipped ones.
+``SETTINGS`` is passed to the shipped functions (``LAUNCHER`` holds them bound to it); a test that
+needs other directories builds its own ``Launcher(dataclasses.replace(SETTINGS, ...))``.
 
 CLI: ``python -m tooling.localstack install|start|stop|status|env|cleanup`` (the Makefile's
 ``make localstack`` runs ``install``).
 """
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
-from resilient_sqs.testing import localstack as _shipped
+from resilient_sqs.testing.localstack import (  # noqa: F401 - re-exported for the tests and scripts
+    ACCOUNT_ID,
+    LOCALSTACK_VERSION,
+    REGION,
+    Launcher,
+    LocalStack,
+    LocalStackError,
+    Settings,
+    external_endpoint,
+    health,
+)
+from resilient_sqs.testing.localstack.settings import CONSTRAINTS  # noqa: F401
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
-# configured once, by the first import (the test session's fixtures may change them afterwards)
-if not getattr(_shipped, "_configured_for_repo", False):
-    _shipped.VENV_DIR = Path(os.environ.get("LOCALSTACK_VENV") or REPO_ROOT / ".venv-localstack")
-    _shipped.STATE_ROOT = Path(os.environ.get("LOCALSTACK_STATE_DIR") or REPO_ROOT / ".localstack")
-    _shipped.CLI_NAME = "python -m tooling.localstack"
-    _shipped.REPO_ROOT = REPO_ROOT
-    _shipped._configured_for_repo = True
+SETTINGS = Settings.from_env(REPO_ROOT / ".venv-localstack", REPO_ROOT / ".localstack", cli_name="python -m tooling.localstack")
+LAUNCHER = Launcher(SETTINGS)
+
+install = LAUNCHER.install
+start = LAUNCHER.start
+cleanup_stale = LAUNCHER.cleanup_stale
+acquire_shared = LAUNCHER.acquire_shared
+release_shared = LAUNCHER.release_shared
 
 if __name__ == "__main__":
-    sys.exit(_shipped.main())
-else:
-    sys.modules[__name__] = _shipped
+    sys.exit(LAUNCHER.main())

@@ -8,7 +8,7 @@ pass-through was accepted and then dropped without a word. Here each attribute i
 declared once, and ``python -m tooling.plumbing`` (``make plumbing``) writes every place
 Terraform needs it spelled out (see that module for the list);
 ``tests/tooling/test_plumbing.py`` fails while a generated file is stale, and
-``tests/module/test_every_queue_attribute.py`` sets every attribute declared here through
+``tests/root_module/test_every_queue_attribute.py`` sets every attribute declared here through
 the root module and finds each in a real plan.
 
 What stays hand-written, by design: what an attribute *does* (its use in
@@ -20,7 +20,7 @@ and the module's own `account_id`, `partition`, `region`, `input_names`).
 To add a queue setting: add an :class:`Attribute` here (``defaults=True`` for a scalar
 setting), run ``make plumbing`` and ``make docs``, use ``var.<name>`` in
 modules/queue/main.tf, add its validation (and a refusal run) if it has bounds, and give
-it a value in ``tests/module/test_every_queue_attribute.py`` (which fails until it does).
+it a value in ``tests/root_module/test_every_queue_attribute.py`` (which fails until it does).
 """
 from __future__ import annotations
 

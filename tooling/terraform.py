@@ -10,21 +10,33 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from typing import Mapping
+
 from resilient_sqs.testing import terraform as _shipped
 from resilient_sqs.testing.terraform import (  # noqa: F401 - re-exported
     MIRROR_DIR,
-    Terraform,
     TerraformError,
-    cli_config_file,
     extract_errors,
     mirrored_providers,
     terraform_bin,
-    terraform_env,
 )
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-CACHE_DIR = REPO_ROOT / ".cache"
-_shipped.CACHE_DIR = CACHE_DIR  # the mirror CLI config goes to <repo>/.cache/terraform.rc, as before
+CACHE_DIR = REPO_ROOT / ".cache"  # the mirror CLI config: <repo>/.cache/terraform.rc (CONTRIBUTING)
+
+
+class Terraform(_shipped.Terraform):
+    """The shipped adapter, writing its mirror CLI config to the repository's ``.cache``."""
+
+    cache_dir = CACHE_DIR
+
+
+def cli_config_file(mirror: Path | None = None, cache_dir: Path | None = None) -> Path | None:
+    return _shipped.cli_config_file(mirror, cache_dir if cache_dir is not None else CACHE_DIR)
+
+
+def terraform_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    return _shipped.terraform_env(extra, cache_dir=CACHE_DIR)
 
 
 def offline_provider_override() -> str:

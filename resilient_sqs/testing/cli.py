@@ -1,8 +1,9 @@
 """``sqs-behave STACK_DIR``: apply a stack on LocalStack, prove its queues keep their promises,
 destroy it. A thin layer over pytest with this package's plugin (one code path for both).
 
-Exit 0: every scenario run passed (skips say why); 1: a behaviour failed; 2: usage, endpoint
-or apply error (Terraform's own error shown), or interrupted.
+Exit 0: every scenario run passed (skips say why) and nothing was left behind; 1: a behaviour
+failed; 2: usage, endpoint or apply error (Terraform's own error shown), or interrupted (what
+finished is reported); 3: resources were left behind (named, with the command that removes them).
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_ERROR, EXIT_LEFTOVERS = 0, 1, 2, 3
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -23,7 +24,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Apply a Terraform stack on LocalStack, check what its SQS queues do (poison message to the "
                     "DLQ, redrive without loss, DLQ alarm firing, FIFO order, claim check, idempotency table), "
                     "then destroy it.",
-        epilog="Exit status: 0 all run scenarios passed, 1 a behaviour failed, 2 usage/endpoint/apply error.")
+        epilog="Exit status: 0 all run scenarios passed and nothing was left behind, 1 a behaviour failed, "
+               "2 usage/endpoint/apply error or interrupted, 3 resources left behind.")
     ap.add_argument("stack_dir", metavar="STACK_DIR", help="the Terraform root module (copied; never written)")
     ap.add_argument("--var", action="append", default=[], metavar="NAME=VALUE", help="as terraform -var; repeatable")
     ap.add_argument("--var-file", action="append", default=[], metavar="FILE", help="as terraform -var-file; repeatable")
@@ -32,6 +34,11 @@ def _parser() -> argparse.ArgumentParser:
                                                          "AWS_ENDPOINT_URL answering LocalStack's health check)")
     where.add_argument("--embedded", action="store_true", help="start an embedded LocalStack (no Docker) for this run")
     ap.add_argument("--keep", action="store_true", help="leave the stack applied (prints how to destroy it)")
+    ap.add_argument("--idempotency-table", action="append", default=[], metavar="NAME",
+                    help="check this DynamoDB table as an idempotency table although its name does not match "
+                         "(?i)idempot; repeatable")
+    ap.add_argument("--destroy-timeout", type=float, metavar="SECONDS", default=None,
+                    help="stop `terraform destroy` after this long and report what is left (default: 600)")
     ap.add_argument("--junitxml", metavar="FILE", help="write a JUnit XML report")
     ap.add_argument("--format", choices=("table", "json"), default="table", help="result output (default: table)")
     ap.add_argument("-k", dest="keyword", metavar="EXPR", help="only scenarios matching (pytest -k), e.g. poison")
@@ -70,8 +77,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
     import pytest
 
-    from . import plugin
-    from .run import EMBEDDED, USAGE
+    from . import pytest_plugin as plugin
+    from .runner import EMBEDDED, USAGE
 
     choice = EMBEDDED if args.embedded else args.endpoint
     started = time.monotonic()
@@ -85,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
         pargs += [f"--sqs-var={v}" for v in args.var] + [f"--sqs-var-file={f}" for f in args.var_file]
         if args.keep:
             pargs.append("--sqs-keep")
+        pargs += [f"--sqs-idempotency-table={t}" for t in args.idempotency_table]
+        if args.destroy_timeout is not None:
+            pargs.append(f"--sqs-destroy-timeout={args.destroy_timeout}")
         if args.junitxml:
             pargs += ["--junitxml", str(Path(args.junitxml).resolve())]
         if args.keyword:
@@ -116,23 +126,40 @@ def main(argv: list[str] | None = None) -> int:
         if "no endpoint" in error:
             print(f"sqs-behave: {USAGE}", file=sys.stderr)
         return EXIT_ERROR
-    rows = _rows(collector.reports)
+    all_rows = _rows(collector.reports)
+    rows = [r for r in all_rows if r["scenario"] != plugin.DESTROY]
+    destroy = next((r for r in all_rows if r["scenario"] == plugin.DESTROY), None)
     leftovers = run.leftovers if run is not None else []
+    remedy = run.remedy if run is not None else None
+    interrupted = code == pytest.ExitCode.INTERRUPTED or bool(run is not None and run.interrupted)
+    expected = len(run.selected or run.units()) if run is not None else 0
     timings = dict(run.timings) if run is not None else {}
     timings["total"] = time.monotonic() - started
+    status = ("interrupted" if interrupted else "failed" if any(r["outcome"] == "failed" for r in rows)
+              else "left-behind" if leftovers else "passed")
     if args.format == "json":
-        print(json.dumps({"stack": str(Path(args.stack_dir).resolve()), "results": rows, "leftovers": leftovers,
+        print(json.dumps({"stack": str(Path(args.stack_dir).resolve()), "status": status, "results": rows,
+                          "destroy": destroy, "leftovers": leftovers, "remedy": remedy,
+                          "interrupted": interrupted, "scenarios_expected": expected,
+                          "notes": list(run.discovery.notes) if run is not None and run.discovery else [],
                           "timings": {k: round(v, 1) for k, v in timings.items()},
                           "summary": _counts(rows)}, indent=2))
     else:
-        _table(rows)
+        _table(rows, interrupted=interrupted)
         c = _counts(rows)
+        if interrupted:
+            print(f"\nINTERRUPTED: {len(rows)} of {expected} scenario(s) finished before the run was stopped")
+        if leftovers:
+            print("\nLEFT BEHIND:\n" + "\n".join(f"  {line}" for line in leftovers) + (f"\n  {remedy}" if remedy else ""))
         print(f"\n{c['passed']} passed, {c['failed']} failed, {c['skipped']} skipped in {timings['total']:.0f} s"
-              + (f" ({len(leftovers)} leftover line(s) above)" if leftovers else ""))
-    if code == pytest.ExitCode.INTERRUPTED:
+              + (f"; {len(leftovers)} resource(s) left behind" if leftovers else "")
+              + ("; interrupted" if interrupted else ""))
+    if interrupted:
         return EXIT_ERROR
     if any(r["outcome"] == "failed" for r in rows):
         return EXIT_FAILED
+    if leftovers:
+        return EXIT_LEFTOVERS
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED, pytest.ExitCode.TESTS_FAILED):
         return EXIT_ERROR
     return EXIT_OK
@@ -149,7 +176,7 @@ def _autoloaded() -> bool:
         return False
     from importlib.metadata import entry_points
 
-    return any(ep.value == "resilient_sqs.testing.plugin" for ep in entry_points(group="pytest11"))
+    return any(ep.value == "resilient_sqs.testing.pytest_plugin" for ep in entry_points(group="pytest11"))
 
 
 def _rows(reports: dict[str, dict]) -> list[dict]:
@@ -165,14 +192,15 @@ def _counts(rows: list[dict]) -> dict:
     return {k: sum(1 for r in rows if r["outcome"] == k) for k in ("passed", "failed", "skipped")}
 
 
-def _table(rows: list[dict]) -> None:
+def _table(rows: list[dict], interrupted: bool = False) -> None:
     if not rows:
-        print("no scenarios: the stack has no SQS queue that is not a DLQ, and no idempotency table")
+        print("no scenario finished" if interrupted else
+              "no scenarios: the stack has no SQS queue that is not a DLQ, and no idempotency table")
         return
     subjects = sorted({r["subject"] for r in rows})
-    from .scenarios import SCENARIOS
+    from .scenarios import names
 
-    scen = [s for s in SCENARIOS if any(r["scenario"] == s for r in rows)]
+    scen = [s for s in names() if any(r["scenario"] == s for r in rows)]
     cell = {(r["subject"], r["scenario"]): r for r in rows}
     word = {"passed": "passed", "failed": "FAILED", "skipped": "skipped"}
     w0 = max(len("queue / table"), *(len(s) for s in subjects))

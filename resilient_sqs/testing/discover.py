@@ -16,10 +16,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from resilient_sqs.facts import IDEMPOTENCY_TABLE_PATTERN
 from resilient_sqs.policy.graph import Plan
 from resilient_sqs.policy.model import Model, Queue
 
-TABLE_PATTERN = re.compile(r"(?i)idempot")  # the plan checker's default table_pattern (DDB rules)
+TABLE_PATTERN = re.compile(IDEMPOTENCY_TABLE_PATTERN)  # the plan checker's default table_pattern (DDB rules)
 DEPTH_METRICS = {"ApproximateNumberOfMessagesVisible"}
 AGE_METRIC = "ApproximateAgeOfOldestMessage"
 
@@ -53,6 +54,7 @@ class AlarmInfo:
     region: str | None
     account: str | None
     why_not: str | None = None  # set when it does not watch this pair's DLQ (wrong name, region, account)
+    actions_enabled: bool = True
 
 
 @dataclass
@@ -94,6 +96,8 @@ class Pair:
                 "redrive_allow": f"queues[{key}].dlq_redrive_allow_policy",
                 "visibility_timeout_seconds": f"queues[{key}].visibility_timeout_seconds (or consumer.timeout_seconds)",
                 "dlq_message_retention_seconds": f"queues[{key}].dlq_message_retention_seconds",
+                "dlq_alarm": "alarms (kinds includes \"dlq_depth\", its threshold in alarms.thresholds; notified "
+                             "through alarms.sns_topic_arn or alarms.create_sns_topic)",
             }.get(what, f"queues[{key}].{what}")
         addr = self.queue.address
         dlq_addr = self.dlq.address if self.dlq else addr
@@ -103,6 +107,9 @@ class Pair:
             "redrive_allow": f"{dlq_addr}: redrive_allow_policy",
             "visibility_timeout_seconds": f"{addr}: visibility_timeout_seconds",
             "dlq_message_retention_seconds": f"{dlq_addr}: message_retention_seconds",
+            "dlq_alarm": (f"an aws_cloudwatch_metric_alarm on AWS/SQS ApproximateNumberOfMessagesVisible with "
+                          f"dimensions {{ QueueName = {self.dlq.name if self.dlq else '<the DLQ>'} }}, threshold 0, "
+                          "GreaterThanThreshold, alarm_actions = [an SNS topic someone is subscribed to]"),
         }.get(what, f"{addr}: {what}")
 
     def expect(self, **wanted: Any) -> None:
@@ -195,14 +202,38 @@ def _alarm_info(a, metric: str, why_not: str | None = None) -> AlarmInfo:
         threshold=float(v.get("threshold") or 0), comparison=v.get("comparison_operator") or "GreaterThanThreshold",
         statistic=v.get("statistic"), actions=list(v.get("alarm_actions") or []),
         region=parts[3] if len(parts) > 4 else None, account=parts[4] if len(parts) > 4 else None, why_not=why_not,
+        actions_enabled=v.get("actions_enabled") is not False,
     )
 
 
-_MODULE_QUEUE = re.compile(r'module\.queue\["([^"]+)"\]\.aws_sqs_queue\.')
+_MODULE_QUEUE = re.compile(r'^(?P<parent>(?:module\.[^.\[]+(?:\["[^"]*"\]|\[\d+\])?\.)*)module\.queue\["(?P<key>[^"]+)"\]'
+                           r'\.aws_sqs_queue\.(?:this|dlq)$')
+_MODULE_STEP = re.compile(r'module\.([^.\[]+)(?:\["[^"]*"\]|\[\d+\])?\.')
 
 
-def discover(plan: dict | None, state: dict) -> Discovery:
+def this_module_queue_key(address: str, configuration: dict | None) -> str | None:
+    """The ``queues`` key when ``address`` is a queue this project's root module creates (its
+    ``module "queue"`` call of ``./modules/queue``, in a module that takes ``queues``), else None:
+    an in-house module that happens to call a module "queue" is not this one, and its fixes name
+    the resource's own attributes."""
+    m = _MODULE_QUEUE.match(address)
+    if not m:
+        return None
+    mod = (configuration or {}).get("root_module") or {}
+    for name in _MODULE_STEP.findall(m.group("parent")):
+        mod = ((mod.get("module_calls") or {}).get(name) or {}).get("module") or {}
+    call = (mod.get("module_calls") or {}).get("queue") or {}
+    source = str(call.get("source", "")).rstrip("/")
+    if source.endswith("modules/queue") and "queues" in (mod.get("variables") or {}) \
+            and "account_id" in (mod.get("variables") or {}):
+        return m.group("key")
+    return None
+
+
+def discover(plan: dict | None, state: dict, tables: list[str] | None = None) -> Discovery:
+    """``tables``: names of idempotency tables the user names (others are found by the table pattern)."""
     model = model_from(plan, state)
+    named = set(tables or [])
     notes: list[str] = []
     pairs: list[Pair] = []
     for q in model.queues:
@@ -214,10 +245,9 @@ def discover(plan: dict | None, state: dict) -> Discovery:
                          f"({q.dlq_link.external or q.dlq_link.unknown_reason}); its scenarios use it by ARN where they can")
         mrc = q.max_receive_count if isinstance(q.max_receive_count, int) else None
         allow = dlq.allow_value() if dlq is not None else None
-        m = _MODULE_QUEUE.search(q.address)
         pair = Pair(queue=_queue_info(q), dlq=_queue_info(dlq) if dlq else None, max_receive_count=mrc,
                     redrive_allow=allow if isinstance(allow, dict) else None,
-                    module_queue_key=m.group(1) if m else None)
+                    module_queue_key=this_module_queue_key(q.address, (plan or {}).get("configuration")))
         if dlq is not None:
             for a in dlq.alarms:
                 for metric, watched in a.metrics:
@@ -270,13 +300,23 @@ def discover(plan: dict | None, state: dict) -> Discovery:
         else:
             notes.append(f"alarm {info.name} ({a.address}) watches QueueName={qn}, a queue that is not in the stack")
 
-    tables = []
+    found = []
     for t in model.tables:
         name = t.attr("name")
-        if isinstance(name, str) and (TABLE_PATTERN.search(t.address) or TABLE_PATTERN.search(name)):
-            ttl = t.path("ttl", 0) or {}
-            tables.append(Table(name=name, address=t.address, hash_key=t.attr("hash_key"),
-                                ttl_attribute=ttl.get("attribute_name") if isinstance(ttl, dict) else None,
-                                ttl_enabled=ttl.get("enabled") if isinstance(ttl, dict) else None))
+        if not isinstance(name, str):
+            continue
+        if not (name in named or TABLE_PATTERN.search(t.address) or TABLE_PATTERN.search(name)):
+            notes.append(f"table {name} ({t.address}) is not checked as an idempotency table: neither its name nor its "
+                         f"address matches {TABLE_PATTERN.pattern}; if it is one, name it with --idempotency-table "
+                         f"{name} (pytest: --sqs-idempotency-table)")
+            continue
+        ttl = t.path("ttl", 0) or {}
+        found.append(Table(name=name, address=t.address, hash_key=t.attr("hash_key"),
+                           ttl_attribute=ttl.get("attribute_name") if isinstance(ttl, dict) else None,
+                           ttl_enabled=ttl.get("enabled") if isinstance(ttl, dict) else None))
     dlqs = [_queue_info(q) for q in model.queues if q.is_dlq]
-    return Discovery(pairs=sorted(pairs, key=lambda p: p.name), tables=tables, dlqs=dlqs, notes=notes)
+    missing = named - {t.name for t in found}
+    if missing:
+        notes.append(f"--idempotency-table {', '.join(sorted(missing))}: no such DynamoDB table in the applied stack "
+                     f"(tables: {', '.join(sorted(str(t.attr('name')) for t in model.tables)) or 'none'})")
+    return Discovery(pairs=sorted(pairs, key=lambda p: p.name), tables=found, dlqs=dlqs, notes=notes)

@@ -75,7 +75,7 @@ class _PlanRun:
         """The .tf file and line a finding is about (its source expression, else the block
         declaring the resource), else the plan file, line 1: what `sqs-policy check --format
         sarif` points at."""
-        from resilient_sqs.policy.report import SourceLocator
+        from resilient_sqs.policy.formats import SourceLocator
 
         if self._locator is None:
             self._locator = SourceLocator.of(self.report, self.doc, self.source_dir or _DEFAULT_SOURCE, self.arg)
@@ -213,12 +213,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     runs = config.stash.get(_RUNS, None)
     if not runs:
         return
-    from resilient_sqs.policy.report import render_text
+    from resilient_sqs.policy.formats.text import summary_line
 
     terminalreporter.write_sep("-", "sqs-policy")
     for run in runs:
-        text = render_text(run.report).rstrip("\n").splitlines()
-        terminalreporter.write_line(f"{run.arg}: {text[-1]}")
+        terminalreporter.write_line(f"{run.arg}: {_safe(summary_line(run.report))}")
         for note in run.report.notes:  # the checker's notes name its own option
             terminalreporter.write_line(f"  note: {note.replace('pass --source-dir', 'pass --sqs-source-dir')}")
 
@@ -232,8 +231,16 @@ class PlanFile(pytest.File):
 
     def collect(self):
         for rid, address, findings in self.run.groups:
-            yield PlanRuleItem.from_parent(self, name=f"{rid}[{address}]", rule_id=rid, address=address,
+            yield PlanRuleItem.from_parent(self, name=_safe(f"{rid}[{address}]"), rule_id=rid, address=address,
                                            findings=findings)
+
+
+def _safe(text: str) -> str:
+    """Text that quotes the plan, as one line of pytest's output (a CI log): escaped, and with no
+    CI runner command in it (resilient_sqs.policy.terminal.line)."""
+    from resilient_sqs.policy.terminal import line
+
+    return line(text)
 
 
 class PlanRuleFailure(Exception):
@@ -289,7 +296,7 @@ class PlanRuleItem(pytest.Item):
         return f"{label}: {f.message}"
 
     def _headline(self) -> str:
-        return self._line(self.findings[0])
+        return _safe(self._line(self.findings[0]))
 
     def _reason(self) -> str:
         f = self.findings[0]
@@ -302,7 +309,7 @@ class PlanRuleItem(pytest.Item):
         more = len([g for g in self.findings[1:] if _verdict(g, self.parent.run.fail_on) != "passed"])
         if more:
             text += f" (and {more} more finding(s) of this rule on this resource)"
-        return text
+        return _safe(text)
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, (PlanRuleFailure, pytest.xfail.Exception)):  # xfail: under --runxfail
@@ -318,7 +325,7 @@ class _Crash:
     """What pytest's one-line summaries (-ra, --tb=line, junitxml's message) read."""
 
     def __init__(self, path: str, lineno: int, message: str):
-        self.path, self.lineno, self.message = path, lineno, message
+        self.path, self.lineno, self.message = _safe(path), lineno, message
 
     def __str__(self) -> str:
         return f"{self.path}:{self.lineno}: {self.message}"
@@ -339,6 +346,7 @@ class _FindingRepr:
         path, line = run.locate(f0)
         where = "" if os.path.abspath(path) == str(run.path) else f"at {path}:{line}; "
         self.lines.append(f"  {where}`sqs-policy explain {item.rule_id}` says why")
+        self.lines = [_safe(x) for x in self.lines]
         self.reprcrash = _Crash(path, line, item._headline())
 
     def toterminal(self, tw) -> None:

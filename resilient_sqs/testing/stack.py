@@ -10,7 +10,9 @@
 * ``terraform init``, ``plan`` and ``apply`` of that plan run through python-terraform
   (:mod:`resilient_sqs.testing.terraform`); the plan (for its configuration) and the state
   (``terraform show -json``, for the applied values) feed the discovery.
-* :meth:`AppliedStack.destroy` runs ``terraform destroy`` and reports what is left behind.
+* :meth:`AppliedStack.destroy` runs ``terraform destroy`` within a time bound (attribute-only
+  resources on the stack's own queues are dropped from the state first) and reports what is
+  left behind by name, with the command that removes it.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import contextlib
 import json
 import os
 import re
+import shlex
 import shutil
 import tempfile
 import threading
@@ -47,6 +50,7 @@ _SOURCE = re.compile(r'(^\s*source\s*=\s*")(\.{1,2}/[^"]*|\.{1,2})(")', re.MULTI
 _PROVIDER_AWS = re.compile(r'^\s*provider\s+"aws"\s*\{', re.MULTILINE)
 _BACKEND = re.compile(r'^\s*backend\s+"[^"]+"', re.MULTILINE)
 _CLOUD = re.compile(r'^\s*cloud\s*\{', re.MULTILINE)
+DESTROY_TIMEOUT = 600.0  # seconds `terraform destroy` may take before it is stopped (--destroy-timeout)
 _COPY_IGNORE = shutil.ignore_patterns(".terraform", "*.tfstate", "*.tfstate.*", "terraform.tfstate.d", ".git",
                                       "__pycache__", ".venv*")
 
@@ -239,6 +243,11 @@ class AppliedStack:
     state: dict | None = None
     outputs: dict = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
+    destroy_timeout: float = DESTROY_TIMEOUT
+    discard: bool = False  # the endpoint is thrown away after the run: do not destroy
+    leftovers: list[str] = field(default_factory=list)
+    remedy: str | None = None  # how to remove the leftovers
+    kept: str | None = None  # --keep: how to destroy it
 
     def prepare(self) -> None:
         self.work_root = Path(tempfile.mkdtemp(prefix="sqs-behave-"))
@@ -295,49 +304,192 @@ class AppliedStack:
             self.outputs = {}
 
     def destroy(self) -> list[str]:
-        """Destroy what was applied; returns what is left behind (empty: nothing).
+        """Destroy what was applied; returns what is left behind, one line per resource (empty:
+        nothing; :attr:`remedy` then says how to remove it).
 
-        With ``keep`` nothing is destroyed and the returned line says how to destroy it.
+        * ``keep``: nothing is destroyed; :attr:`kept` says how to destroy it.
+        * ``discard``: the endpoint is thrown away after the run (an embedded instance this run
+          started): nothing to wait for, nothing is destroyed, and that is said.
+        * Attribute-only resources (queue policies, redrive and redrive-allow policies, see
+          :data:`ATTRIBUTE_RESOURCES`) on queues of the state are removed from the state first:
+          deleting their queue deletes them. (On LocalStack 4.9.2 a cleared ``RedriveAllowPolicy``
+          reads back as ``""`` instead of absent, so the AWS provider's delete of
+          ``aws_sqs_queue_redrive_allow_policy`` waits its full 20-minute timeout.)
+        * ``terraform destroy`` is bounded by ``destroy_timeout`` seconds; at the bound it is
+          stopped and what is left is reported.
         """
         if not self.applied or self.tf is None:
             self._remove_work()
             return []
         if self.keep:
-            env = " ".join(f"{k}={v}" for k, v in self.env.items() if k in ("AWS_ENDPOINT_URL",))
-            return [f"kept applied (--keep): destroy it with `cd {self.work} && {env} terraform destroy -auto-approve`"]
+            self.kept = f"kept applied (--keep): destroy it with `{self.destroy_command()}`"
+            return []
+        if self.discard:
+            self.progress("not destroyed: the embedded endpoint this run started is stopped and its data removed, "
+                          "which removes the stack with it (no destroy to wait for)")
+            self.applied = False
+            self.destroyed = True
+            self._remove_work()
+            return []
         t0 = time.monotonic()
-        if self.state is not None:
-            self.progress(f"terraform destroy ({len(state_resources(self.state))} resources)")
-        else:
-            self.progress("terraform destroy (of what the failed or interrupted apply created)")
         left: list[str] = []
         try:
+            state = self.tf.show_json()
+        except TerraformError:
+            state = self.state or {}
+        resources = state_resources(state)
+        attrs = attribute_resources_on_own_queues(resources)
+        if attrs:
+            self.progress(f"removing {len(attrs)} attribute resource(s) from the state before destroy; deleting their "
+                          f"queue deletes them: {', '.join(attrs)}")
+            try:
+                self.tf.state_rm(attrs)
+            except TerraformError as exc:
+                self.progress(f"could not remove them from the state ({' '.join(exc.errors) or exc}); destroying them")
+        self.progress(f"terraform destroy ({len(resources) - len(attrs)} resources; stopped after "
+                      f"{self.destroy_timeout:.0f} s if still running)")
+        try:
             with ticking(self.progress, "terraform destroy still running"):
-                self.tf.destroy(refresh=False)  # just applied: no need to read everything back first
+                self.tf.destroy(refresh=False, timeout=self.destroy_timeout)  # just applied: no need to read back
             self.applied = False
             self.destroyed = True
         except TerraformError as exc:
-            left.append(f"terraform destroy failed: {' '.join(exc.errors) or exc}")
+            if exc.timed_out:
+                left.append(f"terraform destroy did not finish within {self.destroy_timeout:.0f} s and was stopped "
+                            "(set the bound with --destroy-timeout / --sqs-destroy-timeout)")
+            else:
+                left.append(f"terraform destroy failed: {' '.join(exc.errors) or exc}")
         except BaseException:
-            left.append(f"terraform destroy interrupted: run `cd {self.work} && terraform destroy -auto-approve`")
+            self.remedy = f"run `{self.destroy_command()}`"
+            self.leftovers = ["terraform destroy interrupted"]
             raise
         finally:
             self.timings["destroy"] = time.monotonic() - t0
-        if not left:
-            try:
-                after = self.tf.show_json()
-                left += [f"{r['address']} still in the state" for r in state_resources(after)]
-            except TerraformError as exc:
-                left.append(f"cannot read the state after destroy: {exc}")
+        try:
+            after = state_resources(self.tf.show_json())
+        except TerraformError as exc:
+            left.append(f"cannot read the state after destroy: {exc}")
+            after = []
+        left += [leftover_line(r) for r in after]
+        left += self.sweep_unrecorded(after)
         if left:
-            left.append(f"the work directory {self.work} is kept so you can destroy what is left")
+            self.remedy = (f"the work directory {self.work} is kept; remove what is left with `{self.destroy_command()}`"
+                           + (f" while the endpoint {self.endpoint} runs" if self.endpoint else ""))
+            hints = [h for h in (leftover_hint(r, self.endpoint) for r in after) if h]
+            if hints:
+                self.remedy += "; first " + "; ".join(hints)
         else:
             self._remove_work()
+        self.leftovers = left
         return left
+
+    def sweep_unrecorded(self, in_state: list[dict]) -> list[str]:
+        """Queues, topics and alarms the plan named that exist on the endpoint although the state does
+        not hold them: an apply stopped mid-way (Ctrl-C, SIGTERM, a time bound) can create a resource
+        and be stopped before it records it, so ``terraform destroy`` never sees it. On an emulator
+        endpoint they are deleted (this run created them); on real AWS they are reported with the
+        command that deletes them (a queue of that name may have existed before)."""
+        if self.plan is None:
+            return []
+        recorded = {r["address"] for r in in_state}
+        planned = [r for r in state_resources({"values": self.plan.get("planned_values") or {}})
+                   if r["address"] not in recorded]
+        if not planned:
+            return []
+        from .aws import Clients
+
+        clients = Clients(self.endpoint, self.region)
+        out: list[str] = []
+        for r in planned:
+            v = r.get("values") or {}
+            kind, name = r.get("type"), v.get("name") or v.get("alarm_name")
+            if not isinstance(name, str):
+                continue
+            try:
+                if kind == "aws_sqs_queue":
+                    sqs = clients.client("sqs")
+                    url = sqs.get_queue_url(QueueName=name)["QueueUrl"]
+                    gone = (sqs.delete_queue, {"QueueUrl": url})
+                    command = f"aws sqs delete-queue --queue-url {url}"
+                elif kind == "aws_sns_topic":
+                    sns = clients.client("sns")
+                    arn = next((t["TopicArn"] for page in sns.get_paginator("list_topics").paginate()
+                                for t in page["Topics"] if t["TopicArn"].rsplit(":", 1)[-1] == name), None)
+                    if arn is None:
+                        continue
+                    gone = (sns.delete_topic, {"TopicArn": arn})
+                    command = f"aws sns delete-topic --topic-arn {arn}"
+                elif kind == "aws_cloudwatch_metric_alarm":
+                    cw = clients.client("cloudwatch")
+                    if not cw.describe_alarms(AlarmNames=[name]).get("MetricAlarms"):
+                        continue
+                    gone = (cw.delete_alarms, {"AlarmNames": [name]})
+                    command = f"aws cloudwatch delete-alarms --alarm-names {name}"
+                else:
+                    continue
+            except Exception:  # noqa: BLE001 - not there (QueueDoesNotExist) or not readable: nothing to sweep
+                continue
+            if self.endpoint is not None:
+                try:
+                    gone[0](**gone[1])
+                    self.progress(f"deleted {r['address']} ({name}): created by the stopped apply but not recorded "
+                                  "in the state")
+                    continue
+                except Exception as exc:  # noqa: BLE001 - reported below
+                    self.progress(f"could not delete {name}: {exc}")
+            if self.endpoint:
+                command += f" --endpoint-url {self.endpoint}"
+            out.append(f"{r['address']} ({name}): not in the state; delete it with `{command}`")
+        return out
+
+    def destroy_command(self) -> str:
+        """The shell command that destroys the work directory's stack (its endpoint is in the override file)."""
+        cfg = self.tf.env().get("TF_CLI_CONFIG_FILE") if self.tf is not None else None
+        prefix = f"TF_CLI_CONFIG_FILE={shlex.quote(cfg)} " if cfg else ""
+        variables = "".join(f" {shlex.quote(a)}" for a in self.var_args)
+        return f"cd {shlex.quote(str(self.work))} && {prefix}terraform destroy -auto-approve{variables}"
 
     def _remove_work(self) -> None:
         if self.work_root is not None:
             shutil.rmtree(self.work_root, ignore_errors=True)
+
+
+# attribute-only resources: each sets one attribute of a queue; deleting the queue deletes it
+ATTRIBUTE_RESOURCES = {
+    "aws_sqs_queue_policy": "Policy",
+    "aws_sqs_queue_redrive_policy": "RedrivePolicy",
+    "aws_sqs_queue_redrive_allow_policy": "RedriveAllowPolicy",
+}
+
+
+def attribute_resources_on_own_queues(resources: list[dict]) -> list[str]:
+    """Addresses of the attribute-only resources whose queue (``queue_url``) is a queue of the same
+    state: destroying the queue removes them. Those on a queue the stack does not manage are left
+    to ``terraform destroy`` (the queue stays, so its attribute must be cleared)."""
+    own = {(r.get("values") or {}).get(k) for r in resources if r.get("type") == "aws_sqs_queue" for k in ("url", "id")}
+    own.discard(None)
+    return [r["address"] for r in resources
+            if r.get("type") in ATTRIBUTE_RESOURCES and (r.get("values") or {}).get("queue_url") in own]
+
+
+def leftover_line(resource: dict) -> str:
+    """A resource still in the state after destroy, by address and by the name it has on the endpoint."""
+    v = resource.get("values") or {}
+    name = v.get("name") or v.get("bucket") or v.get("alarm_name") or v.get("function_name") or v.get("arn") or v.get("id")
+    return f"{resource['address']}" + (f" ({name})" if name else "")
+
+
+def leftover_hint(resource: dict, endpoint: str | None) -> str | None:
+    """What must happen before ``terraform destroy`` can remove ``resource`` (None: nothing)."""
+    v = resource.get("values") or {}
+    url = f" --endpoint-url {endpoint}" if endpoint else ""
+    if resource.get("type") == "aws_dynamodb_table" and v.get("deletion_protection_enabled"):
+        return (f"turn off the deletion protection of table {v.get('name')} (`aws dynamodb update-table --table-name "
+                f"{v.get('name')} --no-deletion-protection-enabled{url}`)")
+    if resource.get("type") == "aws_s3_bucket" and not v.get("force_destroy"):
+        return (f"empty bucket {v.get('bucket')} (`aws s3 rm s3://{v.get('bucket')} --recursive{url}`; it has no "
+                "force_destroy)")
+    return None
 
 
 def state_resources(state: dict) -> list[dict]:

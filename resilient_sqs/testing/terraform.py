@@ -18,8 +18,10 @@ gets wrong with Terraform >= 1.0 and adds what the project needs:
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -33,15 +35,22 @@ with warnings.catch_warnings():
     import python_terraform as _pt
 
 MIRROR_DIR = Path(os.environ.get("TF_PROVIDER_MIRROR", "/opt/tf-plugins"))
-# where the provider-mirror CLI config is written (this repository's tooling/terraform.py sets <repo>/.cache)
-CACHE_DIR = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "resilient-sqs"
+
+
+def user_cache_dir() -> Path:
+    """Where the provider-mirror CLI config is written unless a caller says (``$XDG_CACHE_HOME/resilient-sqs``;
+    this repository's tooling/terraform.py passes ``<repo>/.cache``)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "resilient-sqs"
 
 
 class TerraformError(RuntimeError):
-    """A Terraform command failed. ``str()`` gives the command and Terraform's errors."""
+    """A Terraform command failed. ``str()`` gives the command and Terraform's errors.
+    ``timed_out``: it was stopped at its time bound."""
 
-    def __init__(self, command: list[str], returncode: int, stdout: str, stderr: str, cwd: Path):
+    def __init__(self, command: list[str], returncode: int, stdout: str, stderr: str, cwd: Path,
+                 timed_out: bool = False):
         self.command = command
+        self.timed_out = timed_out
         self.returncode = returncode
         self.stdout = stdout
         self.stderr = stderr
@@ -87,21 +96,40 @@ def mirrored_providers(mirror: Path | None = None) -> list[str]:
     return found
 
 
-def cli_config_file(mirror: Path | None = None, cache_dir: Path | None = None) -> Path | None:
+HEADER = "# Written by resilient_sqs.testing.terraform: install mirrored providers from the local mirror.\n"
+_PROVIDER_INSTALLATION = re.compile(r"^\s*provider_installation\s*\{", re.M)
+
+
+def user_cli_config(environ: Mapping[str, str] | None = None) -> Path | None:
+    """The CLI configuration Terraform would read for the caller: ``$TF_CLI_CONFIG_FILE``, else
+    ``~/.terraformrc`` (None: neither exists)."""
+    environ = os.environ if environ is None else environ
+    given = environ.get("TF_CLI_CONFIG_FILE", "").strip()
+    path = Path(given) if given else Path.home() / ".terraformrc"
+    return path if path.is_file() else None
+
+
+def cli_config_file(mirror: Path | None = None, cache_dir: Path | None = None,
+                    user_config: Path | None = None) -> Path | None:
     """Write (if needed) a Terraform CLI config that installs mirrored providers from the mirror.
 
     Providers found in the mirror come only from it (no registry access is
     attempted for them); anything else is installed directly as usual. Returns
     None when there is no mirror, so a normal registry install is left alone.
+
+    ``user_config``: the caller's own CLI configuration (plugin cache, registry credentials,
+    host blocks). It is kept: merged with the mirror block into one file, or, when it has a
+    ``provider_installation`` block of its own, returned as it is (the caller decided how
+    providers are installed).
     """
     mirror = Path(mirror) if mirror is not None else MIRROR_DIR
-    cache_dir = Path(cache_dir) if cache_dir is not None else CACHE_DIR
+    cache_dir = Path(cache_dir) if cache_dir is not None else user_cache_dir()
     providers = mirrored_providers(mirror)
     if not providers:
         return None
     quoted = ", ".join(json.dumps(p) for p in providers)
     text = (
-        "# Written by resilient_sqs.testing.terraform: install mirrored providers from the local mirror.\n"
+        HEADER +
         "provider_installation {\n"
         "  filesystem_mirror {\n"
         f"    path    = {json.dumps(str(mirror))}\n"
@@ -114,6 +142,17 @@ def cli_config_file(mirror: Path | None = None, cache_dir: Path | None = None) -
     )
     cache_dir.mkdir(parents=True, exist_ok=True)
     path = cache_dir / "terraform.rc"
+    if user_config is not None and user_config.resolve() != path.resolve():
+        try:
+            theirs = user_config.read_text()
+        except OSError:
+            theirs = None
+        if theirs is not None and HEADER not in theirs:
+            if _PROVIDER_INSTALLATION.search(theirs):
+                return user_config
+            text = f"# {user_config}, merged with the mirror block below\n{theirs.rstrip()}\n\n{text}"
+            digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+            path = cache_dir / f"terraform-merged-{digest}.rc"
     if not path.exists() or path.read_text() != text:
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(text)
@@ -121,10 +160,10 @@ def cli_config_file(mirror: Path | None = None, cache_dir: Path | None = None) -
     return path
 
 
-def terraform_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment every Terraform command runs with."""
+def terraform_env(extra: Mapping[str, str] | None = None, cache_dir: Path | None = None) -> dict[str, str]:
+    """The environment every Terraform command runs with (``cache_dir``: where the mirror CLI config goes)."""
     env = dict(os.environ)
-    cfg = cli_config_file()
+    cfg = cli_config_file(cache_dir=cache_dir, user_config=user_cli_config(env))
     if cfg is not None:
         env["TF_CLI_CONFIG_FILE"] = str(cfg)
     elif env.get("TF_CLI_CONFIG_FILE") and not Path(env["TF_CLI_CONFIG_FILE"]).exists():
@@ -133,6 +172,30 @@ def terraform_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     if extra:
         env.update({k: str(v) for k, v in extra.items()})
     return env
+
+
+INTERRUPT_GRACE = 60.0  # seconds Terraform gets after SIGINT to stop and write its state
+
+
+def _interrupt(proc: subprocess.Popen) -> tuple[str, str]:
+    """SIGINT to Terraform's process group, SIGKILL to the group after INTERRUPT_GRACE s; its output."""
+    import signal
+
+    for sig, wait in ((signal.SIGINT, INTERRUPT_GRACE), (signal.SIGKILL, 10.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except OSError:
+            pass
+        try:
+            out, err = proc.communicate(timeout=wait)
+            try:  # the plugins may outlive Terraform itself
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            return out or "", err or ""
+        except subprocess.TimeoutExpired:
+            continue
+    return "", ""
 
 
 def terraform_bin() -> str:
@@ -155,7 +218,12 @@ class Result:
 
 
 class Terraform(_pt.Terraform):
-    """python-terraform's Terraform, fixed for Terraform >= 1.0 (see module docstring)."""
+    """python-terraform's Terraform, fixed for Terraform >= 1.0 (see module docstring).
+
+    ``cache_dir``: where the provider-mirror CLI config is written (None: the per-user cache).
+    """
+
+    cache_dir: Path | None = None
 
     def __init__(
         self,
@@ -163,15 +231,40 @@ class Terraform(_pt.Terraform):
         variables: Mapping[str, Any] | None = None,
         env: Mapping[str, str] | None = None,
         timeout: float | None = 1800,
+        cache_dir: Path | None = None,
     ):
         super().__init__(working_dir=str(Path(working_dir).resolve()), terraform_bin_path=terraform_bin())
         self.path = Path(working_dir).resolve()
         self.tf_variables = dict(variables or {})
         self.extra_env = dict(env or {})
         self.timeout = timeout
+        if cache_dir is not None:
+            self.cache_dir = Path(cache_dir)
         # raw "-var k=v" / "-var-file=F" arguments given by a user (kept in their order and
         # Terraform's own parsing), passed to every command that takes variables
         self.var_args: list[str] = []
+
+    def env(self) -> dict[str, str]:
+        """The environment of this instance's commands."""
+        return terraform_env(self.extra_env, cache_dir=self.cache_dir)
+
+    def _run(self, cmds: list[str], timeout: float | None) -> Result:
+        """Run Terraform in its own process group, bounded by ``timeout`` seconds. When the bound
+        is reached, or this process is interrupted (Ctrl-C, SIGTERM raised as KeyboardInterrupt),
+        Terraform gets SIGINT, as from a terminal, and up to INTERRUPT_GRACE seconds to stop and
+        write its state; then its whole group (the provider plugins too) is killed."""
+        proc = subprocess.Popen(cmds, cwd=self.path, env=self.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, text=True, start_new_session=True)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            out, err = _interrupt(proc)
+            raise TerraformError(cmds, -1, out, f"Error: timed out after {timeout:.0f} s (stopped)\n{err}",
+                                 self.path, timed_out=True) from None
+        except BaseException:
+            _interrupt(proc)
+            raise
+        return Result(proc.returncode, out, err)
 
     # -- the fixed core -------------------------------------------------------------
     def _generate_default_options(self, input_options):
@@ -184,6 +277,7 @@ class Terraform(_pt.Terraform):
         if args:
             raise TypeError("pass no positional directory: the working directory is the Terraform directory")
         check = kwargs.pop("check", True)
+        timeout = kwargs.pop("timeout", self.timeout)
         kwargs.pop("capture_output", None)
         kwargs.pop("raise_on_error", None)
         var_file = None
@@ -197,17 +291,7 @@ class Terraform(_pt.Terraform):
         if self.var_args and cmd.split()[0] in {"plan", "apply", "destroy", "import", "refresh", "console"}:
             cmds[2:2] = self.var_args
         try:
-            proc = subprocess.run(
-                cmds,
-                cwd=self.path,
-                env=terraform_env(self.extra_env),
-                capture_output=True,
-                text=True,
-                timeout=self.timeout,
-                stdin=subprocess.DEVNULL,
-            )
-        except subprocess.TimeoutExpired as exc:
-            raise TerraformError(cmds, -1, exc.stdout or "", f"Error: timed out after {self.timeout} s", self.path) from None
+            proc = self._run(cmds, timeout)
         finally:
             if var_file:
                 os.unlink(var_file)
@@ -252,10 +336,7 @@ class Terraform(_pt.Terraform):
     def show_json(self, plan_file: str | os.PathLike | None = None) -> dict:
         args = [str(plan_file)] if plan_file else []
         cmds = [self.terraform_bin_path, "show", "-json", "-no-color", *args]
-        proc = subprocess.run(
-            cmds, cwd=self.path, env=terraform_env(self.extra_env), capture_output=True, text=True,
-            timeout=self.timeout, stdin=subprocess.DEVNULL,
-        )
+        proc = self._run(cmds, self.timeout)
         if proc.returncode != 0:
             raise TerraformError(cmds, proc.returncode, proc.stdout, proc.stderr, self.path)
         return json.loads(proc.stdout)
@@ -268,10 +349,7 @@ class Terraform(_pt.Terraform):
         if plan_file is not None:
             # a saved plan carries its variables; Terraform refuses -var-file with it
             cmds = [self.terraform_bin_path, "apply", "-no-color", "-input=false", "-lock=false", str(plan_file)]
-            proc = subprocess.run(
-                cmds, cwd=self.path, env=terraform_env(self.extra_env), capture_output=True, text=True,
-                timeout=self.timeout, stdin=subprocess.DEVNULL,
-            )
+            proc = self._run(cmds, self.timeout)
             if proc.returncode != 0:
                 raise TerraformError(cmds, proc.returncode, proc.stdout, proc.stderr, self.path)
             return proc.returncode, proc.stdout, proc.stderr
@@ -279,6 +357,14 @@ class Terraform(_pt.Terraform):
 
     def destroy(self, **kwargs):
         return self.cmd("destroy", auto_approve=_pt.IsFlagged, no_color=_pt.IsFlagged, input=False, lock=False, **kwargs)
+
+    def state_rm(self, addresses: list[str]) -> None:
+        """``terraform state rm`` the given resource addresses (forget them; nothing is deleted)."""
+        if addresses:
+            cmds = [self.terraform_bin_path, "state", "rm", "-lock=false", *addresses]
+            proc = self._run(cmds, self.timeout)
+            if proc.returncode != 0:
+                raise TerraformError(cmds, proc.returncode, proc.stdout, proc.stderr, self.path)
 
     def outputs(self) -> dict[str, Any]:
         """All root outputs as {name: value}."""
@@ -298,7 +384,8 @@ class Terraform(_pt.Terraform):
     def fmt_check(self) -> list[str]:
         """Files ``terraform fmt -check -recursive`` would change (empty list: clean)."""
         cmds = [self.terraform_bin_path, "fmt", "-check", "-recursive", "-no-color"]
-        proc = subprocess.run(cmds, cwd=self.path, env=terraform_env(), capture_output=True, text=True)
+        proc = subprocess.run(cmds, cwd=self.path, env=terraform_env(cache_dir=self.cache_dir), capture_output=True,
+                              text=True)
         if proc.returncode not in (0, 3):
             raise TerraformError(cmds, proc.returncode, proc.stdout, proc.stderr, self.path)
         return [line for line in proc.stdout.splitlines() if line.strip()]

@@ -2,9 +2,14 @@
 the examples and the module fixtures (tests/policies/plans/, no Terraform needed)."""
 from __future__ import annotations
 
+import hashlib
+import shutil
+import subprocess
+
 import pytest
 
 from tests.policies import plans
+from tests.support.helpers import REPO_ROOT
 
 
 @pytest.fixture(scope="session")
@@ -31,3 +36,34 @@ def plan_doc(plan_files):
 def fresh_plan_files():
     """{subject: path of a fresh plan JSON} (Terraform; planned once per content, in parallel)."""
     return plans.ensure_fresh()
+
+
+MERMAID = REPO_ROOT / "tooling" / "mermaid_check"
+
+
+@pytest.fixture(scope="session")
+def mermaid_parser():
+    """node + the pinned mermaid parser (npm ci once into .cache, keyed by the lock file)."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if not node or not npm:
+        pytest.skip("node and npm are needed to run mermaid's parser")
+    lock = (MERMAID / "package-lock.json").read_bytes()
+    work = REPO_ROOT / ".cache" / f"mermaid-check-{hashlib.sha256(lock).hexdigest()[:12]}"
+    if not (work / "node_modules" / "mermaid").is_dir():
+        tmp = work.with_name(work.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        for f in ("package.json", "package-lock.json", "parse.mjs"):
+            shutil.copy(MERMAID / f, tmp / f)
+        proc = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=tmp,
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        shutil.rmtree(work, ignore_errors=True)
+        tmp.rename(work)
+    shutil.copy(MERMAID / "parse.mjs", work / "parse.mjs")
+
+    def parse(md: str) -> str:
+        proc = subprocess.run([node, str(work / "parse.mjs")], input=md, capture_output=True, text=True, timeout=120)
+        return proc.stdout + proc.stderr
+
+    return parse

@@ -116,9 +116,9 @@ def test_gitlab_fields():
     assert loc["path"] == "tests/policies/configs/queue-bad/main.tf"
     line = (QUEUE_BAD / "main.tf").read_text().splitlines()[loc["lines"]["begin"] - 1]
     assert line.startswith('resource "aws_sqs_queue" "nodlq"')
-    from resilient_sqs.policy.report import _order
+    from resilient_sqs.policy.findings import order
 
-    counted = [f for f in sorted(ctx.report.findings, key=_order) if f.counts_toward_exit()]
+    counted = [f for f in sorted(ctx.report.findings, key=order) if f.counts_toward_exit()]
     want = ["info" if f.status == UNDECIDED else {"error": "critical", "warning": "minor"}[f.severity] for f in counted]
     assert [i["severity"] for i in cq] == want and "minor" in want
     # the fingerprint is the finding's identity: rewording the message keeps it

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tooling.report_consumers import check_json
+
 from resilient_sqs.policy.engine import evaluate
 from tests.support.helpers import REPO_ROOT
 from tests.support.policy_cli import MALFORMED, _one_line_error, cli
@@ -182,7 +184,8 @@ def test_unwritable_stdout_exits_2_with_one_line(plan_files, redirect):
 
 
 def test_lone_surrogate_in_an_address(plan_files, tmp_path):
-    """JSON may escape an unpaired surrogate (\\ud800); text and SARIF reports escape it back."""
+    """JSON may escape an unpaired surrogate (\\ud800): the text report shows it escaped; the JSON
+    reports write U+FFFD for it (readers other than Python's refuse or mangle a lone one)."""
     text = plan_files["config:warnings"].read_text()
     assert text.count('"aws_sqs_queue.jobs"') >= 2
     p = tmp_path / "plan.json"
@@ -190,9 +193,11 @@ def test_lone_surrogate_in_an_address(plan_files, tmp_path):
     for fmt in ("text", "sarif", "json"):
         proc = cli("check", str(p), "--format", fmt, "--fail-on", "warning")
         assert proc.returncode == 1, proc.stderr
-        assert b"\\ud800" in proc.stdout
-        if fmt != "text":
-            json.loads(proc.stdout)
+        if fmt == "text":
+            assert b"\\ud800" in proc.stdout
+        else:
+            assert b"\\ud800" not in proc.stdout and b"jobs\\ufffd" in proc.stdout
+            assert not check_json(proc.stdout.decode(), fmt)
 
 
 def test_sarif_uri_is_percent_encoded(plan_files, tmp_path):
@@ -207,7 +212,7 @@ def test_sarif_uri_is_percent_encoded(plan_files, tmp_path):
 
 def test_sarif_lists_and_reads_each_module_directory_once(plan_doc, monkeypatch):
     """The .tf files are indexed once, not searched again for every finding."""
-    from resilient_sqs.policy import report as rep
+    from resilient_sqs.policy.formats import Context, render
 
     doc = plan_doc("config:queue-bad")
     result = evaluate(doc)
@@ -215,7 +220,7 @@ def test_sarif_lists_and_reads_each_module_directory_once(plan_doc, monkeypatch)
     calls = []
     real_glob = Path.glob
     monkeypatch.setattr(Path, "glob", lambda self, pat: calls.append(self) or real_glob(self, pat))
-    rep.render_sarif(result, doc, "plan.json", str(REPO_ROOT / "tests/policies/configs/queue-bad"))
+    render("sarif", Context(result, doc, "plan.json", str(REPO_ROOT / "tests/policies/configs/queue-bad")))
     assert len(calls) == len(set(calls)) == 1
 
 

@@ -29,7 +29,7 @@ import resilient_sqs.policy.config
 import resilient_sqs.policy.engine
 import resilient_sqs.policy.loader
 import resilient_sqs.policy.schema
-import resilient_sqs.policy.report
+import resilient_sqs.policy.formats
 import resilient_sqs.policy.source  # noqa: F401
 from tests.support.helpers import REPO_ROOT
 from tests.policies import plans
@@ -167,7 +167,8 @@ def test_registered_as_a_pytest11_entry_point_that_imports_only_pytest():
                                                    "resilient_sqs"}, imported
     assert {m for m in imported if m.startswith("resilient_sqs")} <= {
         "resilient_sqs.policy", "resilient_sqs.policy.config", "resilient_sqs.policy.engine",
-        "resilient_sqs.policy.errors", "resilient_sqs.policy.report"}, imported
+        "resilient_sqs.policy.errors", "resilient_sqs.policy.formats", "resilient_sqs.policy.formats.text",
+        "resilient_sqs.policy.terminal"}, imported
 
 
 @pytest.mark.sweep  # the fast tier compares five plans: the strict/config test below
@@ -406,3 +407,21 @@ def test_a_plain_install_plus_pytest_runs_the_plan_rules(tmp_path):
     assert {"test_poison_to_dlq", "CW002[aws_sqs_queue.jobs]"} <= names and len(names) == 1 + 21
     bad = _run(venv, "pytest", "--sqs-plan", "missing.json", cwd=work)
     assert bad.returncode == 4 and "ERROR: sqs-policy: missing.json: no such file" in bad.stderr, bad.stderr
+
+
+def test_hostile_address_is_no_runner_command_in_pytest_output(pytester):
+    """A for_each key holding runner commands (issue #30): pytest's output of the plan items
+    (names, -ra summary, failure text) carries none (the runner's grammar, tooling.runner_commands)."""
+    import json
+
+    from tooling import hostile_values
+    from tooling.report_consumers import check_runner
+
+    keys = ["##[stop-commands]t0ken", "\n::error::forged", "\u00a0::add-mask::x", "a\rb ##vso[task.x]y"]
+    plan = pytester.path / "plan.json"
+    plan.write_bytes(json.dumps(hostile_values._queue_plan(keys)).encode())
+    r = pytester.runpytest_subprocess("--sqs-plan", str(plan), "--sqs-source-dir", str(pytester.path), "-ra", "-v",
+                                      "-p", "no:cacheprovider")
+    out = r.stdout.str() + r.stderr.str()
+    assert "SQS002" in out and "failed" in out
+    assert not check_runner(out, "pytest"), check_runner(out, "pytest")[:5]

@@ -353,6 +353,37 @@ def test_action_finds_the_config_file_in_the_working_directory(installed_action,
 
 @pytest.mark.install
 @pytest.mark.xdist_group("action")  # one install of the checker
+def test_action_in_a_repository_of_stacks(installed_action, tmp_path):
+    """A stack in infra/prod of a repository: run from the repository root with source-dir, or from
+    the stack's folder (working-directory), the .tf waivers are read, annotations and SARIF point
+    at infra/prod/main.tf (GitHub resolves them against the repository root) and the SARIF run's
+    category is the stack's; without source-dir, from the root, the waivers are not read."""
+    ws = tmp_path / "ws"
+    stack = ws / "infra" / "prod"
+    shutil.copytree(REPO_ROOT / "tests" / "policies" / "configs" / "inline-waivers", stack)
+    shutil.copy(plans.plan_path("config:inline-waivers"), stack / "plan.json")
+    from_root = _run_checks(installed_action, ws, {"plan": "infra/prod/plan.json", "source-dir": "infra/prod",
+                                                   "fail-on-violations": "false"})
+    in_stack = _run_checks(installed_action, ws, {"working-directory": "infra/prod", "fail-on-violations": "false"})
+    ignored = _run_checks(installed_action, ws, {"plan": "infra/prod/plan.json", "fail-on-violations": "false",
+                                                 "sarif-file": "ignored.sarif"})
+    for r in (from_root, in_stack):
+        assert r["failed"] is None, r["log"]
+        files = set(re.findall(r"^::\w+ file=([^,]+),", r["log"], flags=re.M))
+        assert files and files <= {"infra/prod/main.tf", "infra/prod/legacy/main.tf"}, files
+        sarif = json.loads(Path(r["action_outputs"]["sarif-file"]).read_text())["runs"][0]
+        assert sarif["automationDetails"] == {"id": "sqs-policy/infra/prod/"}
+        assert any(res.get("suppressions") for res in sarif["results"]), "the .tf waivers are read"
+    sarif = json.loads(Path(ignored["action_outputs"]["sarif-file"]).read_text())["runs"][0]
+    assert not any(res.get("suppressions") for res in sarif["results"])
+    assert int(ignored["action_outputs"]["exit-code"]) >= int(from_root["action_outputs"]["exit-code"])
+    none = _run_checks(installed_action, ws, {"working-directory": "infra/prod", "sarif-category": "none",
+                                              "fail-on-violations": "false"})
+    assert "automationDetails" not in json.loads(Path(none["action_outputs"]["sarif-file"]).read_text())["runs"][0]
+
+
+@pytest.mark.install
+@pytest.mark.xdist_group("action")  # one install of the checker
 def test_action_strict_and_fail_on_inputs_reach_the_check(installed_action, tmp_path):
     ws = _workspace(tmp_path, WARNINGS_ONLY)
     assert _run_checks(installed_action, ws, {})["action_outputs"]["exit-code"] == "0"
@@ -486,3 +517,40 @@ def test_documented_pre_commit_configs_name_real_hooks():
                 assert h["id"] in ids, f"{where}: no hook {h['id']} in .pre-commit-hooks.yaml"
                 assert h.get("args") and not h["args"][0].startswith("-"), f"{where}: name the plan JSON first in args"
     assert found, "no documented pre-commit configuration uses the hook"
+
+
+@pytest.mark.install
+@pytest.mark.xdist_group("action")  # one install of the checker
+def test_action_log_summary_and_annotations_from_a_hostile_plan(installed_action, tmp_path):
+    """A plan whose for_each keys and a config whose waiver reasons carry every hostile payload
+    class (tooling.hostile_values): the job log (every format on standard output too) holds no
+    runner command but the tool's own annotations, each the runner parses as error, warning or
+    notice with file, line and title only; the job summary renders as the report's own table,
+    each value in its cell (cmark-gfm)."""
+    from tooling import hostile_values, runner_commands
+    from tooling.report_consumers import check_markdown, check_markdown_cells, check_runner, own_annotation
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    payloads = [p for cls in hostile_values.PAYLOADS.values() for p in cls if len(p) < 1000]
+    doc = hostile_values._queue_plan(payloads)
+    (ws / "plan.json").write_bytes(json.dumps(doc).encode("utf-8", "surrogatepass"))
+    first = doc["resource_changes"][0]["address"]
+    (ws / ".sqs-policy.yaml").write_bytes(json.dumps({"waivers": [
+        {"address": first, "rules": ["SQS002"], "reason": "\n".join(payloads)}]}).encode("utf-8", "surrogatepass"))
+    (installed_action[1] / "summary.md").unlink(missing_ok=True)  # the job summary of this run only
+    r = _run_checks(installed_action, ws, {"fail-on-violations": "false", "sarif-file": "",
+                                           "reports": "json=-\njunit=-\ngitlab=-\nmarkdown=-\nsarif=-"})
+    assert r["failed"] is None and r["action_outputs"]["exit-code"] == "1", r["log"][-3000:]
+    assert not check_runner(r["log"], "log"), check_runner(r["log"], "log")[:10]
+    ann = runner_commands.commands(r["log"])
+    assert len(ann) >= len(payloads) and all(own_annotation(c.text) for c in ann)
+    assert {c.name for c in ann} <= {"error", "warning", "notice"}
+    assert any(c.properties.get("title") == "SQS002 queue-has-dlq" for c in ann)
+    summary = r["summary"]
+    assert "**Violations found.**" in summary
+    assert not check_markdown(summary)
+    report = json.loads(subprocess.run(
+        [str(Path(installed_action[2]["install"]["bin"]) / "sqs-policy"), "check", "plan.json", "--format", "json",
+         "--config", ".sqs-policy.yaml"], cwd=ws, capture_output=True).stdout)
+    assert not check_markdown_cells(summary, [(f["address"], f["message"]) for f in report["findings"]])

@@ -219,7 +219,7 @@ def test_testing_extra_and_plugin_entry_points():
     project = PYPROJECT["project"]
     testing = {re.split(r"[<>=\[ ]", d, maxsplit=1)[0].lower() for d in project["optional-dependencies"]["testing"]}
     assert {"pytest", "boto3", "python-terraform", "localstack-client"} <= testing
-    assert project["entry-points"]["pytest11"]["resilient_sqs_behave"] == "resilient_sqs.testing.plugin"
+    assert project["entry-points"]["pytest11"]["resilient_sqs_behave"] == "resilient_sqs.testing.pytest_plugin"
     assert project["scripts"]["sqs-behave"] == "resilient_sqs.testing.cli:main"
     # the launcher's files ship with it
     assert "localstack_files/*" in SETUPTOOLS["package-data"]["resilient_sqs.testing"]
@@ -230,7 +230,7 @@ def test_testing_extra_and_plugin_entry_points():
 def test_plain_install_never_imports_the_testing_package():
     """The checker and the runtime helpers stay usable without the [testing] extra."""
     for package in SETUPTOOLS["packages"]:
-        if package == "resilient_sqs.testing":
+        if package == "resilient_sqs.testing" or package.startswith("resilient_sqs.testing."):
             continue
         for path in sorted(package_dir(package).glob("*.py")):
             text = path.read_text()

@@ -42,6 +42,13 @@ variable "name_prefix" {
 resource "aws_sns_topic" "alerts" {
   name = "${var.name_prefix}-alerts"
 }
+
+# someone reads the alarms (a topic nobody subscribes to fails dlq-alarm-fires)
+resource "aws_sns_topic_subscription" "oncall" {
+  topic_arn = aws_sns_topic.alerts.arn
+  protocol  = "email"
+  endpoint  = "oncall@example.com"
+}
 '''
 
 MODULE = '''
@@ -73,7 +80,8 @@ module "messaging" {
 '''
 
 
-def _alarm(res: str, queue_name_expr: str) -> str:
+def _alarm(res: str, queue_name_expr: str, threshold: int = 0, actions: str = "[aws_sns_topic.alerts.arn]",
+           extra: str = "") -> str:
     return f'''
 resource "aws_cloudwatch_metric_alarm" "{res}" {{
   alarm_name          = "${{var.name_prefix}}-{res}-depth"
@@ -83,15 +91,16 @@ resource "aws_cloudwatch_metric_alarm" "{res}" {{
   statistic           = "Maximum"
   period              = 60
   evaluation_periods  = 1
-  threshold           = 0
+  threshold           = {threshold}
   comparison_operator = "GreaterThanThreshold"
   treat_missing_data  = "notBreaching"
-  alarm_actions       = [aws_sns_topic.alerts.arn]
-}}
+  alarm_actions       = {actions}
+{extra}}}
 '''
 
 
-def _raw_pair(key: str, fifo: bool = False, mrc: int = 3, allow: str | None = None) -> str:
+def _raw_pair(key: str, fifo: bool = False, mrc: int = 3, allow: str | None = None, **alarm) -> str:
+    """A queue, its DLQ and a depth alarm on the DLQ (``alarm``: _alarm's settings; ``alarm=None``: none)."""
     suffix = ".fifo" if fifo else ""
     fifo_attr = "  fifo_queue = true\n" if fifo else ""
     allow_attr = f"  redrive_allow_policy = {allow}\n" if allow else ""
@@ -109,7 +118,8 @@ resource "aws_sqs_queue" "{key}" {{
     maxReceiveCount     = {mrc}
   }})
 }}
-''' + _alarm(f"{key}_dlq", f"aws_sqs_queue.{key}_dlq.name")
+''' + ("" if alarm.get("alarm", True) is None else _alarm(f"{key}_dlq", f"aws_sqs_queue.{key}_dlq.name",
+                                                        **{k: v for k, v in alarm.items() if k != "alarm"}))
 
 
 RAW = _raw_pair("orders") + _raw_pair("payments", fifo=True)
@@ -120,7 +130,13 @@ resource "aws_sqs_queue" "nodlq" {
 }
 ''' + _raw_pair("stray", mrc=3).replace('QueueName = aws_sqs_queue.stray_dlq.name',
                                          'QueueName = "${var.name_prefix}-stray-dql"') + _raw_pair(
-    "denied", allow='jsonencode({ redrivePermission = "byQueue", sourceQueueArns = ["arn:aws:sqs:us-east-1:000000000000:${var.name_prefix}-someone-else"] })')
+    "denied", allow='jsonencode({ redrivePermission = "byQueue", sourceQueueArns = ["arn:aws:sqs:us-east-1:000000000000:${var.name_prefix}-someone-else"] })') + \
+    _raw_pair("loud", threshold=50) + _raw_pair("silent", actions="[]") + _raw_pair("unwatched", alarm=None) + \
+    _raw_pair("unread", actions="[aws_sns_topic.unread.arn]") + '''
+resource "aws_sns_topic" "unread" {
+  name = "${var.name_prefix}-unread"
+}
+'''
 
 ANCHOR_STACK = '''
 module "orders" {
@@ -152,11 +168,53 @@ module "nodlq" {
 }
 '''
 
+# every attribute-only SQS resource, each on a queue of the stack: the AWS provider 5.100.0's delete
+# of aws_sqs_queue_redrive_allow_policy waits 20 minutes on LocalStack 4.9.2 (the cleared attribute
+# reads back as ""), so sqs-behave drops them from the state before destroying their queues
+ATTRIBUTES = _raw_pair("orders") + """
+resource "aws_sqs_queue_redrive_allow_policy" "orders_dlq" {
+  queue_url = aws_sqs_queue.orders_dlq.id
+  redrive_allow_policy = jsonencode({
+    redrivePermission = "byQueue"
+    sourceQueueArns   = [aws_sqs_queue.orders.arn]
+  })
+}
+
+resource "aws_sqs_queue_policy" "orders" {
+  queue_url = aws_sqs_queue.orders.id
+  policy = jsonencode({
+    Version   = "2012-10-17"
+    Statement = [{ Effect = "Allow", Principal = { Service = "sns.amazonaws.com" }, Action = "sqs:SendMessage",
+                   Resource = aws_sqs_queue.orders.arn }]
+  })
+}
+
+resource "aws_sqs_queue" "late_dlq" {
+  name = "${var.name_prefix}-late-dlq"
+}
+
+resource "aws_sqs_queue" "late" {
+  name = "${var.name_prefix}-late"
+}
+
+resource "aws_sqs_queue_redrive_policy" "late" {
+  queue_url = aws_sqs_queue.late.id
+  redrive_policy = jsonencode({
+    deadLetterTargetArn = aws_sqs_queue.late_dlq.arn
+    maxReceiveCount     = 3
+  })
+}
+""" + _alarm("late_dlq", "aws_sqs_queue.late_dlq.name")
+
 # (stack form, queue key) -> the scenario its defect must fail
 DEFECTS = {
     ("raw", "nodlq"): "poison-to-dlq",
     ("raw", "stray"): "dlq-alarm-fires",
     ("raw", "denied"): "redrive-conserves",
+    ("raw", "loud"): "dlq-alarm-fires",
+    ("raw", "silent"): "dlq-alarm-fires",
+    ("raw", "unwatched"): "dlq-alarm-fires",
+    ("raw", "unread"): "dlq-alarm-fires",
     ("anchor", "nodlq"): "poison-to-dlq",
 }
 
@@ -170,6 +228,8 @@ def write_stack(form: str, where: Path, defects: bool = False) -> Path:
         body += MODULE.replace("{source}", os.path.relpath(REPO_ROOT, stack))
     elif form == "raw":
         body += RAW + (RAW_DEFECTS if defects else "")
+    elif form == "attributes":
+        body += ATTRIBUTES
     elif form == "anchor":
         shutil.copytree(ANCHOR, stack / "modules" / "sqs", ignore=shutil.ignore_patterns(".git*", "*.md", "examples"))
         body += ANCHOR_STACK + (ANCHOR_DEFECTS if defects else "")

@@ -2,7 +2,7 @@
 (tooling/plumbing.py from tooling/queue_settings.py); a new attribute reaches every place
 at once; the hand-written parts (validations, what each attribute does) stay outside the
 generated regions. No Terraform: this runs in the fast tier. The plan tier's
-tests/module/test_every_queue_attribute.py shows each attribute reaching the real plan."""
+tests/root_module/test_every_queue_attribute.py shows each attribute reaching the real plan."""
 from __future__ import annotations
 
 import dataclasses

@@ -1,0 +1,281 @@
+"""``--format markdown``: for a GitHub job summary or a pull-request / merge-request comment.
+
+A summary line, the findings that count in a table (the waived, baselined and not judged ones
+folded away below it), and a Mermaid diagram of the messaging topology the checker linked
+(topology.py): each queue and its DLQ, the functions that consume it with their timeouts, the
+alarms that watch it and the topics they notify, the claim-check buckets that hold its payloads,
+and the idempotency tables. Resources with a finding are drawn red and carry the failing rule
+IDs; a link is drawn red when a finding is about it (a DLQ rule on the pair, a consumer rule on
+the queue and function, a finding on one end that names the other). GitHub and GitLab render
+Mermaid in Markdown.
+
+Readable at 50 queues: resources are grouped by module (the module call, all its instances in
+one group), and within a group every connected set of resources with no finding collapses
+into one node ("12 queues, 12 DLQs, ... pass").
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from ..findings import UNKNOWN, order
+from ..keys import related_addresses
+from ..terminal import escape
+from ..topology import Edge, edges
+from .context import Context
+
+# rules about the link from a queue to its DLQ (reported on the source queue or on the DLQ)
+_DLQ_RULES = {"SQS003", "SQS004", "SQS005", "SQS006", "SQS011"}
+_CONSUMER_RULES = {"ESM001", "ESM002", "ESM003", "ESM004", "ESM005"}
+_SHAPES = {"aws_sqs_queue": ('["', '"]'), "aws_lambda_function": ('("', '")'),
+           "aws_cloudwatch_metric_alarm": ('{{"', '"}}'), "aws_sns_topic": ('>"', '"]'),
+           "aws_s3_bucket": ('[("', '")]'), "aws_dynamodb_table": ('[("', '")]')}
+_EDGE = {"dlq": "-->", "consumer": "-->", "watches": "-.->", "notifies": "-->", "claim-check": "-.->"}
+_EDGE_TEXT = {"dlq": "DLQ", "consumer": "consumer", "watches": "alarm", "notifies": "notifies",
+              "claim-check": "payloads"}
+MAX_ROWS = 200  # findings table rows; the rest are counted
+
+
+_PUNCT = re.compile(r"[!-/:-@\[-`{-~]")  # ASCII punctuation (CommonMark: each may be backslash-escaped)
+MAX_LABEL = 200  # characters of one Mermaid label
+MAX_DIAGRAM = 50_000  # Mermaid's default maxTextSize: a longer diagram is not drawn at all
+
+
+def _md(s: str) -> str:
+    """Input text as Markdown text that renders as exactly that text, on one line, in a table
+    cell or a paragraph: control characters, line breaks and bidi controls as visible escapes
+    (terminal.escape), every ASCII punctuation character backslash-escaped (so no link,
+    image, HTML, emphasis, heading, autolink, table pipe or runner command ``##[`` can come
+    from it), and ``@`` as a code span (GitHub links ``@name`` and ``a@b.c`` in text, not in code)."""
+    s = escape(s)
+    return _PUNCT.sub(lambda m: "`@`" if m.group() == "@" else "\\" + m.group(), s)
+
+
+def _code(s: str) -> str:
+    """Input text in a monospace span: ``<code>`` around :func:`_md` (a Markdown code span
+    cannot escape, so one could not hold ``|`` in a table or a backtick run safely)."""
+    return f"<code>{_md(s)}</code>"
+
+
+def _mm(s: str) -> str:
+    """Text safe in a quoted Mermaid label: at most MAX_LABEL characters, on one line, and each
+    character Mermaid could read as syntax as its entity code (#35; for #): no quote ends the
+    label, no %%{init}%% directive, no markdown string (a leading backtick), no HTML."""
+    s = escape(s)
+    if len(s) > MAX_LABEL:
+        s = s[:MAX_LABEL - 1] + "…"
+    return _MM_UNSAFE.sub(lambda m: f"#{ord(m.group())};", s)
+
+
+_MM_UNSAFE = re.compile(r'["#%&;<>`\\|{}]')
+
+
+def _module_of(address: str) -> tuple[str, str]:
+    """(module call path without instance keys, the rest) of an address."""
+    parts = re.split(r"\.(?=(?:data\.)?[a-z0-9_]+\.[A-Za-z0-9_-]+(?:\[[^\]]*\])?$)", address, maxsplit=1)
+    if len(parts) == 2 and parts[0].startswith("module."):
+        mod = parts[0]
+        keys = re.findall(r"\[[^\]]*\]", mod)
+        return re.sub(r"\[[^\]]*\]", "", mod), "".join(keys) + (" " if keys else "") + parts[1]
+    return "", address
+
+
+def render(ctx: Context) -> str:
+    report = ctx.report
+    c = report.counts()
+    out = [f"### sqs-policy: {_code(ctx.plan_path)}", ""]
+    bits = [f"{c['errors']} error(s)", f"{c['warnings']} warning(s)", f"{c['unknown']} unknown",
+            f"{c['waived']} waived"]
+    for k, name in (("baselined", "baselined"), ("fixed", "fixed"), ("not_judged", "not judged")):
+        if k in c:
+            bits.append(f"{c[k]} {name}")
+    bits.append(f"{c['passed']} passed")
+    verdict = "**Violations found.**" if report.failed() else "**No violations.**"
+    out += [f"{verdict} {', '.join(bits)} ({len(report.rules_run)} rules, {report.resources} resources"
+            f"{', --strict' if report.strict else ''}).", ""]
+    findings = sorted(report.findings, key=order)
+    counted = [f for f in findings if f.counts_toward_exit()]
+    other = [f for f in findings if not f.counts_toward_exit()]
+
+    def table(rows) -> list[str]:
+        t = ["| | Rule | Resource | Problem | Fix |", "|---|---|---|---|---|"]
+        for f in rows[:MAX_ROWS]:
+            path, line = ctx.location(f)
+            t.append(f"| {f.state} | {f.rule_id} {f.slug} | {_code(f.address)}<br>{_md(path)}:{line} | "
+                     f"{_md(f.message)} | {_md(f.remediation)} |")
+        if len(rows) > MAX_ROWS:
+            t.append(f"| | | | … and {len(rows) - MAX_ROWS} more (see the text or JSON report) | |")
+        return t
+
+    if counted:
+        out += table(counted) + [""]
+    if other:
+        out += ["<details><summary>" + f"{len(other)} waived, baselined or not judged finding(s)</summary>", ""]
+        out += table(other) + ["", "</details>", ""]
+    if report.fixed:
+        out += [f"{len(report.fixed)} baselined finding(s) are fixed: <code>sqs-policy baseline PLAN --update -o "
+                f"{_md(report.baseline_file or 'FILE')}</code> removes them.", ""]
+    diagram, cut = mermaid(report)
+    if diagram:
+        out += ["#### Topology checked", "", "```mermaid", *diagram, "```", ""]
+    if cut:
+        out.append(f"> note: {_md(cut)}")
+    for n in report.notes:
+        out.append(f"> note: {_md(n)}")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def mermaid(report) -> tuple[list[str], str | None]:
+    """The topology diagram's lines (none: nothing to draw) and a note when it was cut to fit
+    Mermaid's size limit."""
+    model = report.model
+    if model is None:
+        return [], None
+    es = [e for e in edges(model) if e.kind in _EDGE]
+    nodes: set[str] = set()
+    for e in es:
+        nodes |= {e.src, e.dst}
+    nodes |= {q.address for q in model.queues}
+    nodes |= {b.address for b in model.buckets if b.claim_check or b.queues}
+    nodes |= {t.address for t in model.tables}
+    types = {r.address: r.type for r in model.plan.resources}
+    # findings that count, by resource, and the links they are about
+    bad: dict[str, set[str]] = defaultdict(set)
+    unsure: dict[str, set[str]] = defaultdict(set)
+    bad_links: dict[Edge, set[str]] = defaultdict(set)
+    for f in report.findings:
+        if not f.counts_toward_exit() or f.rule_id.startswith("CFG"):
+            continue
+        (unsure if f.state == UNKNOWN else bad)[f.address].add(f.rule_id)
+        if f.state == UNKNOWN:
+            continue
+        rel = set(related_addresses(f.message, f.address))
+        for e in es:
+            ends = {e.src, e.dst}
+            if (e.via and f.address == e.via) or (f.address in ends and (
+                    rel & ends or (e.kind == "dlq" and f.rule_id in _DLQ_RULES))):
+                bad_links[e].add(f.rule_id)
+    # connected components, to collapse the passing ones
+    parent = {n: n for n in nodes}
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    topics = {e.dst for e in es if e.kind == "notifies"}
+    for e in es:
+        if e.kind != "notifies":  # one topic for every alarm would tie all the pairs together
+            parent[find(e.src)] = find(e.dst)
+    comps: dict[str, list[str]] = defaultdict(list)
+    for n in sorted(nodes - topics):
+        comps[find(n)].append(n)
+    flagged = set(bad) | set(unsure) | {x for e in bad_links for x in (e.src, e.dst)}
+    draw: dict[str, list[str]] = defaultdict(list)  # module -> nodes drawn
+    passing: dict[str, list[list[str]]] = defaultdict(list)  # module -> collapsed components
+    for members in comps.values():
+        if any(n in flagged for n in members):
+            for n in members:
+                draw[_module_of(n)[0]].append(n)
+        else:
+            home = sorted(members, key=lambda n: (types.get(n) != "aws_sqs_queue", n))[0]
+            passing[_module_of(home)[0]].append(members)
+    drawn = {n for ns in draw.values() for n in ns}
+    for t in sorted({e.dst for e in es if e.kind == "notifies" and e.src in drawn}):
+        draw[_module_of(t)[0]].append(t)
+    groups: list[tuple[str, list[tuple[str, str]]]] = []  # per module: its subgraph line, its (node id, line)s
+    ids: dict[str, str] = {}
+    for gi, mod in enumerate(sorted(set(draw) | set(passing))):
+        head, glines = f'  subgraph g{gi}["{_mm(mod or "root module")}"]', []
+        for n in draw.get(mod, ()):
+            nid = ids.setdefault(n, f"n{len(ids)}")
+            o, cl = _SHAPES.get(types.get(n, ""), ('["', '"]'))
+            text = _module_of(n)[1]
+            if n in bad:
+                text += " ❌ " + " ".join(sorted(bad[n]))
+            if n in unsure:
+                text += " ❔ " + " ".join(sorted(unsure[n]))
+            glines.append((nid, f"    {nid}{o}{_mm(text)}{cl}"))
+        if passing.get(mod):
+            kinds: dict[str, int] = defaultdict(int)
+            for members in passing[mod]:
+                for n in members:
+                    kinds[types.get(n, "resource").replace("aws_", "")] += 1
+            what = ", ".join(f"{v} {k}" for k, v in sorted(kinds.items()))
+            glines.append((f"p{gi}", f'    p{gi}["✅ {len(passing[mod])} linked group(s) pass: {_mm(what)}"]'))
+        groups.append((head, glines))
+    link_rules: dict[tuple, set[str]] = defaultdict(set)
+    for x in es:
+        link_rules[(x.src, x.dst, x.kind)] |= bad_links.get(x, set())
+    links: list[tuple[str, str, str, bool]] = []  # (from id, to id, line, red)
+    seen: set = set()
+    for e in es:
+        if e.src not in ids or e.dst not in ids:
+            continue
+        key = (e.src, e.dst, e.kind, e.label)
+        if key in seen:
+            continue
+        seen.add(key)
+        rules = link_rules[(e.src, e.dst, e.kind)]
+        text = _EDGE_TEXT[e.kind] + (f", {e.label}" if e.label else "") + (
+            " ❌ " + " ".join(sorted(rules)) if rules else "")
+        links.append((ids[e.src], ids[e.dst], f'  {ids[e.src]} {_EDGE[e.kind]}|"{_mm(text)}"| {ids[e.dst]}', bool(rules)))
+    bad_ids = {ids[n] for n in bad if n in ids}
+    if not groups:
+        return [], None
+    return _assemble(groups, links, bad_ids)
+
+
+def _assemble(groups, links, bad_ids) -> tuple[list[str], str | None]:
+    """The diagram's lines, within MAX_DIAGRAM characters: Mermaid draws nothing from a longer
+    text ("Maximum text size in diagram exceeded"), so the nodes that do not fit (the last ones,
+    in module order) are left out, with their links, and the second value says how many
+    (None: all drawn)."""
+    total = sum(len(g[1]) for g in groups)
+
+    def build(kept: int) -> list[str]:
+        lines = ["flowchart LR"]
+        shown: set[str] = set()
+        for head, entries in groups:
+            take = entries[:max(0, kept - len(shown))]
+            if not take:
+                continue
+            lines.append(head)
+            for nid, line in take:
+                lines.append(line)
+                shown.add(nid)
+            lines.append("  end")
+        red = []
+        n = 0
+        for a, b, line, is_red in links:
+            if a in shown and b in shown:
+                lines.append(line)
+                if is_red:
+                    red.append(str(n))
+                n += 1
+        fail = sorted(bad_ids & shown, key=lambda x: int(x[1:]))
+        if fail:
+            lines.append("  classDef fail stroke:#d1242f,stroke-width:3px,color:#d1242f")
+            lines.append(f"  class {','.join(fail)} fail")
+        if red:
+            lines.append(f"  linkStyle {','.join(red)} stroke:#d1242f,stroke-width:3px")
+        return lines
+
+    def size(lines):
+        return sum(len(x) + 1 for x in lines)
+
+    lines = build(total)
+    if size(lines) <= MAX_DIAGRAM:
+        return lines, None
+    lo, hi = 0, total  # the most nodes that fit: build(lo) fits, build(hi) does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if size(build(mid)) <= MAX_DIAGRAM:
+            lo = mid
+        else:
+            hi = mid
+    return (build(lo) if lo else []), (
+        f"the topology diagram would pass Mermaid's {MAX_DIAGRAM:,}-character limit (maxTextSize), which draws "
+        f"nothing; {total - lo} of its {total} node(s) are left out of it, with their links (the findings table "
+        "and the text or JSON report list every finding)")
