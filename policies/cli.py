@@ -271,12 +271,21 @@ def _evaluate(args, keep_passes: bool, **settle):
     timings: dict[str, float] = {}  # the loader's parse and validate seconds
     t0 = time.perf_counter()
     doc = loader.load(args.plan, args.max_input_mib or loader.DEFAULT_MAX_MIB, timings)
+    from .partial import partial_plan
+
+    partial = partial_plan(doc)
+    if partial and args.strict:
+        from .errors import InputError
+
+        raise InputError(f"{args.plan}: {partial}")
     t1 = time.perf_counter()
     report = evaluate(doc, cfg, strict=args.strict, keep_passes=keep_passes,
                       source_dir=None if args.no_source else args.source_dir, source_roots=_source_roots(args),
                       **settle)
     if idle:
         report.notes.insert(0, idle)
+    if partial:
+        report.notes.insert(0, partial)
     return doc, report, (t0, t1, time.perf_counter(), timings)
 
 
@@ -292,7 +301,7 @@ def _check(args) -> int:
     keep_passes = args.show_pass or any(FORMATS[f].needs_passes for f, _ in reports)
     doc, report, (t0, t1, t2, tm) = _evaluate(args, keep_passes, changed_only=args.changed_only, baseline=baseline)
     ctx = Context(report, doc, args.plan, args.source_dir, args.show_pass, _source_roots(args),
-                  repo_root=_repo_root(args), category=args.category)
+                  repo_root=_repo_root(args), category=args.category, fail_on=args.fail_on)
     for fmt, path in reports:
         _write(FORMATS[fmt].render(ctx), path)
     t3 = time.perf_counter()
