@@ -301,7 +301,7 @@ def _check(args) -> int:
     keep_passes = args.show_pass or any(FORMATS[f].needs_passes for f, _ in reports)
     doc, report, (t0, t1, t2, tm) = _evaluate(args, keep_passes, changed_only=args.changed_only, baseline=baseline)
     ctx = Context(report, doc, args.plan, args.source_dir, args.show_pass, _source_roots(args),
-                  repo_root=_repo_root(args), category=args.category)
+                  repo_root=_repo_root(args), category=args.category, fail_on=args.fail_on)
     for fmt, path in reports:
         _write(FORMATS[fmt].render(ctx), path)
     t3 = time.perf_counter()
