@@ -148,6 +148,7 @@ class Discovery:
     tables: list[Table]
     dlqs: list[QueueInfo]
     notes: list[str] = field(default_factory=list)
+    dropped_dimensions: list[str] = field(default_factory=list)  # alarms the endpoint read back without them
 
     def pair(self, name: str) -> Pair:
         """The pair whose source queue is ``name``, or the only one whose name ends with ``name``."""
@@ -315,8 +316,27 @@ def discover(plan: dict | None, state: dict, tables: list[str] | None = None) ->
                            ttl_attribute=ttl.get("attribute_name") if isinstance(ttl, dict) else None,
                            ttl_enabled=ttl.get("enabled") if isinstance(ttl, dict) else None))
     dlqs = [_queue_info(q) for q in model.queues if q.is_dlq]
+    dropped = _dropped_dimensions(plan, state)
+    if dropped:
+        notes.append(f"the endpoint read back alarm(s) {', '.join(dropped)} without their dimensions")
     missing = named - {t.name for t in found}
     if missing:
         notes.append(f"--idempotency-table {', '.join(sorted(missing))}: no such DynamoDB table in the applied stack "
                      f"(tables: {', '.join(sorted(str(t.attr('name')) for t in model.tables)) or 'none'})")
-    return Discovery(pairs=sorted(pairs, key=lambda p: p.name), tables=found, dlqs=dlqs, notes=notes)
+    return Discovery(pairs=sorted(pairs, key=lambda p: p.name), tables=found, dlqs=dlqs, notes=notes,
+                     dropped_dimensions=dropped)
+
+
+def _dropped_dimensions(plan: dict | None, state: dict) -> list[str]:
+    """Alarm names whose planned dimensions were known and non-empty but are empty in the state."""
+    from .stack import state_resources
+
+    planned = {r["address"]: (r.get("values") or {}).get("dimensions")
+               for r in state_resources({"values": (plan or {}).get("planned_values") or {}})
+               if r.get("type") == "aws_cloudwatch_metric_alarm"}
+    out = []
+    for r in state_resources(state):
+        v = r.get("values") or {}
+        if r.get("type") == "aws_cloudwatch_metric_alarm" and not v.get("dimensions") and planned.get(r["address"]):
+            out.append(str(v.get("alarm_name")))
+    return out

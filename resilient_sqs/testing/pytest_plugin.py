@@ -31,8 +31,9 @@ def pytest_addoption(parser):
     g.addoption("--sqs-stack", metavar="DIR", default=None,
                 help="Terraform root module to apply and check (copied; never written)")
     g.addoption("--sqs-localstack", metavar="URL|embedded|aws", default=None,
-                help="where to apply: a running LocalStack's URL, 'embedded' (start one), or 'aws' (real AWS, "
-                     "credentials from the environment). Default: LOCALSTACK_ENDPOINT / AWS_ENDPOINT_URL")
+                help="where to apply: a running emulator's URL (probed for what it can show), 'embedded' (start "
+                     "LocalStack), 'embedded:ministack' (start ministack), or 'aws' (real AWS, credentials from the "
+                     "environment). Default: LOCALSTACK_ENDPOINT / AWS_ENDPOINT_URL")
     g.addoption("--sqs-var", metavar="NAME=VALUE", action="append", default=[],
                 help="a Terraform variable (as terraform -var); repeatable")
     g.addoption("--sqs-var-file", metavar="FILE", action="append", default=[],

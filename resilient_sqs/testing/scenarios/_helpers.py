@@ -67,6 +67,11 @@ def move_back(ctx: Context, pair: Pair, timeout: float) -> dict:
         if code in ("UnsupportedOperation", "InvalidAction", "AWS.SimpleQueueService.UnsupportedOperation") and \
                 "fifo" in str(exc).lower():
             raise ScenarioSkipped(f"this endpoint does not run StartMessageMoveTask on the FIFO DLQ {pair.dlq.name}: {exc}") from None
+        if code in ("InvalidAction", "NotImplemented", "UnknownOperation", "InternalFailure") or \
+                "not valid for this endpoint" in str(exc) or "not implemented" in str(exc).lower():
+            raise ScenarioSkipped(f"this endpoint does not run StartMessageMoveTask ({exc}), so the way back from DLQ "
+                                  f"{pair.dlq.name} cannot be shown here (probe: python -m "
+                                  "resilient_sqs.testing.probes <endpoint>)") from None
         raise ScenarioFailed(f"queue {pair.name}: StartMessageMoveTask from DLQ {pair.dlq.name} back to its source "
                              f"was refused: {exc}. Check {pair.setting('redrive_allow')}.") from None
     deadline = time.monotonic() + timeout
