@@ -23,7 +23,7 @@ def test_producers_sizes_and_retention(localstack, tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "LOCALSTACK_ENDPOINT"))}
     proc = subprocess.run(
         [sys.executable, "-m", "resilient_sqs.testing.cli", str(stack), "--endpoint", localstack.endpoint,
-         "--var", f"name_prefix={prefix}", "--format", "json", "-k", "producers or sizes or retention or poison"],
+         "--var", f"name_prefix={prefix}", "--format", "json", "-k", "deliver or sizes or retention or poison"],
         capture_output=True, text=True, cwd=tmp_path, env=env, timeout=1800)
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
     doc = json.loads(proc.stdout)
