@@ -135,6 +135,12 @@ def main(argv: list[str] | None = None) -> int:
     leftovers = run.leftovers if run is not None else []
     remedy = run.remedy if run is not None else None
     interrupted = code == pytest.ExitCode.INTERRUPTED or bool(run is not None and run.interrupted)
+    if interrupted and run is not None:
+        # the scenarios run in one batch: what finished before the interrupt is in the run, not in pytest's reports
+        reported = {(r["scenario"], r["subject"]) for r in rows}
+        rows += [{"scenario": sc, "subject": sub, "outcome": o.status, "message": o.message,
+                  "seconds": round(o.seconds, 1)} for (sc, sub), o in list(run.outcomes.items())
+                 if (sc, sub) not in reported]
     expected = len(run.selected or run.units()) if run is not None else 0
     timings = dict(run.timings) if run is not None else {}
     timings["total"] = time.monotonic() - started

@@ -26,7 +26,11 @@ MAX_DEAD_LETTER_RECEIVES = 50
 
 
 def need_few_receives(pair: Pair) -> None:
-    """Skip (with the reason) when dead-lettering takes more receives than a check makes."""
+    """Skip (with the reason) when dead-lettering takes more receives than a check makes, or when
+    the DLQ is not of its source's kind (AWS refuses that pairing; poison-to-dlq reports it)."""
+    if pair.dlq is not None and pair.queue.fifo != pair.dlq.fifo:
+        raise ScenarioSkipped(f"queue {pair.name} and its DLQ {pair.dlq.name} are not both FIFO or both standard "
+                              "(poison-to-dlq reports it)")
     if pair.max_receive_count is None:
         raise ScenarioSkipped(f"queue {pair.name}: no readable maxReceiveCount (poison-to-dlq reports it)")
     if pair.max_receive_count > MAX_DEAD_LETTER_RECEIVES:
