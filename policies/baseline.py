@@ -109,12 +109,12 @@ def read_baseline(path: str) -> Baseline:
     return Baseline(path, counts, messages)
 
 
-def apply(report, baseline: Baseline, path: str) -> None:
+def apply(report, baseline: Baseline) -> None:
     """Mark each finding new or unchanged; record what the baseline has that is gone."""
-    from .report import _order
+    from .findings import order
 
     left = Counter(baseline.counts)
-    for f in sorted(report.findings, key=_order):
+    for f in sorted(report.findings, key=order):
         if f.waiver is not None:
             continue
         key = finding_key(f)
@@ -123,7 +123,7 @@ def apply(report, baseline: Baseline, path: str) -> None:
             f.baseline = "unchanged"
         else:
             f.baseline = "new"
-    report.baseline_file = path
+    report.baseline_file = baseline.path
     rules = _rule_names()
     for key in sorted(k for k, n in left.items() if n > 0):
         rule, addr, kind, related = key

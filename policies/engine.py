@@ -1,96 +1,30 @@
-"""Evaluate every enabled rule on a plan; apply severities, --strict and waivers."""
+"""Judge a plan and settle what each finding counts as.
+
+:func:`evaluate` links the model, runs every enabled rule (severities and --strict applied),
+then settles the findings in one order: the config file's waivers, the comments' waivers,
+sensitive values redacted, --changed-only, the baseline. What a finding then counts as is its
+``state`` (findings.py); the formats only read it.
+"""
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import dataclass, field
-from typing import Any
 
 from .config import Config
+from .findings import Finding, Report
 from .graph import Plan
 from .model import Model
 from .module_inputs import ModuleInputs
 from .rules import CONFIG_RULES, FAIL, PASS, RULES, UNDECIDED
 
 
-@dataclass
-class Finding:
-    rule_id: str
-    slug: str
-    severity: str
-    status: str
-    address: str
-    message: str
-    remediation: str
-    waiver: dict | None = None
-    source: Any = None  # source.SourceRef of the expression the finding was decided from
-    undecided: bool = False  # the rule could not decide it (also when --strict made it a failure)
-    baseline: str | None = None  # with --baseline: "new" or "unchanged" (recorded in the baseline)
-    judged: bool = True  # False: --changed-only left it out (the resource and its links are unchanged)
-
-    def as_dict(self) -> dict[str, Any]:
-        d = {"rule_id": self.rule_id, "slug": self.slug, "severity": self.severity, "status": self.status,
-             "address": self.address, "message": self.message, "remediation": self.remediation}
-        if self.waiver is not None:
-            d["waiver"] = self.waiver
-        if self.source is not None:
-            d["source"] = {"file": self.source.label.rsplit(":", 1)[0], "line": self.source.line}
-        if self.baseline is not None:
-            d["baseline"] = self.baseline
-        if not self.judged:
-            d["judged"] = False
-        return d
-
-    def counts_toward_exit(self) -> bool:
-        return self.waiver is None and self.baseline != "unchanged" and self.judged
-
-
-@dataclass
-class Report:
-    findings: list[Finding] = field(default_factory=list)  # fail and unknown (waived included)
-    passed: list[Finding] = field(default_factory=list)  # only when asked for (show_pass)
-    pass_count: int = 0
-    rules_run: list[str] = field(default_factory=list)
-    resources: int = 0
-    strict: bool = False
-    notes: list[str] = field(default_factory=list)  # about the run: source not read, not matching the plan
-    model: Any = field(default=None, repr=False)  # the linked model the rules judged (topology, --changed-only)
-    baseline_file: str | None = None  # set by baseline.apply
-    fixed: list[dict] = field(default_factory=list)  # baseline entries no finding matches any more
-    changed_only: dict | None = None  # set by changes_only.apply: what was judged
-
-    def counts(self) -> dict[str, int]:
-        c = {"errors": 0, "warnings": 0, "unknown": 0, "waived": 0, "passed": self.pass_count}
-        if self.baseline_file is not None:
-            c["baselined"] = 0
-            c["fixed"] = len(self.fixed)
-        if self.changed_only is not None:
-            c["not_judged"] = 0
-        for f in self.findings:
-            if f.waiver is not None:
-                c["waived"] += 1
-            elif not f.judged:
-                c["not_judged"] += 1
-            elif f.baseline == "unchanged":
-                c["baselined"] += 1
-            elif f.status == UNDECIDED:
-                c["unknown"] += 1
-            elif f.severity == "error":
-                c["errors"] += 1
-            else:
-                c["warnings"] += 1
-        return c
-
-    def failed(self, fail_on: str = "error") -> bool:
-        c = self.counts()
-        return c["errors"] > 0 or (fail_on == "warning" and c["warnings"] > 0)
-
-
 def evaluate(doc: dict, config: Config | None = None, *, strict: bool = False,
              today: _dt.date | None = None, keep_passes: bool = True, source_dir: str | None = None,
-             source_roots: tuple = ()) -> Report:
+             source_roots: tuple = (), changed_only: bool = False, baseline=None) -> Report:
     """``source_dir``: the root configuration the plan was made from; values the plan
     leaves unknown are read from it when it matches the plan (see the source package).
-    ``source_roots``: directories beyond it that module sources may be read from."""
+    ``source_roots``: directories beyond it that module sources may be read from.
+    ``changed_only``: judge only what the plan changes and what is linked to it
+    (changes_only.py); ``baseline``: a baseline.Baseline whose findings do not count."""
     config = config or Config()
     today = today or _dt.date.today()
     plan = Plan(doc)
@@ -140,6 +74,14 @@ def evaluate(doc: dict, config: Config | None = None, *, strict: bool = False,
     from .sensitive import redact_report
 
     redact_report(report, plan.secrets)  # judged on the real values, shown as (sensitive)
+    if changed_only:
+        from .changes_only import apply as apply_changed_only
+
+        apply_changed_only(report, doc)
+    if baseline is not None:  # keyed on the redacted messages, as the baseline file records them
+        from .baseline import apply as apply_baseline
+
+        apply_baseline(report, baseline)
     return report
 
 

@@ -337,7 +337,7 @@ def run_in_memory(case: Case, workdir: Path) -> Outcome:
     and file reading (the CLI tests cover those): decode, parse and validate, evaluate,
     render in the case's format, encode as the CLI writes it. For the in-suite fuzz test."""
     from resilient_sqs.policy import loader
-    from resilient_sqs.policy import report as rep
+    from resilient_sqs.policy.formats import Context, render
     from resilient_sqs.policy.config import load_config
     from resilient_sqs.policy.engine import evaluate
     from resilient_sqs.policy.errors import InputError
@@ -352,12 +352,8 @@ def run_in_memory(case: Case, workdir: Path) -> Outcome:
         source_dir = case.args[case.args.index("--source-dir") + 1] if "--source-dir" in case.args else None
         report = evaluate(doc, cfg, strict="--strict" in case.args, keep_passes="--show-pass" in case.args,
                           source_dir=source_dir)
-        if fmt == "json":
-            out = rep.render_json(report, "--show-pass" in case.args)
-        elif fmt == "sarif":
-            out = rep.render_sarif(report, doc, "plan.json", source_dir or str(workdir))
-        else:
-            out = rep.render_text(report, "--show-pass" in case.args)
+        ctx = Context(report, doc, "plan.json", source_dir or str(workdir), "--show-pass" in case.args)
+        out = render(fmt if fmt in ("json", "sarif") else "text", ctx)
         out.encode("utf-8", "backslashreplace")
         if fmt != "text":
             json.loads(out)
@@ -489,7 +485,7 @@ def text_case(rng: random.Random, seeds) -> Case:
 def run_text_case(case: Case, workdir: Path) -> Outcome:
     """run_in_memory, then the terminal promise on the text output."""
     from resilient_sqs.policy import loader
-    from resilient_sqs.policy import report as rep
+    from resilient_sqs.policy.formats import Context, render
     from resilient_sqs.policy.config import load_config
     from resilient_sqs.policy.engine import evaluate
     from resilient_sqs.policy.errors import InputError
@@ -501,7 +497,7 @@ def run_text_case(case: Case, workdir: Path) -> Outcome:
             cfg = load_config(str(workdir / "policy.yaml"))
         doc = loader.parse(loader.decode_bytes(case.data, "plan.json"), "plan.json")
         report = evaluate(doc, cfg, keep_passes="--show-pass" in case.args)
-        out = rep.render_text(report, "--show-pass" in case.args)
+        out = render("text", Context(report, doc, "plan.json", str(workdir), "--show-pass" in case.args))
     except InputError as e:
         from resilient_sqs.policy.terminal import escape
 
@@ -580,7 +576,7 @@ def config_text(rng: random.Random) -> tuple[str, bytes]:
 def run_config_case(name: str, data: bytes, plan_text: str, workdir: Path) -> Outcome:
     """load_config on the file, then a text check of a real plan with it: exit 0, 1 or one error line."""
     from resilient_sqs.policy import loader
-    from resilient_sqs.policy import report as rep
+    from resilient_sqs.policy.formats import Context, render
     from resilient_sqs.policy.config import load_config
     from resilient_sqs.policy.engine import evaluate
     from resilient_sqs.policy.errors import InputError
@@ -589,8 +585,9 @@ def run_config_case(name: str, data: bytes, plan_text: str, workdir: Path) -> Ou
     f.write_bytes(data)
     try:
         cfg = load_config(str(f))
-        report = evaluate(loader.parse(plan_text, "plan.json"), cfg, keep_passes=False)
-        out = rep.render_text(report)
+        doc = loader.parse(plan_text, "plan.json")
+        report = evaluate(doc, cfg, keep_passes=False)
+        out = render("text", Context(report, doc, "plan.json", str(workdir)))
     except InputError as e:
         if len(str(e)) > 2000 or "the plan" in str(e).split(":", 2)[-1][:40]:
             return Outcome("contract", "config error too long or naming the plan", str(e)[:200])
@@ -694,15 +691,14 @@ def run_source_case(doc_text: str, src: Path, fmt: str) -> Outcome:
     """evaluate with --source-dir ``src`` and render; every case must end in 0 or 1 (the source never
     fails a check), within seconds, a text report keeping the terminal promise."""
     from resilient_sqs.policy import loader
-    from resilient_sqs.policy import report as rep
+    from resilient_sqs.policy.formats import Context, render
     from resilient_sqs.policy.engine import evaluate
 
     t0 = time.monotonic()
     try:
         doc = loader.parse(doc_text, "plan.json")
         report = evaluate(doc, source_dir=str(src))
-        out = (rep.render_sarif(report, doc, "plan.json", str(src)) if fmt == "sarif" else
-               rep.render_json(report) if fmt == "json" else rep.render_text(report))
+        out = render(fmt if fmt in ("json", "sarif") else "text", Context(report, doc, "plan.json", str(src)))
     except Exception as e:  # noqa: BLE001 - reading the source must never fail the check
         return Outcome("internal", _site(e), f"{type(e).__name__}: {str(e)[:200]}")
     if time.monotonic() - t0 > 20:

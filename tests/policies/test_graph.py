@@ -142,7 +142,7 @@ def test_rules_survive_every_attribute_being_unknown(plan_doc, subject):
     assert n > 20
     report = evaluate(doc)
     assert any(f.status == "unknown" for f in report.findings)
-    from resilient_sqs.policy import report as rep
+    from resilient_sqs.policy.formats import Context, render
 
-    assert json.loads(rep.render_json(report))["summary"]["unknown"] > 0
-    assert json.loads(rep.render_sarif(report, doc, "plan.json", "."))["runs"][0]["results"]
+    assert json.loads(render("json", Context(report, doc, "plan.json", ".")))["summary"]["unknown"] > 0
+    assert json.loads(render("sarif", Context(report, doc, "plan.json", ".")))["runs"][0]["results"]

@@ -212,7 +212,7 @@ def test_sarif_uri_is_percent_encoded(plan_files, tmp_path):
 
 def test_sarif_lists_and_reads_each_module_directory_once(plan_doc, monkeypatch):
     """The .tf files are indexed once, not searched again for every finding."""
-    from resilient_sqs.policy import report as rep
+    from resilient_sqs.policy.formats import Context, render
 
     doc = plan_doc("config:queue-bad")
     result = evaluate(doc)
@@ -220,7 +220,7 @@ def test_sarif_lists_and_reads_each_module_directory_once(plan_doc, monkeypatch)
     calls = []
     real_glob = Path.glob
     monkeypatch.setattr(Path, "glob", lambda self, pat: calls.append(self) or real_glob(self, pat))
-    rep.render_sarif(result, doc, "plan.json", str(REPO_ROOT / "tests/policies/configs/queue-bad"))
+    render("sarif", Context(result, doc, "plan.json", str(REPO_ROOT / "tests/policies/configs/queue-bad")))
     assert len(calls) == len(set(calls)) == 1
 
 

@@ -223,7 +223,7 @@ def test_locations_share_the_evaluators_module_directories(copied, monkeypatch):
     """SARIF, GitHub and GitLab locations look module directories up in the check's one
     files.ModuleDirs: a resource of a module `terraform init` copied into TF_DATA_DIR is
     located in that copy, also when nothing about it was decided from source."""
-    from resilient_sqs.policy.report import SourceLocator
+    from resilient_sqs.policy.formats import SourceLocator
 
     doc, directory, data, plan = copied
     monkeypatch.setenv("TF_DATA_DIR", str(data))

@@ -547,7 +547,7 @@ def test_config_yaml_merge_keys_still_work(tmp_path):
 
 
 def test_sensitive_number_in_a_note_naming_its_resource_is_masked():
-    from resilient_sqs.policy.engine import Report
+    from resilient_sqs.policy.findings import Report
     from resilient_sqs.policy.sensitive import from_plan, redact_report
 
     secrets = from_plan(_sensitive_plan())

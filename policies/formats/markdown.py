@@ -18,10 +18,11 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from .keys import related_addresses
-from .rules import UNDECIDED
-from .terminal import escape
-from .topology import Edge, edges
+from ..findings import UNKNOWN, order
+from ..keys import related_addresses
+from ..terminal import escape
+from ..topology import Edge, edges
+from .context import Context
 
 # rules about the link from a queue to its DLQ (reported on the source queue or on the DLQ)
 _DLQ_RULES = {"SQS003", "SQS004", "SQS005", "SQS006", "SQS011"}
@@ -79,21 +80,7 @@ def _module_of(address: str) -> tuple[str, str]:
     return "", address
 
 
-def _label(f) -> str:
-    if f.waiver is not None:
-        return "waived"
-    if not f.judged:
-        return "not judged"
-    if f.baseline == "unchanged":
-        return "baselined"
-    if f.status == UNDECIDED:
-        return "unknown"
-    return f.severity
-
-
-def render_markdown(ctx) -> str:
-    from .report import _order
-
+def render(ctx: Context) -> str:
     report = ctx.report
     c = report.counts()
     out = [f"### sqs-policy: {_code(ctx.plan_path)}", ""]
@@ -106,7 +93,7 @@ def render_markdown(ctx) -> str:
     verdict = "**Violations found.**" if report.failed() else "**No violations.**"
     out += [f"{verdict} {', '.join(bits)} ({len(report.rules_run)} rules, {report.resources} resources"
             f"{', --strict' if report.strict else ''}).", ""]
-    findings = sorted(report.findings, key=_order)
+    findings = sorted(report.findings, key=order)
     counted = [f for f in findings if f.counts_toward_exit()]
     other = [f for f in findings if not f.counts_toward_exit()]
 
@@ -114,7 +101,7 @@ def render_markdown(ctx) -> str:
         t = ["| | Rule | Resource | Problem | Fix |", "|---|---|---|---|---|"]
         for f in rows[:MAX_ROWS]:
             path, line = ctx.location(f)
-            t.append(f"| {_label(f)} | {f.rule_id} {f.slug} | {_code(f.address)}<br>{_md(path)}:{line} | "
+            t.append(f"| {f.state} | {f.rule_id} {f.slug} | {_code(f.address)}<br>{_md(path)}:{line} | "
                      f"{_md(f.message)} | {_md(f.remediation)} |")
         if len(rows) > MAX_ROWS:
             t.append(f"| | | | … and {len(rows) - MAX_ROWS} more (see the text or JSON report) | |")
@@ -159,8 +146,8 @@ def mermaid(report) -> tuple[list[str], str | None]:
     for f in report.findings:
         if not f.counts_toward_exit() or f.rule_id.startswith("CFG"):
             continue
-        (unsure if f.status == UNDECIDED else bad)[f.address].add(f.rule_id)
-        if f.status == UNDECIDED:
+        (unsure if f.state == UNKNOWN else bad)[f.address].add(f.rule_id)
+        if f.state == UNKNOWN:
             continue
         rel = set(related_addresses(f.message, f.address))
         for e in es:
