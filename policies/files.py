@@ -137,6 +137,19 @@ def work_tree(start: str | os.PathLike) -> Path | None:
     return None
 
 
+def repository_roots(source_dir: str | os.PathLike, repo_root: str | os.PathLike | None = None) -> tuple:
+    """The module-source roots a check of ``source_dir`` gets by default: the repository it lies
+    in (``repo_root``, else its git work tree), or none when it lies in no repository."""
+    root = Path(repo_root) if repo_root is not None else work_tree(source_dir)
+    if root is None:
+        return ()
+    try:
+        real = root.resolve()
+    except (OSError, RuntimeError):
+        return ()
+    return (str(root),) if within(Path(source_dir), [real]) else ()
+
+
 def within(path: Path, roots: Iterable[Path]) -> bool:
     """Whether ``path`` (resolved: symlinks followed) lies inside one of ``roots`` (resolved)."""
     try:

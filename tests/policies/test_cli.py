@@ -79,7 +79,8 @@ def test_json_format(plan_files):
     slow = next(f for f in out["findings"] if f["rule_id"] == "ESM001" and "slow" in f["address"])
     assert "visibility 120 s < 6 × 60 s + 5 s = 365 s" in slow["message"]
     assert slow["remediation"].startswith('Set the module input visibility_timeout_seconds of module.queue["slow"]')
-    assert out["summary"]["errors"] == 4 and out["summary"]["unknown"] == 1 and out["summary"]["warnings"] == 1
+    # errors: ESM001 x2, ESM002, ESM004, ESM005 (provisioned mode with scaling_config); warnings: ESM003 x2
+    assert out["summary"]["errors"] == 5 and out["summary"]["unknown"] == 1 and out["summary"]["warnings"] == 2
 
 
 def test_show_pass_lists_passes(plan_files):
@@ -250,7 +251,7 @@ ignore: [SQS001]
 def test_select_from_toml(plan_files, tmp_path):
     cfg = _cfg(tmp_path, 'select = ["ESM*"]\n[rules.ESM001]\nmultiplier = 1\n', "policy.toml")
     out = json.loads(sqs_policy_in_process("check", str(plan_files["config:consumers"]), "--config", cfg, "--format", "json").stdout)
-    assert {f["rule_id"] for f in out["findings"]} <= {"ESM001", "ESM002", "ESM003", "ESM004"}
+    assert {f["rule_id"] for f in out["findings"]} <= {"ESM001", "ESM002", "ESM003", "ESM004", "ESM005"}
     # with multiplier 1: 120 >= 1 x 60 + 5, only the unknown one remains for ESM001
     assert [(f["status"]) for f in out["findings"] if f["rule_id"] == "ESM001"] == ["unknown"]
 

@@ -255,7 +255,9 @@ UNDECIDABLE = {
                          ("ESM001", UNK, E, 'module.queue["fast"].aws_sqs_queue.this'),
                          ("ESM002", FAIL, E, "aws_lambda_event_source_mapping.sloppy"),
                          ("ESM003", FAIL, W, "aws_lambda_event_source_mapping.sloppy"),
-                         ("ESM004", FAIL, E, "aws_lambda_event_source_mapping.fifo")},
+                         ("ESM004", FAIL, E, "aws_lambda_event_source_mapping.fifo"),
+                         ("ESM005", FAIL, E, "aws_lambda_event_source_mapping.provisioned_capped"),
+                         ("ESM003", FAIL, W, "aws_lambda_event_source_mapping.provisioned_unbounded")},
     "config:raw-good": set(),
 }
 
