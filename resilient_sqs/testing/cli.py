@@ -20,21 +20,25 @@ EXIT_OK, EXIT_FAILED, EXIT_ERROR, EXIT_LEFTOVERS = 0, 1, 2, 3
 
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
-        prog="sqs-behave",
+        prog="sqs-behave", usage="%(prog)s STACK_DIR [--embedded [localstack|ministack] | --endpoint URL] [options]",
         description="Apply a Terraform stack on LocalStack, check what its SQS queues do (poison message to the "
                     "DLQ, redrive without loss, DLQ alarm firing, FIFO order, claim check, idempotency table), "
                     "then destroy it.",
         epilog="Exit status: 0 all run scenarios passed and nothing was left behind, 1 a behaviour failed, "
                "2 usage/endpoint/apply error or interrupted, 3 resources left behind.")
-    ap.add_argument("stack_dir", metavar="STACK_DIR", help="the Terraform root module (copied; never written)")
+    # optional for argparse, required by _parse: its message can say when --embedded took the word
+    ap.add_argument("stack_dir", metavar="STACK_DIR", nargs="?", help="the Terraform root module (copied; never written)")
     ap.add_argument("--var", action="append", default=[], metavar="NAME=VALUE", help="as terraform -var; repeatable")
     ap.add_argument("--var-file", action="append", default=[], metavar="FILE", help="as terraform -var-file; repeatable")
     where = ap.add_mutually_exclusive_group()
     where.add_argument("--endpoint", metavar="URL", help="a running LocalStack (default: LOCALSTACK_ENDPOINT, or an "
                                                          "AWS_ENDPOINT_URL answering LocalStack's health check)")
-    where.add_argument("--embedded", nargs="?", const="localstack", choices=("localstack", "ministack"), default=None,
-                       metavar="localstack|ministack",
-                       help="start an embedded emulator (no Docker) for this run: LocalStack 4.9.2 (default) or ministack")
+    where.add_argument("--embedded", nargs="?", const="", default=None, metavar="localstack|ministack",
+                       help="start an embedded emulator (no Docker) for this run: LocalStack 4.9.2 (default) or "
+                            "ministack (--embedded ministack, --embedded=ministack or --embedded --emulator ministack; "
+                            "before or after STACK_DIR)")
+    ap.add_argument("--emulator", metavar="localstack|ministack", default=None,
+                    help="which embedded emulator to start (implies --embedded; default localstack)")
     ap.add_argument("--keep", action="store_true", help="leave the stack applied (prints how to destroy it)")
     ap.add_argument("--idempotency-table", action="append", default=[], metavar="NAME",
                     help="check this DynamoDB table as an idempotency table although its name does not match "
@@ -67,8 +71,81 @@ class _Collector:
                                            "seconds": float(props.get("seconds", report.duration))}
 
 
+_EMBEDDED = "--embedded"
+
+
+def _is_embedded_flag(token: str) -> bool:
+    """``--embedded`` or an unambiguous abbreviation of it (argparse accepts ``--emb``)."""
+    return len(token) >= len("--emb") and _EMBEDDED.startswith(token)
+
+
+def _split_embedded(argv: list[str]) -> tuple[list[str], str | None]:
+    """``--embedded`` takes a value only when the next word names an embedded emulator: ``--embedded
+    ministack infra/``, ``--embedded infra/`` and ``infra/ --embedded`` all work (argparse alone would
+    take ``infra/`` as the emulator). A bare ``--embedded`` becomes ``--embedded=``. Returns the new
+    argv and the word after a bare ``--embedded`` (for the error when it was a misspelt emulator)."""
+    from .runner import EMBEDDED_KINDS
+
+    out, after, i = [], None, 0
+    while i < len(argv):
+        tok = argv[i]
+        if tok == "--":
+            out += argv[i:]
+            break
+        if _is_embedded_flag(tok):
+            nxt = argv[i + 1] if i + 1 < len(argv) else None
+            if nxt is not None and nxt.lower() in EMBEDDED_KINDS:
+                out.append(f"{_EMBEDDED}={nxt}")
+                i += 2
+                continue
+            out.append(f"{_EMBEDDED}=")
+            if nxt is not None and not nxt.startswith("-"):
+                after = nxt
+        else:
+            out.append(tok)
+        i += 1
+    return out, after
+
+
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    """Parse; ``args.embedded`` is None or the emulator's name (``--embedded`` / ``--emulator``)."""
+    from .runner import EMBEDDED_KINDS, unknown_emulator
+
+    ap = _parser()
+    raw = list(sys.argv[1:] if argv is None else argv)
+    rewritten, after = _split_embedded(raw)
+    args, extra = ap.parse_known_args(rewritten)
+    if extra:
+        if after is not None and after in extra[:1] + [args.stack_dir] and not Path(after).is_dir():
+            ap.error(f"{unknown_emulator(after, _EMBEDDED + ' ')}; nor is it a directory (one STACK_DIR)")
+        ap.error(f"unrecognized arguments: {' '.join(extra)}")
+    if args.embedded is not None and args.embedded != "" and args.embedded.lower() not in EMBEDDED_KINDS:
+        ap.error(unknown_emulator(args.embedded, f"{_EMBEDDED}="))
+    if args.emulator is not None:
+        if args.emulator.lower() not in EMBEDDED_KINDS:
+            ap.error(unknown_emulator(args.emulator, "--emulator "))
+        if args.endpoint:
+            ap.error("--emulator chooses the embedded emulator: it cannot go with --endpoint (the endpoint is "
+                     "probed for what it is)")
+        if args.embedded and args.embedded.lower() != args.emulator.lower():
+            ap.error(f"--embedded {args.embedded} and --emulator {args.emulator} name different emulators: give one")
+        args.embedded = args.emulator
+    if args.embedded is not None:
+        args.embedded = args.embedded.lower() or "localstack"
+    if args.stack_dir is None:
+        taken = [raw[i + 1] for i, t in enumerate(raw[:-1]) if _is_embedded_flag(t) and Path(raw[i + 1]).is_dir()]
+        ap.error("the following arguments are required: STACK_DIR"
+                 + (f" ({_EMBEDDED} {taken[0]} named the emulator; for the directory {taken[0]} write "
+                    f"./{taken[0]})" if taken else ""))
+    if (after is not None and args.stack_dir == after and not Path(after).is_dir()
+            and unknown_emulator(after, "").endswith("?)")):
+        ap.error(f"{after}: no such directory (STACK_DIR), and not an embedded emulator either: "
+                 + unknown_emulator(after, "").split("; ", 1)[1])
+    return args
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = _parse(argv)
     missing = [m for m in ("pytest", "boto3", "python_terraform", "localstack_client") if not _importable(m)]
     if missing:
         print(f"sqs-behave: {', '.join(missing)} not installed; install the testing extra: "

@@ -37,6 +37,16 @@ USAGE = ("say where to run the behaviour checks: an endpoint of a running LocalS
          "pytest --sqs-localstack=embedded:ministack for ministack (pip only)")
 
 
+def unknown_emulator(name: str, flag: str) -> str:
+    """The message for an embedded emulator name that is not one: ``flag`` is how the user gave it
+    (``--embedded=``, ``--emulator ``, ``--sqs-localstack=embedded:``)."""
+    import difflib
+
+    close = difflib.get_close_matches(name.lower(), EMBEDDED_KINDS, n=1, cutoff=0.6)
+    return (f"{flag}{name}: not an embedded emulator; choose one of {', '.join(EMBEDDED_KINDS)}"
+            + (f" (did you mean {close[0]}?)" if close else ""))
+
+
 def stderr_progress(msg: str) -> None:
     print(f"sqs-behave: {msg}", file=sys.stderr, flush=True)
 
@@ -63,6 +73,8 @@ def resolve_endpoint(choice: str | None, progress: Progress = stderr_progress, s
     ``settings``: the embedded LocalStack's (default: the per-user cache)."""
     from . import localstack as L
 
+    if choice and choice.lower().startswith(f"{EMBEDDED}:") and choice.split(":", 1)[1].lower() in EMBEDDED_KINDS:
+        choice = choice.lower()
     if choice == REAL_AWS:
         return Endpoint(None, "aws", metric_interval=60.0)
     if choice == f"{EMBEDDED}:ministack":
@@ -81,11 +93,13 @@ def resolve_endpoint(choice: str | None, progress: Progress = stderr_progress, s
         # the launcher publishes SQS metrics every SQS_CLOUDWATCH_METRICS_REPORT_INTERVAL s
         return Endpoint(ls.endpoint, EMBEDDED, ls, metric_interval=10.0, emulator="localstack")
     if choice and choice.startswith(f"{EMBEDDED}:"):
-        raise EndpointError(f"--embedded {choice.split(':', 1)[1]!r}: the embedded emulators are "
-                            f"{', '.join(EMBEDDED_KINDS)}")
+        raise EndpointError(unknown_emulator(choice.split(":", 1)[1], f"--sqs-localstack={EMBEDDED}:"))
     if choice:
         if not choice.startswith(("http://", "https://")):
-            raise EndpointError(f"endpoint {choice!r} is not a URL (http://host:port), 'embedded' or 'aws'")
+            hint = (f" (to start {choice.lower()}: {EMBEDDED}:{choice.lower()})" if choice.lower() in EMBEDDED_KINDS
+                    else "")
+            raise EndpointError(f"endpoint {choice!r} is not a URL (http://host:port), '{EMBEDDED}', "
+                                f"'{EMBEDDED}:<{'|'.join(EMBEDDED_KINDS)}>' or '{REAL_AWS}'{hint}")
         from .probes import EndpointRefused, check_answers
 
         try:
@@ -141,9 +155,11 @@ class BehaveRun:
 
         t0 = time.monotonic()
         if self.keep and (self.endpoint_choice or "").startswith(EMBEDDED):
-            self.error = ("--keep with --embedded: the embedded LocalStack stops when this run ends, so nothing could be "
-                          "kept. Start one that outlives the run (`python -m resilient_sqs.testing.localstack start`, "
-                          "then `eval \"$(python -m resilient_sqs.testing.localstack env)\"`) and pass its endpoint")
+            kind = (self.endpoint_choice.partition(":")[2] or "localstack").lower()
+            self.error = (f"--keep with --embedded {kind}: the embedded {kind} stops when this run ends, so nothing could "
+                          "be kept. Start a LocalStack that outlives the run (`python -m resilient_sqs.testing.localstack "
+                          "start`, then `eval \"$(python -m resilient_sqs.testing.localstack env)\"`) and pass its "
+                          "endpoint")
             return
         try:
             self.endpoint = resolve_endpoint(self.endpoint_choice, self.progress)

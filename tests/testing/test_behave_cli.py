@@ -61,6 +61,83 @@ def test_missing_stack_dir_is_exit_2(tmp_path):
     assert proc.returncode == 2 and "no such directory" in proc.stderr
 
 
+# Every way of writing the embedded emulator, with the stack directory before or after it: the run
+# gets as far as the --keep refusal, which names the emulator the command line chose (nothing starts).
+@pytest.mark.parametrize("args,emulator", [
+    (["--embedded", "{stack}"], "localstack"),
+    (["{stack}", "--embedded"], "localstack"),
+    (["--emb", "{stack}"], "localstack"),
+    (["--embedded", "localstack", "{stack}"], "localstack"),
+    (["--embedded", "ministack", "{stack}"], "ministack"),
+    (["{stack}", "--embedded", "ministack"], "ministack"),
+    (["--embedded=ministack", "{stack}"], "ministack"),
+    (["{stack}", "--embedded=ministack"], "ministack"),
+    (["--embedded", "--emulator", "ministack", "{stack}"], "ministack"),
+    (["{stack}", "--emulator", "ministack"], "ministack"),
+    (["--emulator=ministack", "--embedded", "{stack}"], "ministack"),
+    (["--embedded", "MiniStack", "{stack}"], "ministack"),
+])
+def test_embedded_takes_an_emulator_only_when_the_word_names_one(stack, tmp_path, args, emulator):
+    proc = _behave(*[a.format(stack=stack) for a in args], "--keep", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"--keep with --embedded {emulator}: the embedded {emulator} stops" in proc.stderr, proc.stderr
+    assert "invalid choice" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--embedded", "ministak", "{stack}"],
+     "--embedded ministak: not an embedded emulator; choose one of localstack, ministack (did you mean ministack?)"),
+    (["{stack}", "--embedded", "ministak"], "--embedded ministak: not an embedded emulator"),
+    (["--embedded=ministak", "{stack}"], "--embedded=ministak: not an embedded emulator; choose one of localstack, "
+                                         "ministack (did you mean ministack?)"),
+    (["--embedded", "ministak"], "ministak: no such directory (STACK_DIR), and not an embedded emulator either: "
+                                 "choose one of localstack, ministack (did you mean ministack?)"),
+    (["--emulator", "moto", "{stack}"], "--emulator moto: not an embedded emulator; choose one of localstack, ministack"),
+    (["--embedded", "localstack", "--emulator", "ministack", "{stack}"], "name different emulators: give one"),
+    (["--endpoint", "http://127.0.0.1:9", "--emulator", "ministack", "{stack}"], "cannot go with --endpoint"),
+    (["--embedded", "ministack"], "the following arguments are required: STACK_DIR"),
+])
+def test_a_wrong_emulator_is_a_usage_error_naming_the_choices(stack, tmp_path, args, message):
+    proc = _behave(*[a.format(stack=stack) for a in args], cwd=tmp_path)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_stack_directory_named_like_an_emulator_is_told_how_to_write_it(tmp_path):
+    (tmp_path / "ministack").mkdir()
+    proc = _behave("--embedded", "ministack", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "--embedded ministack named the emulator; for the directory ministack write ./ministack" in proc.stderr
+    proc = _behave("--embedded", "./ministack", "--keep", cwd=tmp_path)
+    assert "--keep with --embedded localstack" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("value,message", [
+    ("embedded:ministak", "--sqs-localstack=embedded:ministak: not an embedded emulator; choose one of localstack, "
+                          "ministack (did you mean ministack?)"),
+    ("ministack", "endpoint 'ministack' is not a URL (http://host:port), 'embedded', 'embedded:<localstack|ministack>' "
+                  "or 'aws' (to start ministack: embedded:ministack)"),
+])
+def test_pytest_option_names_the_emulators_on_a_wrong_value(stack, tmp_path, value, message):
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--sqs-stack", str(stack),
+                           "--sqs-localstack", value, str(tmp_path)],
+                          capture_output=True, text=True, cwd=tmp_path, env=NO_ENDPOINT, timeout=120)
+    assert proc.returncode == pytest.ExitCode.USAGE_ERROR, proc.stdout + proc.stderr
+    assert message in proc.stderr, proc.stderr
+
+
+def test_pytest_option_takes_the_emulator_before_or_after_the_test_path(stack, tmp_path):
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    for order in (["--sqs-localstack", "embedded:ministack", str(tmp_path)],
+                  [str(tmp_path), "--sqs-localstack", "embedded:ministack"]):
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--sqs-stack", str(stack),
+                               "--sqs-keep", *order], capture_output=True, text=True, cwd=tmp_path, env=NO_ENDPOINT,
+                              timeout=120)
+        assert proc.returncode == pytest.ExitCode.USAGE_ERROR
+        assert "--keep with --embedded ministack" in proc.stderr, proc.stderr
+
+
 def test_pytest_without_endpoint_is_a_pytest_usage_error(stack, tmp_path):
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--sqs-stack", str(stack), str(tmp_path)],
