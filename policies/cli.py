@@ -57,9 +57,14 @@ def _parser() -> argparse.ArgumentParser:
                         "match the plan, waivers are read from its comments (# sqs-policy:ignore), and reports "
                         "point at .tf lines")
         sp.add_argument("--source-root", metavar="DIR", action="append", default=[],
-                        help="also read module sources from DIR (repeatable): by default only --source-dir and the "
-                        "modules `terraform init` installed under it (.terraform/modules) are read, so a local module "
-                        "call such as source = \"../../\" needs e.g. --source-root with the repository root")
+                        help="also read module sources from DIR (repeatable): by default --source-dir, the modules "
+                        "`terraform init` installed under it (.terraform/modules) and the repository it lies in (its "
+                        "git work tree, or --repo-root) are read, so a local module call such as source = "
+                        "\"../../modules/x\" needs nothing more inside one repository")
+        sp.add_argument("--repo-root", metavar="DIR",
+                        help="the repository root: report locations (SARIF, GitHub annotations, GitLab, JUnit, "
+                        "Markdown) are relative to it, and module sources inside it may be read (default: the git "
+                        "work tree --source-dir lies in, found by its .git; else the current directory)")
         sp.add_argument("--no-source", action="store_true",
                         help="do not read the configuration source (what the plan leaves unknown stays unknown, "
                         "no waivers from comments)")
@@ -74,6 +79,10 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--fail-on", choices=("error", "warning"), default="error",
                    help="lowest severity that makes the exit code 1 (default: error)")
     c.add_argument("--show-pass", action="store_true", help="also list passing checks")
+    c.add_argument("--category", metavar="NAME",
+                   help="the SARIF run's category (automationDetails.id NAME/), which GitHub code scanning keeps "
+                   "apart from other runs: one per stack when one repository checks several (default: the stack's "
+                   "directory relative to the repository root, e.g. infra/prod)")
     c.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     c.add_argument("--baseline", metavar="FILE",
                    help="a file from `sqs-policy baseline`: the findings it records are reported as baselined and "
@@ -220,6 +229,37 @@ def _write_fd(fd: int, data: bytes, what: str) -> None:
         stalls = 0
 
 
+def _repo_root(args) -> str | None:
+    """--repo-root, else the git work tree of --source-dir (of the current directory with
+    --no-source), else None (paths relative to the current directory)."""
+    from .errors import InputError
+    from .files import work_tree
+
+    if args.repo_root:
+        if not os.path.isdir(args.repo_root):
+            raise InputError(f"--repo-root {args.repo_root}: not a directory; pass the repository's root directory")
+        return args.repo_root
+    found = work_tree("." if args.no_source else args.source_dir)
+    return str(found) if found is not None else None
+
+
+def _source_roots(args) -> tuple:
+    """--source-root directories, after the repository root when --source-dir lies in it: a
+    stack in infra/prod reads ../../modules/queue without a flag (never outside the repository:
+    module directories are resolved, symlinks followed, before they are read)."""
+    roots = list(args.source_root)
+    if not args.no_source:
+        root = _repo_root(args)
+        if root is not None:
+            from pathlib import Path
+
+            from .files import within
+
+            if within(Path(args.source_dir), [Path(root).resolve()]):
+                roots.insert(0, root)
+    return tuple(roots)
+
+
 def _evaluate(args, keep_passes: bool, **settle):
     """Load the plan and evaluate it (``settle``: engine.evaluate's changed_only and baseline)."""
     from . import loader
@@ -231,12 +271,21 @@ def _evaluate(args, keep_passes: bool, **settle):
     timings: dict[str, float] = {}  # the loader's parse and validate seconds
     t0 = time.perf_counter()
     doc = loader.load(args.plan, args.max_input_mib or loader.DEFAULT_MAX_MIB, timings)
+    from .partial import partial_plan
+
+    partial = partial_plan(doc)
+    if partial and args.strict:
+        from .errors import InputError
+
+        raise InputError(f"{args.plan}: {partial}")
     t1 = time.perf_counter()
     report = evaluate(doc, cfg, strict=args.strict, keep_passes=keep_passes,
-                      source_dir=None if args.no_source else args.source_dir, source_roots=tuple(args.source_root),
+                      source_dir=None if args.no_source else args.source_dir, source_roots=_source_roots(args),
                       **settle)
     if idle:
         report.notes.insert(0, idle)
+    if partial:
+        report.notes.insert(0, partial)
     return doc, report, (t0, t1, time.perf_counter(), timings)
 
 
@@ -251,7 +300,8 @@ def _check(args) -> int:
         baseline = read_baseline(args.baseline)
     keep_passes = args.show_pass or any(FORMATS[f].needs_passes for f, _ in reports)
     doc, report, (t0, t1, t2, tm) = _evaluate(args, keep_passes, changed_only=args.changed_only, baseline=baseline)
-    ctx = Context(report, doc, args.plan, args.source_dir, args.show_pass, tuple(args.source_root))
+    ctx = Context(report, doc, args.plan, args.source_dir, args.show_pass, _source_roots(args),
+                  repo_root=_repo_root(args), category=args.category, fail_on=args.fail_on)
     for fmt, path in reports:
         _write(FORMATS[fmt].render(ctx), path)
     t3 = time.perf_counter()

@@ -111,7 +111,7 @@ def _date(v: Any, where: str) -> _dt.date:
         return v.date()
     if isinstance(v, _dt.date):
         return v
-    if isinstance(v, str):
+    if isinstance(v, str) and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", v.strip()):  # not 20270331, 2027-W13-3
         try:
             return _dt.date.fromisoformat(v.strip())
         except ValueError:

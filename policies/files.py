@@ -96,6 +96,39 @@ def _too_big(name: str, size: int, cap: int, budget: Budget | None) -> str:
             "reads, so it is not read")
 
 
+# CI systems that check a repository out without its .git directory name its root here
+_CI_ROOTS = ("GITHUB_WORKSPACE", "CI_PROJECT_DIR")
+
+
+def work_tree(start: str | os.PathLike) -> Path | None:
+    """The repository work tree ``start`` lies in: the nearest directory, ``start`` or one of its
+    parents (symlinks resolved first), that holds ``.git`` (the directory of a clone, or the file
+    of a linked worktree or submodule), found without the git binary. A checkout without
+    ``.git`` (a CI that exports the sources) falls back to the CI's workspace variable
+    (``GITHUB_WORKSPACE``, GitLab's ``CI_PROJECT_DIR``) when ``start`` lies inside it. None
+    elsewhere."""
+    try:
+        real = Path(start).resolve()
+    except (OSError, RuntimeError):
+        return None
+    for d in (real, *real.parents):
+        try:
+            if (d / ".git").is_dir() or (d / ".git").is_file():
+                return d
+        except OSError:
+            continue
+    for var in _CI_ROOTS:
+        value = os.environ.get(var)
+        if value:
+            try:
+                ws = Path(value).resolve()
+            except (OSError, RuntimeError):
+                continue
+            if ws == real or ws in real.parents:
+                return ws
+    return None
+
+
 def within(path: Path, roots: Iterable[Path]) -> bool:
     """Whether ``path`` (resolved: symlinks followed) lies inside one of ``roots`` (resolved)."""
     try:
@@ -184,9 +217,9 @@ class ModuleDirs:
                 self._why[path] = (f"source {src!r} was not found: run `terraform init` in {self.root} (or set "
                                    "TF_DATA_DIR) before the check")
         if d is not None and not within(d, self.roots):
-            self._why[path] = (f"its directory {d} is outside --source-dir {self.root} and the modules `terraform "
-                               "init` installed; pass --source-root with a directory that holds both (e.g. the "
-                               "repository root) to read it")
+            self._why[path] = (f"its directory {d} is outside --source-dir {self.root}, the modules `terraform "
+                               "init` installed and the repository (git work tree, or --repo-root) it lies in; pass "
+                               "--source-root with a directory that holds it to read it")
             d = None
         self._dirs[path] = d
         return d

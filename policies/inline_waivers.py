@@ -16,8 +16,10 @@ A comment (``#`` or ``//``, at the start of the comment) inside a ``resource``, 
 rules as the configuration file's waivers: ``reason`` is required; after ``expires`` the waiver
 stops waiving and fails as CFG001; a waiver that matches no failing or unknown finding is
 reported as CFG002. A comment that cannot be read (no rule, unknown rule, no reason, a bad
-date, an unknown key, outside any block) is CFG003, with its file and line. A comment in a
-module's own source applies wherever that module is called.
+date, an unknown key, outside any block) is CFG003, with its file and line, and so is one meant as
+a waiver but not written as one (another spelling of the marker, a ``/* */`` comment holding it).
+Comments are found as Terraform reads the file (:func:`scan`). A comment in a module's own source
+applies wherever that module is called.
 
 The comments are read from the configuration the plan was made from (``--source-dir``) and the
 modules it calls (local paths, and what ``terraform init`` installed), in the directories the
@@ -37,7 +39,25 @@ from .files import Refused
 
 MARK = "sqs-policy:ignore"
 _HEADER = re.compile(r'^\s*(resource|data|module)\s+"([^"]+)"(?:\s+"([^"]+)")?\s*$')
-_PAIR = re.compile(r'\s*([A-Za-z_][A-Za-z0-9_-]*)=(?:"((?:[^"\\]|\\.)*)"|(\S*))')
+_PAIR = re.compile(r'\s*([A-Za-z_][A-Za-z0-9_-]*)=(?:"((?:[^"\\]|\\.)*)"|([^"\s]\S*|(?=\s|$)))')
+_HEREDOC = re.compile(r"<<-?([A-Za-z_][A-Za-z0-9_-]*)[ \t]*\r?\n")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+# a comment that means to be a directive but is not one as written: another spelling of the
+# marker (case, a space after the colon, a typo), read so that it is reported instead of ignored
+_LOOKALIKE = re.compile(r"(?i)^sqs[-_ ]?pol[a-z]*\s*:\s*[a-z]")
+_MENTIONED = re.compile(r"(?i)sqs[-_ ]?po")
+
+
+def _misspelled(body: str) -> str | None:
+    """Why a comment that looks like a directive is not one (None: it is one, or looks like none)."""
+    first = body.split(None, 1)[0] if body.split() else ""
+    if body.startswith(MARK) and (len(body) == len(MARK) or body[len(MARK)].isspace()):
+        return None
+    if not (_LOOKALIKE.match(body) or difflib.SequenceMatcher(None, first.lower(), MARK).ratio() >= 0.85):
+        return None
+    shown = " ".join(body.split()[:2])[:60]
+    return (f"{shown!r} is not read as a waiver: the marker is exactly `{MARK}` (lower case, no space after the "
+            f"colon), then the rule(s): `# {MARK} SQS002 reason=\"...\"`")
 
 
 @dataclass
@@ -48,11 +68,15 @@ class Comment:
     block: tuple | None  # (kind, label1, label2) of the enclosing top-level block
 
 
-def scan(text: str) -> list[tuple[int, str, tuple | None]]:
-    """(line, comment text, enclosing top-level block) of every line comment in HCL source.
+def scan(text: str, block_comments: list | None = None) -> list[tuple[int, str, tuple | None]]:
+    """(line, comment text, enclosing top-level block) of every line comment in HCL source;
+    ``block_comments``, when given, gets the same of every ``/* */`` comment.
 
-    A small scanner, not a parser: it follows strings (with ${ } interpolations), heredocs and
-    /* */ comments so that braces inside them do not count, and tracks the top-level block."""
+    A small scanner, not a parser, that reads the file as HCL's scanner does: strings (with
+    ``${ }`` and ``%{ }`` interpolations, ``$${`` and ``%%{`` as literal text), heredocs
+    (``<<EOT`` / ``<<-EOT``, a line ending LF or CRLF, the closing marker alone on its line)
+    and ``/* */`` comments, so that a ``#`` or a brace inside them does not count; and it tracks
+    the top-level block."""
     out = []
     i, n, line = 0, len(text), 1
     depth = 0
@@ -68,6 +92,9 @@ def scan(text: str) -> list[tuple[int, str, tuple | None]]:
                 continue
             if c == '"':
                 modes.pop()
+            elif c in "$%" and text.startswith(c + "{", i + 1):  # $${ and %%{: literal, not a template
+                i += 3
+                continue
             elif c in "$%" and text.startswith("{", i + 1):
                 modes.append("interp")
                 idepth.append(0)
@@ -93,14 +120,16 @@ def scan(text: str) -> list[tuple[int, str, tuple | None]]:
         if text.startswith("/*", i):
             j = text.find("*/", i + 2)
             j = n if j < 0 else j + 2
+            if block_comments is not None:
+                block_comments.append((line, text[i + 2:max(i + 2, j - 2)], block))
             line += text.count("\n", i, j)
             i = j
             continue
         if text.startswith("<<", i):
-            m = re.match(r"<<-?([A-Za-z_][A-Za-z0-9_]*)[ \t]*\n", text[i:])
+            m = _HEREDOC.match(text, i)
             if m:
                 tag = m.group(1)
-                j = i + m.end()
+                j = m.end()
                 line += 1
                 while j < n:
                     k = text.find("\n", j)
@@ -198,6 +227,9 @@ def parse(text: str, today_check: bool = False):
     values = {}
     while rest.strip():
         pm = _PAIR.match(rest)
+        if not pm and re.match(r'\s*[A-Za-z_][A-Za-z0-9_-]*="', rest):
+            raise ValueError(f"the quote after {rest.split('=')[0].strip()}= is not closed: write "
+                             f"{rest.split('=')[0].strip()}=\"...\"")
         if not pm:
             raise ValueError(f"cannot read {rest.strip()!r}: write key=\"value\" (reason=\"...\", expires=YYYY-MM-DD)")
         key = pm.group(1)
@@ -213,10 +245,20 @@ def parse(text: str, today_check: bool = False):
     expires = None
     if "expires" in values:
         try:
+            if not _DATE.fullmatch(values["expires"]):  # fromisoformat also takes 20270331, 2027-W13-3
+                raise ValueError
             expires = _dt.date.fromisoformat(values["expires"])
         except ValueError:
             raise ValueError(f"expires {values['expires']!r} is not a date; write it as YYYY-MM-DD") from None
     return rules, reason, expires
+
+
+def _local(block) -> tuple[str, str] | None:
+    """(kind, local name) of a resource, data or module block (None: another block, or none)."""
+    if block is None or block[0] not in ("resource", "data", "module"):
+        return None
+    kind, a, b = block
+    return kind, (a if kind == "module" else (f"data.{a}.{b}" if kind == "data" else f"{a}.{b}"))
 
 
 def _module_paths(cfg, prefix=()) -> list[tuple]:
@@ -252,17 +294,31 @@ def collect(model) -> tuple[list[InlineWaiver], list[tuple[Path, int, str, str, 
                 if not any(str(e) in n for n in source.notes):  # one note per refused file (the evaluator's, if any)
                     source._note(("waiver-read", str(f)), f"{e} (so its # sqs-policy:ignore comments are not read)")
                 continue
-            if MARK not in text:
+            if not _MENTIONED.search(text):
                 continue
             try:
                 rel = Path(os.path.relpath(f, root)).as_posix()
             except ValueError:
                 rel = f.as_posix()
-            for line, body, block in scan(text):
-                if not body.strip().startswith(MARK):
+            blocks: list = []
+            comments = scan(text, blocks)
+            for line, body, block in blocks:  # /* */: not read as waivers; one that looks like one is said
+                if re.search(r"(?i)sqs[-_ ]?pol[a-z]*\s*:\s*ignore", body):
+                    w = InlineWaiver(f, line, f"{rel}:{line}", *(_local(block) or ("resource", "")), list(scopes))
+                    problems.append((f, line, f"{rel}:{line}", f"a /* */ comment is not read as a waiver; write it "
+                                     f"as a line comment: # {MARK} RULE reason=\"...\"",
+                                     w.block_address() if _local(block) else None))
+            for line, body, block in comments:
+                body = body.strip()
+                why = _misspelled(body)
+                if why is not None:
+                    w = InlineWaiver(f, line, f"{rel}:{line}", *(_local(block) or ("resource", "")), list(scopes))
+                    problems.append((f, line, f"{rel}:{line}", why, w.block_address() if _local(block) else None))
+                    continue
+                if not body.startswith(MARK):
                     continue
                 label = f"{rel}:{line}"
-                after = body.strip()[len(MARK):]
+                after = body[len(MARK):]
                 if block is None or block[0] not in ("resource", "data", "module"):
                     problems.append((f, line, label, "put it inside the resource, data or module block it waives",
                                      None))

@@ -8,6 +8,10 @@ import pytest
 
 from tests.support.helpers import OFFLINE_ACCOUNT
 
+# the LocalStack tier's fixtures (localstack, aws, applied, known_differences) and its test order,
+# for the tests marked `localstack` in every folder
+pytest_plugins = ["tests.support.localstack_fixtures"]
+
 
 def pytest_configure(config):
     # Terraform and the AWS provider are Go: with GOGC=400 their collector runs at 4x

@@ -1,5 +1,5 @@
 """The Terraform state of a stack with every per-queue resource of the module, for the
-key-rename tests (tests/module/test_key_rename.py).
+key-rename tests (tests/root_module/test_key_rename.py).
 
 Applies STACK on an embedded LocalStack: two queue pairs, managed IAM policies, all six
 alarm kinds, an event source mapping to a function created through the API, and the DLQ

@@ -1,5 +1,5 @@
 """The Terraform state a stack using terraform-aws-modules/sqs leaves behind, for the
-migration tests (tests/module/test_migration.py).
+migration tests (tests/root_module/test_migration.py).
 
 Applies a stack that calls terraform-aws-modules/sqs (a local checkout of it,
 ``--module``; v4.3.1 is what the committed state came from) on an embedded
@@ -25,7 +25,7 @@ from tooling.terraform import REPO_ROOT, Terraform
 
 OUT = REPO_ROOT / "tests" / "fixtures" / "migration" / "terraform-aws-sqs.tfstate"
 
-# what the migration test writes in our module's terms (tests/module/test_migration.py)
+# what the migration test writes in our module's terms (tests/root_module/test_migration.py)
 STACK = '''
 provider "aws" {
   region                      = "%(region)s"

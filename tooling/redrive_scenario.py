@@ -1,5 +1,5 @@
 """The 1,000-message DLQ scenario of the dlq-redrive function, shared by its LocalStack
-tests (tests/localstack/test_dlq_redrive.py) and its benchmark (tooling/bench_redrive.py).
+tests (tests/modules/dlq_redrive/test_dlq_redrive.py) and its benchmark (tooling/bench_redrive.py).
 
 Queues are created with boto3, shaped like modules/queue's pair; the messages mix
 redrive counts, ages and failure reasons so that every decision path is taken.
@@ -151,7 +151,7 @@ def fault_scenario(endpoint: str, n: int = 2000, fifo: bool = False, groups: int
     import uuid as _uuid
     from collections import Counter
 
-    from tests.localstack.faults import FakeContext, FaultProxy
+    from tests.support.faults import FakeContext, FaultProxy
 
     mod = load_dlq_redrive()
     direct = EndpointSession(endpoint)

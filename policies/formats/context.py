@@ -24,6 +24,9 @@ class Context:
     source_dir: str
     show_pass: bool = False
     source_roots: tuple = ()  # --source-root: module sources read beyond source_dir
+    repo_root: str | None = None  # --repo-root: what report paths are relative to (None: the current directory)
+    category: str | None = None  # --category: the SARIF run's automationDetails.id category
+    fail_on: str = "error"  # --fail-on: the lowest severity that fails the check
     _locator: SourceLocator | None = field(default=None, repr=False)
     _where: dict = field(default_factory=dict, repr=False)
 
@@ -32,11 +35,11 @@ class Context:
         """The check's one SourceLocator, made when a format first asks where something is."""
         if self._locator is None:
             self._locator = SourceLocator.of(self.report, self.doc, self.source_dir, self.plan_path,
-                                             self.source_roots)
+                                             self.source_roots, self.repo_root)
         return self._locator
 
     def location(self, f: Finding) -> tuple[str, int]:
-        """(path relative to the current directory, line) of the .tf line a finding is about,
+        """(path relative to the repository root, line) of the .tf line a finding is about,
         or (the plan file, 1) when the source is not known."""
         got = self._where.get(id(f))
         if got is None:
@@ -59,21 +62,29 @@ class SourceLocator:
 
     _BLOCK = re.compile(r'^[ \t]*(resource|data)[ \t]+"?([^"\s{]+)"?\s+"?([^"\s{]+)"?', re.M)
 
-    def __init__(self, doc: dict, root: str, plan_path: str, extra_roots: tuple = (), dirs: ModuleDirs | None = None):
+    def __init__(self, doc: dict, root: str, plan_path: str, extra_roots: tuple = (), dirs: ModuleDirs | None = None,
+                 repo_root: str | os.PathLike | None = None):
         self.root = Path(root)
         self.plan_path = plan_path
         self.cwd = Path.cwd()
+        # paths are relative to the repository root (what GitHub, GitLab and SARIF viewers resolve
+        # them against), else to the current directory
+        try:
+            self.repo_root = Path(repo_root).resolve() if repo_root is not None else None
+        except (OSError, RuntimeError):
+            self.repo_root = None
         self.budget = Budget()
         self.dirs = dirs if dirs is not None else ModuleDirs(root, doc.get("configuration"), None, extra_roots)
         self._index: dict[Path, dict[tuple, tuple[str, int]]] = {}
         self._rels: dict[Path, str] = {}
 
     @classmethod
-    def of(cls, report: Report | None, doc: dict, root: str, plan_path: str, extra_roots: tuple = ()) -> "SourceLocator":
+    def of(cls, report: Report | None, doc: dict, root: str, plan_path: str, extra_roots: tuple = (),
+           repo_root: str | os.PathLike | None = None) -> "SourceLocator":
         """The locator of a check's report: it shares the module directories of the check's
         configuration source when the check read one."""
         source = getattr(report.model, "source", None) if report is not None else None
-        return cls(doc, root, plan_path, extra_roots, getattr(source, "dirs", None))
+        return cls(doc, root, plan_path, extra_roots, getattr(source, "dirs", None), repo_root)
 
     def _blocks(self, d: Path) -> dict[tuple, tuple[str, int]]:
         got = self._index.get(d)
@@ -117,12 +128,20 @@ class SourceLocator:
         return self.locate(f.address)
 
     def rel(self, p: Path) -> str:
-        """``p`` relative to the current directory, as a POSIX path."""
+        """``p`` relative to the repository root when it lies inside it, else to the current
+        directory, as a POSIX path."""
         got = self._rels.get(p)
         if got is None:
             try:
-                got = Path(os.path.relpath(p.resolve(), self.cwd)).as_posix()
-            except (ValueError, OSError):
+                real = (self.cwd / p).resolve()
+                base = self.repo_root if self.repo_root is not None and (
+                    real == self.repo_root or self.repo_root in real.parents) else self.cwd
+                got = Path(os.path.relpath(real, base)).as_posix()
+            except (ValueError, OSError, RuntimeError):
                 got = p.as_posix()
             self._rels[p] = got
         return got
+
+    def stack(self) -> str:
+        """The root configuration's directory as the reports name it ('.' at the repository root)."""
+        return self.rel(self.root)

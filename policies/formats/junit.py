@@ -1,7 +1,9 @@
 """``--format junit``: JUnit XML (the Jenkins/Surefire dialect of junit-10.xsd that Jenkins,
 GitLab and Azure DevOps read): one test suite per rule, one test case per rule x resource; a
-failing finding is a ``failure`` with its message and fix, one the plan cannot decide, a
-waived, baselined or (``--changed-only``) not judged one is ``skipped`` with the reason."""
+failing finding that fails the check (an error; a warning too with ``--fail-on warning``) is a
+``failure`` with its message and fix; one the plan cannot decide, a waived, baselined or
+(``--changed-only``) not judged one, and a warning that does not fail the check, is ``skipped``
+with the reason: a ``failure`` marks a Jenkins build unstable and shows failed tests in GitLab."""
 from __future__ import annotations
 
 import re
@@ -19,7 +21,7 @@ def _xml_text(s: str) -> str:
     return _XML_BAD.sub("\ufffd", s)
 
 
-def _why_skipped(f: Finding) -> str | None:
+def _why_skipped(f: Finding, fail_on: str = "error") -> str | None:
     state = f.state
     if state == WAIVED:
         exp = f" until {f.waiver['expires']}" if f.waiver.get("expires") else ""
@@ -30,6 +32,9 @@ def _why_skipped(f: Finding) -> str | None:
         return "in the baseline (a known finding; only new findings fail)"
     if state == UNKNOWN:
         return "cannot be decided before apply"
+    if f.severity == "warning" and fail_on != "warning":
+        # a failure would mark a Jenkins build unstable and show failed tests on a passing check
+        return "a warning: it does not fail the check (--fail-on error)"
     return None
 
 
@@ -61,7 +66,7 @@ def render(ctx: Context) -> str:
             path, line = ctx.location(f)
             detail = (f"{rid} {rule.slug} ({f.severity})\n{f.address}\n{f.message}\nFix: {f.remediation}\n"
                       f"At: {path}:{line}")
-            skipped = _why_skipped(f)
+            skipped = _why_skipped(f, ctx.fail_on)
             if skipped is not None:
                 n["skipped"] += 1
                 el = ET.SubElement(case, "skipped", message=_xml_text(f"{skipped}: {f.message}"))

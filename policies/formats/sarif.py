@@ -14,6 +14,18 @@ from .context import Context
 from .json_report import dumps
 
 
+def automation_id(ctx: Context) -> str:
+    """The SARIF run's ``automationDetails.id``: ``CATEGORY/`` (``--category``), else
+    ``sqs-policy/<the stack's directory relative to the repository root>/``, so GitHub code
+    scanning keeps two stacks of one repository apart (it replaces the alerts of a category
+    with each upload). ``--category ""`` leaves the id out, and upload-sarif's ``category``
+    input then applies (github/codeql-action fills automationDetails only where it is missing)."""
+    if ctx.category:
+        return ctx.category if ctx.category.endswith("/") else ctx.category + "/"
+    stack = ctx.locator.stack()
+    return "sqs-policy/" if stack in (".", "") else f"sqs-policy/{stack.strip('/')}/"
+
+
 def render(ctx: Context) -> str:
     report = ctx.report
     all_rules = list(RULES.values()) + list(CONFIG_RULES.values())
@@ -74,7 +86,7 @@ def render(ctx: Context) -> str:
             "tool": {"driver": {"name": "sqs-policy", "version": __version__, "semanticVersion": __version__,
                                 "informationUri": "https://github.com/resilient-sqs/resilient-sqs#plan-policy-checks",
                                 "rules": rules}},
-            "automationDetails": {"id": "sqs-policy/"},
+            **({"automationDetails": {"id": automation_id(ctx)}} if ctx.category != "" else {}),
             "results": results,
             "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": [
                 {"level": "note", "message": {"text": n}} for n in report.notes]}],

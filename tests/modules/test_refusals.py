@@ -12,7 +12,7 @@ an error), in one real ``terraform test`` per module; the error diagnostics of
 each run must contain the fragments of tests/support/refusal_messages.py, and together
 the runs must trip every ``validation`` and ``precondition`` block of the
 module's own files. The messages table is shared with
-tests/module/test_consumer_stack.py, which plans modules/queue's cases through a root
+tests/root_module/test_consumer_stack.py, which plans modules/queue's cases through a root
 ``queues`` entry.
 """
 from __future__ import annotations

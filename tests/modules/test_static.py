@@ -33,7 +33,7 @@ def test_fmt_clean():
 def test_validate(tf_dir: Path):
     tf = Terraform(tf_dir)
     tf.init(backend=False)
-    result = tf.validate()  # raises TerraformError with the diagnostics when invalid (tests/tooling/test_harness.py)
+    result = tf.validate()  # raises TerraformError with the diagnostics when invalid (tests/testing/test_terraform.py)
     warnings = [d for d in result.get("diagnostics", []) if d.get("severity") == "warning"]
     assert warnings == [], f"validate warnings in {_id(tf_dir)}: {warnings}"
 

@@ -165,17 +165,23 @@ def test_sarif_is_valid_for_code_scanning(plan_files):
 def test_sarif_locates_resources_inside_modules(plan_files):
     args = ("check", str(plan_files["config:consumers"]), "--format", "sarif", "--source-dir",
             "tests/policies/configs/consumers")
-    # its module source ../../../../modules/queue is outside --source-dir: not read unless a root allows it
-    results = json.loads(sqs_policy_in_process(*args).stdout)["runs"][0]["results"]
-    esm = next(r for r in results if r["ruleId"] == "ESM001" and "slow" in r["message"]["text"])
-    assert esm["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("consumers.json")
-    proc = sqs_policy_in_process(*args, "--source-root", ".")
-    results = json.loads(proc.stdout)["runs"][0]["results"]
-    esm = next(r for r in results if r["ruleId"] == "ESM001" and "slow" in r["message"]["text"])
-    loc = esm["locations"][0]["physicalLocation"]
+
+    def esm_uri(*extra):
+        results = json.loads(sqs_policy_in_process(*args, *extra).stdout)["runs"][0]["results"]
+        esm = next(r for r in results if r["ruleId"] == "ESM001" and "slow" in r["message"]["text"])
+        return esm["locations"][0]["physicalLocation"]
+
+    # its module source ../../../../modules/queue is outside --source-dir but inside the repository
+    # (the git work tree): read without a flag, and named from the repository root
+    loc = esm_uri()
     assert loc["artifactLocation"]["uri"] == "modules/queue/main.tf"
     line = (REPO_ROOT / "modules/queue/main.tf").read_text().splitlines()[loc["region"]["startLine"] - 1]
     assert line.startswith('resource "aws_sqs_queue" "this"')
+    # a repository root that does not hold the module: not read, the plan file instead
+    assert esm_uri("--repo-root", "tests/policies/configs/consumers")["artifactLocation"]["uri"].endswith("consumers.json")
+    # unless a --source-root holds it
+    loc = esm_uri("--repo-root", "tests/policies/configs/consumers", "--source-root", ".")
+    assert loc["artifactLocation"]["uri"] == "modules/queue/main.tf"
 
 
 # -- list-rules / explain ----------------------------------------------------------------------

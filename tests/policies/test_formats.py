@@ -45,7 +45,8 @@ def test_reports_are_valid_on_every_fixture_plan(subject, path, source):
     suites = root.get("testsuite", [])
     cases = [c for s in suites for c in s.get("testcase", [])]
     assert len(cases) == len(ctx.report.findings) + len(ctx.report.passed)
-    assert int(root["@failures"]) == sum(f.status != UNDECIDED for f in counted)
+    # failures: what fails the check (--fail-on error: errors; warnings are skipped, saying so)
+    assert int(root["@failures"]) == sum(f.status != UNDECIDED and f.severity == "error" for f in counted)
     # GitLab Code Quality: valid, one issue per counted finding, unique fingerprints
     cq = json.loads(render("gitlab", ctx))
     jsonschema.validate(cq, GITLAB)
@@ -93,6 +94,29 @@ def test_junit_fields():
     # the schema is strict enough to catch a misplaced field
     bad = xml.replace("<testcase ", '<testcase file="main.tf" ', 1)
     assert not JUNIT.is_valid(bad)
+
+
+@pytest.mark.parametrize("fail_on", ["error", "warning"])
+def test_junit_warnings_fail_only_when_fail_on_says_so(fail_on):
+    """A warning that does not fail the check is no <failure> (Jenkins would mark the build
+    unstable, GitLab show failed tests on a passing check): skipped, saying why. With
+    --fail-on warning it fails like an error. The report's failures agree with the exit code."""
+    ctx = _queue_bad(no_source=True)
+    ctx.fail_on = fail_on
+    xml = render("junit", ctx)
+    assert JUNIT.is_valid(xml)
+    root = JUNIT.to_dict(xml)
+    cases = [c for s in root["testsuite"] for c in s.get("testcase", [])]
+    failed_types = {f["@type"] for c in cases for f in c.get("failure", [])}
+    warnings = [f for f in ctx.report.findings if f.severity == "warning" and f.status == "fail"]
+    assert warnings, "queue-bad has failing warnings"
+    if fail_on == "error":
+        assert failed_types == {"error"}
+        skipped = [c["skipped"][0]["@message"] for c in cases if "skipped" in c]
+        assert sum(m.startswith("a warning: it does not fail the check") for m in skipped) == len(warnings)
+    else:
+        assert failed_types == {"error", "warning"}
+    assert (int(root["@failures"]) > 0) == ctx.report.failed(fail_on)
 
 
 def test_junit_escapes_what_xml_cannot_carry():

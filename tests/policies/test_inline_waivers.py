@@ -132,3 +132,81 @@ def test_directive_grammar():
             assert needle in str(e), (text, e)
         else:
             raise AssertionError(text)
+
+
+HEREDOC_AND_STRINGS = '''resource "aws_sqs_queue" "a" {
+  tags = {
+    doc = <<-EOT
+      # sqs-policy:ignore SQS002 reason="inside a heredoc"
+    EOT
+    raw = <<EOT
+// sqs-policy:ignore SQS003 reason="inside a heredoc without indent"
+EOT
+    tpl = "$${" # sqs-policy:ignore SQS004 reason="after a literal dollar-brace"
+    s   = "# sqs-policy:ignore SQS005 reason=\\"inside a string\\""
+  }
+}
+'''
+
+
+def test_heredocs_and_strings_hold_no_waiver_whatever_the_line_endings():
+    """As Terraform reads the file (HCL: a newline is LF or CRLF): a heredoc's body and a string
+    are never comments, in LF, CRLF or mixed endings; $${ is literal text, not a template."""
+    variants = {"lf": HEREDOC_AND_STRINGS, "crlf": HEREDOC_AND_STRINGS.replace("\n", "\r\n"),
+                "mixed": "".join(line + ("\r\n" if i % 2 else "\n")
+                                 for i, line in enumerate(HEREDOC_AND_STRINGS.split("\n")))}
+    for name, text in variants.items():
+        got = [(line, body.split()[1]) for line, body, _ in scan(text) if "sqs-policy:ignore" in body]
+        assert got == [(9, "SQS004")], (name, got)
+
+
+MISSPELLED = '''resource "aws_sqs_queue" "waived" {
+  # sqs-policy:ignroe SQS002 reason="a typo in the marker"
+  # sqs-policy: ignore SQS002 reason="a space after the colon"
+  # SQS-POLICY:IGNORE SQS002 reason="upper case"
+  /* sqs-policy:ignore SQS002 reason="a block comment" */
+  # sqs-policy:ignore SQS002 reason="unterminated
+  # sqs-policy:ignore SQS002 reason="x" expires=20991231
+  # sqs-policy:ignore SQS002 reason="x" expires=2099-W01-1
+  # sqs-policy checks this queue: an ordinary comment
+  name = "iw-waived"
+}
+'''
+
+
+def test_misspelled_and_malformed_directives_are_reported(tmp_path):
+    """A comment meant as a waiver but not written as one is CFG003 at its line, never silently
+    ignored: a misspelled marker, a space after the colon, upper case, a /* */ comment, an
+    unterminated reason="...", a date other than YYYY-MM-DD; an ordinary comment is not."""
+    import shutil
+
+    src = tmp_path / "src"
+    shutil.copytree(SRC, src)
+    text = MAIN.read_text()
+    start = text.index('resource "aws_sqs_queue" "waived" {')
+    end = text.index("}\n", start) + 2
+    (src / "main.tf").write_text(text[:start] + MISSPELLED + text[end:])
+    proc = cli("check", PLAN, "--source-dir", str(src), "--format", "json")
+    out = json.loads(proc.stdout)
+    base = MISSPELLED.split("\n")
+    first = (text[:start]).count("\n") + 1
+    cfg3 = {f["source"]["line"] - first: f["message"] for f in out["findings"]
+            if f["rule_id"] == "CFG003" and f["address"] == "aws_sqs_queue.waived"}
+    assert sorted(cfg3) == [1, 2, 3, 4, 5, 6, 7], cfg3
+    assert "is not read as a waiver" in cfg3[1] and "/* */" in cfg3[4]
+    assert "quote after reason= is not closed" in cfg3[5]
+    assert "YYYY-MM-DD" in cfg3[6] and "YYYY-MM-DD" in cfg3[7]
+    assert "ordinary comment" in base[8]
+    # nothing waived it: the finding counts
+    assert any(f["rule_id"] == "SQS002" and f["address"] == "aws_sqs_queue.waived" and not f.get("waiver")
+               for f in out["findings"])
+
+
+def test_config_waiver_dates_are_yyyy_mm_dd_only(tmp_path):
+    """docs/policy.md: expires is YYYY-MM-DD; Python's fromisoformat also takes 20270331 and
+    2027-W13-3, which the config file refuses like any other non-date."""
+    for bad in ("20991231", "2099-W01-1"):
+        cfg = tmp_path / "c.yaml"
+        cfg.write_text(f"waivers:\n  - address: '*'\n    reason: x\n    expires: '{bad}'\n")
+        proc = cli("check", PLAN, "--no-source", "--config", str(cfg))
+        assert proc.returncode == 2 and b"YYYY-MM-DD" in proc.stderr, proc.stderr

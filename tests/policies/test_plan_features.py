@@ -279,3 +279,39 @@ def test_a_malformed_feature_is_refused_with_what_to_fix(tmp_path):
         with pytest.raises(plan_features.FeatureError) as e:
             plan_features.load_feature(d)
         assert words in str(e.value), (text, str(e.value))
+
+
+def test_a_partial_plan_is_said_and_refused_under_strict(tmp_path):
+    """Issue #30 §6, on Terraform's own plans: a -target plan (complete: false) is checked with a
+    note in every report that says it is partial; --strict refuses it (exit 2, one line); an
+    errored plan is refused with or without --strict; a plan with nothing to change
+    (applyable: false, complete: true) is whole. A plan with deferred changes (written by hand:
+    the deferral is an experiment of Terraform's alpha builds) names them."""
+    import json
+
+    from tests.support.policy_cli import cli
+
+    target = str(MANIFEST.path("target"))
+    proc = cli("check", target, "--no-source", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert any("partial" in n and "-target" in n for n in json.loads(proc.stdout)["notes"])
+    proc = cli("check", target, "--no-source", "--format", "github")
+    assert b"::notice title=sqs-policy::the plan is partial" in proc.stdout
+    proc = cli("check", target, "--no-source", "--strict")
+    assert proc.returncode == 2 and proc.stdout == b"" and b"partial" in proc.stderr
+    assert len(proc.stderr.splitlines()) == 1
+    for strict in ((), ("--strict",)):
+        proc = cli("check", str(MANIFEST.path("errored")), "--no-source", *strict)
+        assert proc.returncode == 2 and b"errored" in proc.stderr
+    proc = cli("check", str(MANIFEST.path("no-changes")), "--no-source", "--strict", "--format", "json")
+    assert proc.returncode == 0 and not any("partial" in n for n in json.loads(proc.stdout)["notes"])
+    doc = json.loads(MANIFEST.path("create").read_text())
+    doc["complete"] = False
+    doc["deferred_changes"] = [{"reason": "resource_config_unknown", "resource_change": {
+        "address": f'aws_sqs_queue.later["{i}"]'}} for i in range(5)]
+    p = tmp_path / "deferred.json"
+    p.write_text(json.dumps(doc))
+    proc = cli("check", str(p), "--no-source")
+    assert proc.returncode in (0, 1) and b'5 change(s) are deferred' in proc.stdout
+    assert b'aws_sqs_queue.later["0"]' in proc.stdout and b"and 2 more" in proc.stdout
+    assert cli("check", str(p), "--no-source", "--strict").returncode == 2

@@ -1,5 +1,6 @@
 """`pytest --sqs-plan plan.json`: the plan checker's rules as pytest items
-(resilient_sqs/testing/plan_plugin.py, registered through the pytest11 entry point).
+(policies/pytest_plugin.py, installed as resilient_sqs.policy.pytest_plugin, registered through
+the pytest11 entry point sqs_policy_plan).
 
 The plugin runs in pytester sessions (in-process: fast); `sqs-policy check` runs once, in one
 subprocess, for every committed fixture plan, and every item's outcome must follow from the
@@ -8,6 +9,7 @@ checker's own verdict on that rule and resource. No Terraform.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -144,31 +146,55 @@ def test_registered_as_a_pytest11_entry_point_that_imports_only_pytest():
     from importlib.metadata import entry_points
 
     eps = {ep.name: ep.value for ep in entry_points(group="pytest11")}
-    assert eps.get("sqs_policy_plan") == "resilient_sqs.testing.plan_plugin", (
+    assert eps.get("sqs_policy_plan") == "resilient_sqs.policy.pytest_plugin", (
         f"pytest11 entry points: {eps}; after changing pyproject.toml, reinstall: pip install -e .")
-    # loading the plugin (every pytest run of every suite where the package is installed)
-    # does not import the checker, nor anything of the repository's tests/ or tooling/
-    code = ("import sys, resilient_sqs.testing.plan_plugin as p; "
-            "print(sorted(m for m in sys.modules if m.startswith(('resilient_sqs.policy', 'tests', 'tooling', 'yaml', 'jsonschema')))); "
+    # loading the plugin as pytest does, through its entry point (every pytest run of every suite
+    # where the package is installed), imports its package's __init__ (the version) and none of the
+    # checker's modules, nor anything of the repository's tests/ or tooling/
+    code = ("import sys; from importlib.metadata import entry_points; "
+            "p = next(ep for ep in entry_points(group='pytest11') if ep.name == 'sqs_policy_plan').load(); "
+            "print(sorted(m for m in sys.modules if m.startswith(('resilient_sqs', 'tests', 'tooling', 'yaml', "
+            "'jsonschema', 'hcl2', 'boto3', 'python_terraform')))); "
             "print(p.__file__)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/", timeout=60)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0] == "[]", lines[0]
+    assert lines[0] == str(["resilient_sqs", "resilient_sqs.policy", "resilient_sqs.policy.pytest_plugin"]), lines[0]
     import ast
 
     imported = set()
     for node in ast.walk(ast.parse(Path(lines[1]).read_text())):
         if isinstance(node, ast.Import):
             imported |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level:  # relative: inside resilient_sqs.policy
+            base = ".".join(["resilient_sqs", "policy"][:3 - node.level] + ([node.module] if node.module else []))
+            imported |= {f"{base}.{a.name}" for a in node.names} if not node.module else {base}
         elif isinstance(node, ast.ImportFrom):
             imported.add(node.module)
     assert {m.split(".")[0] for m in imported} <= {"__future__", "os", "dataclasses", "pathlib", "typing", "pytest",
                                                    "resilient_sqs"}, imported
     assert {m for m in imported if m.startswith("resilient_sqs")} <= {
-        "resilient_sqs.policy", "resilient_sqs.policy.config", "resilient_sqs.policy.engine",
+        "resilient_sqs.policy.loader", "resilient_sqs.policy.config", "resilient_sqs.policy.engine",
         "resilient_sqs.policy.errors", "resilient_sqs.policy.formats", "resilient_sqs.policy.formats.text",
-        "resilient_sqs.policy.terminal"}, imported
+        "resilient_sqs.policy.terminal", "resilient_sqs.policy.partial"}, imported
+
+
+def test_the_former_import_path_is_the_plugin_itself(tmp_path):
+    """resilient_sqs.testing.plan_plugin, where the plugin lived, is the plugin module (not a copy
+    whose hooks pytest would register a second time): `-p` with it, autoloading off, checks a plan."""
+    import shutil
+
+    plan = shutil.copy(PLANS / "queue-bad.json", tmp_path / "plan.json")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    same = subprocess.run([sys.executable, "-c", "import resilient_sqs.testing.plan_plugin as old, "
+                           "resilient_sqs.policy.pytest_plugin as new; print(old is new)"],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)
+    assert same.stdout.strip() == "True", same.stderr
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "resilient_sqs.testing.plan_plugin", "--sqs-plan",
+                           str(plan), "--sqs-no-source", "-q", "-rf", "-p", "no:cacheprovider"],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "FAILED plan.json::SQS002[aws_sqs_queue.nodlq]" in proc.stdout, proc.stdout
 
 
 @pytest.mark.sweep  # the fast tier compares five plans: the strict/config test below
@@ -237,7 +263,7 @@ def test_failure_text_is_the_finding_and_its_fix_without_a_traceback(pytester):
     text = rep.longreprtext
     assert text.splitlines()[0] == "SQS002 queue-has-dlq (error) on aws_sqs_queue.nodlq"
     assert "has no dead-letter queue" in text and "fix: Add redrive_policy" in text
-    for noise in ("Traceback", "plan_plugin.py", "def runtest", "PlanRuleFailure", "raise "):
+    for noise in ("Traceback", "pytest_plugin.py", "def runtest", "PlanRuleFailure", "raise "):
         assert noise not in text, text
     assert len(text.splitlines()) <= 6, text
     # the one-line summary (-ra, junit message) is the finding's message

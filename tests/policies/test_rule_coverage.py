@@ -37,12 +37,13 @@ def test_rule_has_a_passing_and_a_failing_case(outcomes, rule_id):
 
 
 def test_catalog_shape():
+    # (that each rule has sources, known ones, is asserted by the @rule decorator when the catalog is
+    # imported; that each has a check that runs is test_rule_has_a_passing_and_a_failing_case's)
     slugs = [r.slug for r in RULES.values()]
     assert len(set(slugs)) == len(slugs)
     for r in RULES.values():
         assert r.severity in ("error", "warning"), r.id
-        assert r.why and r.remediation and r.sources, r.id
-        assert r.check is not None, r.id
+        assert r.why and r.remediation, r.id
 
 
 def test_readme_documents_every_rule():

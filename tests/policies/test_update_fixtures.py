@@ -1,7 +1,7 @@
 """The committed update-plan fixtures (tests/policies/plans/update/) match the scenarios
 that produce them (tests/policies/updates/), with the manifest format of
 tests/policies/fixture_plans.py. No LocalStack: the LocalStack tier regenerates a sample
-(tests/localstack/test_update_plans.py)."""
+(tests/policies/test_update_plans.py)."""
 from __future__ import annotations
 
 import re

@@ -111,6 +111,14 @@ def test_hook_manifest_shape():
     hooks = yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text())
     (h,) = hooks
     assert h["id"] == "sqs-policy" and h["language"] == "python" and h["pass_filenames"] is False
+    # a commit that touches no Terraform file, plan or config does not run it (nor fail for want of a plan)
+    assert h.get("always_run", False) is False
+    files = re.compile(h["files"])
+    for path in ("main.tf", "infra/prod/vars.tfvars", "stack/main.tf.json", "plan.json", "infra/prod/plan.json",
+                 ".sqs-policy.yaml"):
+        assert files.search(path), path
+    for path in ("README.md", "package.json", "src/app.py", "plan.json.bak"):
+        assert not files.search(path), path
     scripts = __import__("tomllib").loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     assert h["entry"] in scripts, f"the hook's entry {h['entry']} is not a console script of the package"
 
@@ -129,12 +137,16 @@ def hook_repo():
     return repo, _git(repo, "rev-parse", "HEAD")
 
 
-def _stack(tmp_path: Path, hook_repo, plan: str | None, args: list[str], config: str | None = None) -> Path:
+def _stack(tmp_path: Path, hook_repo, plan: str | None, args: list[str], config: str | None = None,
+           tf: bool = True) -> Path:
     repo, rev = hook_repo
     stack = tmp_path / "stack"
     stack.mkdir()
     _git(stack, "init", "-q")
-    (stack / "main.tf").write_text("# the stack's configuration\n")
+    if tf:
+        (stack / "main.tf").write_text("# the stack's configuration\n")
+    else:
+        (stack / "README.md").write_text("docs only\n")
     if plan:
         shutil.copy(plans.plan_path(plan), stack / "plan.json")
     if config:
@@ -162,9 +174,11 @@ def _pre_commit(stack: Path) -> subprocess.CompletedProcess:
     pytest.param(WARNINGS_ONLY, ["plan.json", "--fail-on", "warning"], None, 1, ["Failed", "WARNING"],
                  id="check-options"),
     pytest.param(None, ["plan.json"], None, 1, ["exit code: 2", "plan.json does not exist"], id="no-plan-yet"),
+    # a commit of no Terraform file, plan or config: the hook does not run, the commit is not failed
+    pytest.param(None, ["plan.json"], None, 0, ["Skipped"], id="no-terraform-files"),
 ])
 def test_pre_commit_runs_the_hook_from_a_clone(hook_repo, tmp_path, plan, args, config, rc, needles):
-    proc = _pre_commit(_stack(tmp_path, hook_repo, plan, args, config))
+    proc = _pre_commit(_stack(tmp_path, hook_repo, plan, args, config, tf=needles != ["Skipped"]))
     out = proc.stdout + proc.stderr
     assert proc.returncode == rc, out
     assert "sqs-policy (SQS plan policy check)" in out
@@ -287,6 +301,37 @@ def installed_action(tmp_path_factory):
     return action_path, runner_temp, result["outputs"]
 
 
+@pytest.mark.install
+@pytest.mark.xdist_group("action-pin")
+def test_action_never_reuses_the_checker_of_another_pin(tmp_path, monkeypatch):
+    """A persistent self-hosted runner keeps $HOME between jobs: after a pin bump the action
+    installs the checker of the new ref, and reuses an environment only for the same ref and files."""
+    steps = ACTION["runs"]["steps"]
+    upto = [s.get("id") for s in steps].index("install") + 1
+    runner_temp = tmp_path / "runner-temp"
+    runner_temp.mkdir()
+    old = checkout_copy(tmp_path / "old")
+    new = checkout_copy(tmp_path / "new")
+    init = new / "resilient_sqs" / "__init__.py"
+    init.write_text(re.sub(r'__version__ = "([^"]+)"', r'__version__ = "\1.post99"', init.read_text()))
+
+    def install(action: Path, ref: str) -> dict:
+        monkeypatch.setenv("GITHUB_ACTION_REF", ref)
+        r = run_action(action, tmp_path, runner_temp, {"plan": "unused", "python": sys.executable}, steps[:upto])
+        assert r["failed"] is None, r["log"]
+        return r
+
+    first = install(old, "v0.1.0")
+    assert "using the cached environment" not in first["log"]
+    bumped = install(new, "v0.1.1")
+    assert "using the cached environment" not in bumped["log"] and ".post99" in bumped["log"]
+    again = install(new, "v0.1.1")
+    assert "using the cached environment" in again["log"] and ".post99" in again["log"]
+    # the same files asked for by another ref (a tag moved to another commit): installed anew
+    moved = install(old, "v0.1.1-moved")
+    assert "using the cached environment" not in moved["log"] and ".post99" not in moved["log"]
+
+
 def _workspace(tmp_path: Path, plan: str | None, config: str | None = None, where: str = ".") -> Path:
     ws = tmp_path / "ws"
     (ws / where).mkdir(parents=True, exist_ok=True)
@@ -349,6 +394,37 @@ def test_action_finds_the_config_file_in_the_working_directory(installed_action,
     assert r["action_outputs"] == {"exit-code": "0", "sarif-file": "", "config": ".sqs-policy.yaml",
                                    "markdown-file": str(installed_action[1] / "sqs-policy-summary.md")}
     assert not list(ws.rglob("*.sarif"))
+
+
+@pytest.mark.install
+@pytest.mark.xdist_group("action")  # one install of the checker
+def test_action_in_a_repository_of_stacks(installed_action, tmp_path):
+    """A stack in infra/prod of a repository: run from the repository root with source-dir, or from
+    the stack's folder (working-directory), the .tf waivers are read, annotations and SARIF point
+    at infra/prod/main.tf (GitHub resolves them against the repository root) and the SARIF run's
+    category is the stack's; without source-dir, from the root, the waivers are not read."""
+    ws = tmp_path / "ws"
+    stack = ws / "infra" / "prod"
+    shutil.copytree(REPO_ROOT / "tests" / "policies" / "configs" / "inline-waivers", stack)
+    shutil.copy(plans.plan_path("config:inline-waivers"), stack / "plan.json")
+    from_root = _run_checks(installed_action, ws, {"plan": "infra/prod/plan.json", "source-dir": "infra/prod",
+                                                   "fail-on-violations": "false"})
+    in_stack = _run_checks(installed_action, ws, {"working-directory": "infra/prod", "fail-on-violations": "false"})
+    ignored = _run_checks(installed_action, ws, {"plan": "infra/prod/plan.json", "fail-on-violations": "false",
+                                                 "sarif-file": "ignored.sarif"})
+    for r in (from_root, in_stack):
+        assert r["failed"] is None, r["log"]
+        files = set(re.findall(r"^::\w+ file=([^,]+),", r["log"], flags=re.M))
+        assert files and files <= {"infra/prod/main.tf", "infra/prod/legacy/main.tf"}, files
+        sarif = json.loads(Path(r["action_outputs"]["sarif-file"]).read_text())["runs"][0]
+        assert sarif["automationDetails"] == {"id": "sqs-policy/infra/prod/"}
+        assert any(res.get("suppressions") for res in sarif["results"]), "the .tf waivers are read"
+    sarif = json.loads(Path(ignored["action_outputs"]["sarif-file"]).read_text())["runs"][0]
+    assert not any(res.get("suppressions") for res in sarif["results"])
+    assert int(ignored["action_outputs"]["exit-code"]) >= int(from_root["action_outputs"]["exit-code"])
+    none = _run_checks(installed_action, ws, {"working-directory": "infra/prod", "sarif-category": "none",
+                                              "fail-on-violations": "false"})
+    assert "automationDetails" not in json.loads(Path(none["action_outputs"]["sarif-file"]).read_text())["runs"][0]
 
 
 @pytest.mark.install

@@ -65,6 +65,8 @@ def test_every_shipped_package_exists_and_every_policy_subpackage_is_shipped():
 
 # the behaviour checks (the [testing] extra) are built on these; nothing else shipped imports them
 TESTING_LIBS = {"python_terraform", "localstack_client", "pytest", "_pytest"}
+# pytest plugins, which only pytest loads (pytest11 entry points): they may import pytest
+PYTEST_PLUGINS = {REPO_ROOT / "policies" / "pytest_plugin.py"}
 
 
 @pytest.mark.parametrize("package", SETUPTOOLS["packages"])
@@ -74,7 +76,7 @@ def test_shipped_package_imports_no_dev_code(package):
         forbidden -= TESTING_LIBS
     offenders = {}
     for path in sorted(package_dir(package).glob("*.py")):
-        bad = absolute_imports(path) & forbidden
+        bad = absolute_imports(path) & (forbidden - {"pytest", "_pytest"} if path in PYTEST_PLUGINS else forbidden)
         if bad:
             offenders[str(path.relative_to(REPO_ROOT))] = sorted(bad)
     assert not offenders, f"shipped package {package} imports dev-only or AWS code: {offenders}"
@@ -155,6 +157,31 @@ def test_runtime_cli_without_the_runtime_extra_says_what_to_install(fresh_instal
                                    "pip install 'resilient-sqs[runtime]'")
 
 
+@pytest.mark.install
+def test_plan_plugin_needs_only_the_plain_install_and_pytest(tmp_path):
+    """`pytest --sqs-plan` where a team installed the checker and pytest, and none of the [testing]
+    extra: the plugin loads through its entry point and decides a real plan."""
+    from tests.policies import plans
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    pin = next(line for line in (REPO_ROOT / "requirements.txt").read_text().splitlines() if line.startswith("pytest=="))
+    proc = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check",
+                           "--quiet", str(_source_copy(tmp_path / "src")), pin],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"pip install failed:\n{proc.stdout}\n{proc.stderr}"
+    listed = {d["name"].lower() for d in json.loads(_run(venv, "python", "-m", "pip", "list", "--format=json",
+                                                           cwd=tmp_path).stdout)}
+    assert not listed & {"boto3", "python-terraform", "localstack-client"}, sorted(listed)
+    work = tmp_path / "work"
+    work.mkdir()
+    shutil.copy(plans.plan_path("config:queue-bad"), work / "plan.json")
+    run = _run(venv, "pytest", "--sqs-plan", "plan.json", "--sqs-no-source", "-q", "-rf", "-p", "no:cacheprovider",
+               cwd=work)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "FAILED plan.json::SQS002[aws_sqs_queue.nodlq]" in run.stdout, run.stdout
+
+
 # CHANGELOG.md: `## [Unreleased]` first (at most once), then `## [X.Y.Z] - YYYY-MM-DD` newest first; in each
 # section the subsections in this order, each at most once (CONTRIBUTING.md "Releases")
 _SUBSECTIONS = ["Breaking", "Added", "Changed", "Fixed"]
@@ -225,6 +252,16 @@ def test_testing_extra_and_plugin_entry_points():
     assert "localstack_files/*" in SETUPTOOLS["package-data"]["resilient_sqs.testing"]
     for f in ("serve.py", "NoopAgent.java", "constraints-4.9.2.txt"):
         assert (REPO_ROOT / "resilient_sqs" / "testing" / "localstack_files" / f).is_file()
+
+
+def test_the_checkers_pytest_plugin_is_loaded_by_pytest_alone():
+    """policies/pytest_plugin.py may import pytest because only pytest loads it (its pytest11 entry
+    point): no module of the checker imports it, so `sqs-policy` runs without pytest."""
+    entry = PYPROJECT["project"]["entry-points"]["pytest11"]["sqs_policy_plan"]
+    assert package_dir(entry).with_suffix(".py") in PYTEST_PLUGINS, entry
+    importers = [str(p.relative_to(REPO_ROOT)) for p in sorted((REPO_ROOT / "policies").rglob("*.py"))
+                 if p not in PYTEST_PLUGINS and re.search(r"\bpytest_plugin\b", p.read_text())]
+    assert importers == [], f"modules of the checker that import its pytest plugin: {importers}"
 
 
 def test_plain_install_never_imports_the_testing_package():

@@ -1,7 +1,7 @@
 """resilient_sqs.claim_check without AWS: key prefixing, settings, and no global patch of boto3.
 
 Its behaviour against S3 and SQS is tested on the applied examples/complete
-(tests/localstack/test_complete_behaviour.py)."""
+(tests/examples/test_complete_behaviour.py)."""
 from __future__ import annotations
 
 import json

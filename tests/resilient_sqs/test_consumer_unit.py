@@ -3,7 +3,7 @@ DLQ send's time budget, run through Powertools' real batch processors.
 
 Only the SQS calls are faked (botocore's Stubber on a real client: the request must match
 the SQS API model). The same code against LocalStack, with the module's IAM policies, is
-tests/localstack/test_complete_behaviour.py.
+tests/examples/test_complete_behaviour.py.
 """
 from __future__ import annotations
 

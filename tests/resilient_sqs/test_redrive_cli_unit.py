@@ -3,7 +3,7 @@ dry run, starting a move task, a start whose response was lost, and following th
 
 The SQS calls go to a real botocore client with the Stubber in front (requests must match
 the SQS API model, and any call the test did not expect fails it). The same CLI against
-LocalStack's move tasks is tested in tests/localstack/ (test_dlq_redrive.py).
+LocalStack's move tasks is tested in tests/resilient_sqs/test_redrive_cli.py.
 """
 from __future__ import annotations
 

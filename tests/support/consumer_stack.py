@@ -1,5 +1,5 @@
 """A root configuration of another stack that sources this checkout by relative path,
-written to a temporary directory outside the repository (tests/module/)."""
+written to a temporary directory outside the repository (tests/root_module/)."""
 from __future__ import annotations
 
 import os

@@ -1,6 +1,6 @@
 """The refusal runs of every module and of the root module, and the words each
 refusal must say: the table tests/modules/test_refusals.py checks every native refusal
-run against, and tests/module/test_consumer_stack.py reuses for modules/queue's
+run against, and tests/root_module/test_consumer_stack.py reuses for modules/queue's
 refusals reached through a root ``queues`` entry.
 
 A run's inputs are written once, in its ``refusals.tftest.hcl``;
@@ -14,7 +14,7 @@ from tests.support.helpers import FIXTURES, MODULES, REPO_ROOT
 
 # modules/queue: {run of modules/queue/tests/refusals.tftest.hcl: fragments every one of which
 # must appear in its errors}. These are also planned through a root `queues` entry
-# (tests/module/test_consumer_stack.py), where the message must say the same after the queue's path.
+# (tests/root_module/test_consumer_stack.py), where the message must say the same after the queue's path.
 QUEUE_CASES: dict[str, list[str]] = {
     'name_with_invalid_characters': ['name:', 'letters, digits, hyphens'],
     'name_too_long_with_suffixes': ['dlq_name:', '83 characters', 'at most 80'],

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.localstack.support import (
+from tests.support.localstack import (
     ALARM_TAGS_DROPPED,
     pending_changes,
     policy_allows,
@@ -182,7 +182,7 @@ def test_conditions_are_evaluated():
 
 
 def test_required_permissions_of_library_calls():
-    from tests.localstack.support import required_permissions
+    from tests.support.localstack import required_permissions
 
     assert required_permissions("sqs", "SendMessageBatch", {"QueueUrl": URL + "orders"}) == [("sqs:SendMessage", SRC)]
     assert required_permissions("s3", "PutObject", {"Bucket": "b", "Key": "payloads/1"}) == [("s3:PutObject", "arn:aws:s3:::b/payloads/1")]

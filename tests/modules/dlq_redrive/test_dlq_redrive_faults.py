@@ -4,7 +4,7 @@ batching; and (issue #25) message values that must not halt a run (malformed cou
 that can never fit, claim-check pointers whose payload is gone), destinations that refuse,
 and slow archives.
 
-Faults go through a proxy on 127.0.0.1 (tests/localstack/faults.py), so botocore's own
+Faults go through a proxy on 127.0.0.1 (tests/support/faults.py), so botocore's own
 timeouts and retries act as they would in Lambda. Time is real, except where the pacer's
 sleeps are made virtual to keep a 60 s budget fast.
 """
@@ -17,8 +17,8 @@ import uuid
 import pytest
 
 from tests.support.helpers import load_dlq_redrive
-from tests.localstack.faults import FakeContext, FaultProxy
-from tests.localstack.support import depth
+from tests.support.faults import FakeContext, FaultProxy
+from tests.support.localstack import depth
 from tooling.redrive_scenario import EndpointSession, archived as _archived, config as _config, drain as _drain, queue_pair as _queue_pair
 
 pytestmark = pytest.mark.localstack

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from tests.localstack.support import leftovers, named_leftovers, unique_prefix
+from tests.support.localstack import leftovers, named_leftovers, unique_prefix
 
 pytestmark = pytest.mark.localstack
 

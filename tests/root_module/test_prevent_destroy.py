@@ -9,7 +9,7 @@ removing the guards from state lets the replacement plan.
 The same applied stack shows a `queues` key renamed with the `moved` blocks of
 docs/module.md: the pair, its managed policies, its six alarms and its event source
 mapping all move, and the plan (refreshed against LocalStack) is empty. The DLQ redrive
-is not in this stack (LocalStack cannot run its function): tests/module/test_key_rename.py
+is not in this stack (LocalStack cannot run its function): tests/root_module/test_key_rename.py
 plans it against a state instead.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ import subprocess
 import pytest
 
 from tests.support.helpers import FIXTURES, documented_moves
-from tests.localstack.support import pending_changes, unique_prefix
+from tests.support.localstack import pending_changes, unique_prefix
 from tooling.key_rename_state import create_function
 from tooling.terraform import Terraform, TerraformError, copy_config, terraform_bin, terraform_env
 

@@ -1,4 +1,5 @@
-"""The embedded LocalStack launcher (tooling/localstack.py): isolation, stopping, failures.
+"""The embedded LocalStack launcher (resilient_sqs/testing/localstack.py, which tooling/localstack.py
+configures with this repository's directories): isolation, stopping, failures.
 
 These start their own short-lived instances (about 1-2 s each) beside the
 session's shared one.
@@ -18,7 +19,7 @@ import pytest
 
 from resilient_sqs.testing import processes as P
 from resilient_sqs.testing.localstack import installer as I
-from tests.localstack.support import session
+from tests.support.localstack import session
 from tooling import localstack as L
 
 pytestmark = pytest.mark.localstack

@@ -206,7 +206,7 @@ def test_ctrl_c_during_apply_destroys_what_was_created(localstack, tmp_path):
     import signal
     import time
 
-    from tests.localstack.support import named_leftovers, session
+    from tests.support.localstack import named_leftovers, session
 
     stack = write_stack("raw", tmp_path)
     prefix = f"bi{uuid.uuid4().hex[:6]}"

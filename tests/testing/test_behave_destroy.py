@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.localstack.support import session
+from tests.support.localstack import session
 from tests.support.behave_stacks import PROVIDER, _raw_pair, write_stack
 
 pytestmark = pytest.mark.localstack

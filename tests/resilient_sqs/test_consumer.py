@@ -19,7 +19,7 @@ from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingErro
 
 from resilient_sqs.consumer import PermanentFailure, redrive_count, redrive_guard, lambda_event
 from tests.support.helpers import load_dlq_redrive
-from tests.localstack.faults import FakeContext, FaultProxy
+from tests.support.faults import FakeContext, FaultProxy
 from tooling.redrive_scenario import EndpointSession
 
 pytestmark = pytest.mark.localstack

@@ -18,8 +18,8 @@ import uuid
 import pytest
 
 from tests.support.helpers import EXAMPLES
-from tests.localstack.conftest import example_group
-from tests.localstack.support import drain
+from tests.support.localstack import example_group
+from tests.support.localstack import drain
 
 pytestmark = [pytest.mark.localstack, example_group("same-stack-consumer")]
 

@@ -1,7 +1,7 @@
 """Every example applies against LocalStack, re-plans clean, and destroys without leftovers.
 
 New example directories are picked up automatically. The applied copy is the
-one the behaviour tests of the same example use (see conftest.py); the destroy
+one the behaviour tests of the same example use (fixture `applied`, tests/support/localstack_fixtures.py); the destroy
 test runs last.
 
 "Empty" as Terraform means it (``plan -detailed-exitcode`` = 0): no resource or output
@@ -18,8 +18,8 @@ import warnings
 import pytest
 
 from tests.support.helpers import example_dirs
-from tests.localstack.conftest import example_group
-from tests.localstack.support import leftovers, live_named_keys, named_leftovers, pending_changes, state_resources, tolerated_changes
+from tests.support.localstack import example_group
+from tests.support.localstack import leftovers, live_named_keys, named_leftovers, pending_changes, state_resources, tolerated_changes
 
 pytestmark = pytest.mark.localstack
 

@@ -112,7 +112,7 @@ def test_errors_are_one_line_and_exit_2(aws, cli, capsys):
 def test_a_lost_start_response_is_not_retried_and_what_moved_is_reported(aws, localstack, monkeypatch):
     """StartMessageMoveTask reaches SQS (the task starts and moves all 30) but its response is
     lost. A retried start would begin a second task and the CLI would follow that one ("moved 0")."""
-    from tests.localstack.faults import FaultProxy
+    from tests.support.faults import FaultProxy
 
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test")
@@ -136,7 +136,7 @@ def test_a_refusing_destination_exits_non_zero_naming_the_queue(aws, localstack,
     """The source queue was deleted: one line that names the DLQ and the likely cause, exit 2.
     The caller is denied StartMessageMoveTask (LocalStack does not enforce IAM: the proxy
     answers with AWS's AccessDenied): one line naming the queue, the code and the policy, exit 2."""
-    from tests.localstack.faults import FaultProxy
+    from tests.support.faults import FaultProxy
 
     sqs = aws.client("sqs")
     src_url, dlq_url, dlq_arn = _dead_lettered_pair(sqs, 3)

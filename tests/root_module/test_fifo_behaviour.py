@@ -9,8 +9,8 @@ import uuid
 
 import pytest
 
-from tests.localstack.conftest import example_group
-from tests.localstack.support import depth, drain, receive
+from tests.support.localstack import example_group
+from tests.support.localstack import depth, drain, receive
 
 pytestmark = [pytest.mark.localstack, example_group("fifo")]
 

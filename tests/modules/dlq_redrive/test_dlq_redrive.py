@@ -9,7 +9,7 @@ import uuid
 import pytest
 
 from tests.support.helpers import load_dlq_redrive
-from tests.localstack.faults import FaultProxy
+from tests.support.faults import FaultProxy
 from tooling.redrive_scenario import EndpointSession, MAX_REDRIVE, archived as _archived, config as _config, drain as _drain, queue_pair as _queue_pair, seed as _seed
 
 pytestmark = pytest.mark.localstack

@@ -3,7 +3,7 @@
 The prior state is the one a real apply left (tests/fixtures/key-rename/terraform.tfstate,
 made on LocalStack by tooling/key_rename_state.py): two pairs with every per-queue resource
 the module makes, the DLQ redrive functions included (LocalStack cannot run them, so the
-LocalStack test, tests/localstack/test_prevent_destroy.py, applies the rest; here they are
+LocalStack test, tests/root_module/test_prevent_destroy.py, applies the rest; here they are
 planned offline against that state). The consumer stack renames `orders` to `orders_v2`,
 keeping the queue's name, with the blocks read from docs/module.md itself: the plan (offline,
 no refresh) moves every resource of the key and creates, updates and destroys nothing. The

@@ -14,6 +14,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
 from localstack_client.session import Session
 
 from resilient_sqs.testing.aws import depth, drain, receive, send_batch, session_for
@@ -26,6 +27,12 @@ from tooling.terraform import REPO_ROOT, Terraform, TerraformError, copy_config
 # Terraform retries failed AWS calls 25 times by default; against LocalStack a
 # failure is real, so fail fast.
 AWS_MAX_RETRIES = 2
+
+
+def example_group(name: str) -> pytest.MarkDecorator:
+    """The xdist group of every test that uses the applied example ``name`` (fixture ``applied``,
+    tests/support/localstack_fixtures.py): they all run on the worker that applied it."""
+    return pytest.mark.xdist_group(f"localstack-{name}")
 
 
 # ------------------------------------------------------------------------------------------
@@ -266,7 +273,7 @@ def leftovers(sess: Session, resources: list[dict]) -> list[str]:
             if v["policy_arn"] in attached:
                 found.append(f"{addr}: {v['policy_arn']} is still attached to role {v['role']}")
         else:
-            found.append(f"{addr}: no leftover check for resource type {t} (add one to tests/localstack/support.py)")
+            found.append(f"{addr}: no leftover check for resource type {t} (add one to tests/support/localstack.py)")
     return found
 
 

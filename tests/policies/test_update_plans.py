@@ -17,7 +17,7 @@ import pytest
 from resilient_sqs.policy.config import Config
 from resilient_sqs.policy.engine import evaluate
 from resilient_sqs.policy.rules import RULES
-from tests.localstack.support import unique_prefix
+from tests.support.localstack import unique_prefix
 from tests.policies import fixture_plans
 from tooling import update_plans
 

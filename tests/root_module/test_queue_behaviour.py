@@ -14,8 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.localstack.conftest import example_group
-from tests.localstack.support import (
+from tests.support.localstack import example_group
+from tests.support.localstack import (
     CallRecorder,
     create_operator,
     delete_operator,

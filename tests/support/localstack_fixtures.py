@@ -1,4 +1,5 @@
-"""Fixtures of the LocalStack tier.
+"""Fixtures of the LocalStack tier (tests marked ``localstack``, in the folders of their subjects),
+a pytest plugin that tests/conftest.py loads for the whole suite.
 
 * ``localstack``: ONE LocalStack for the whole test run, shared by all pytest-xdist
   workers. The first worker that needs it starts it (under a file lock, keyed by
@@ -9,8 +10,9 @@
 * ``applied``: ``applied("basic")`` applies ``examples/basic`` (a copy, with a
   unique ``name_prefix``) once per worker and hands the same applied copy to every
   test that asks; the copies are destroyed at the end of the session. Tests on
-  one example carry ``xdist_group("localstack-<example>")`` so they all land on
-  the worker that applied it; different examples apply in parallel.
+  one example carry ``example_group(<example>)`` (tests/support/localstack.py:
+  ``xdist_group("localstack-<example>")``) so they all land on the worker that applied
+  it, whichever folder they are in; different examples apply in parallel.
 * Tests named ``test_destroy_leaves_nothing_behind`` run after every other test
   (their group's behaviour tests need the applied example first).
 """
@@ -21,15 +23,10 @@ import uuid
 import pytest
 
 from tests.support.helpers import EXAMPLES
-from tests.localstack.support import ALARM_TAGS_DROPPED, AppliedExample, alarm_tags_dropped, session
+from tests.support.localstack import ALARM_TAGS_DROPPED, AppliedExample, alarm_tags_dropped, session
 from tooling.localstack import LocalStackError, acquire_shared, release_shared
 
 DESTROY_TEST = "test_destroy_leaves_nothing_behind"
-
-
-def example_group(name: str) -> pytest.MarkDecorator:
-    """The xdist group of every test that uses the applied example ``name``."""
-    return pytest.mark.xdist_group(f"localstack-{name}")
 
 
 def pytest_collection_modifyitems(config, items):

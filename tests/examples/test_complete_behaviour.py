@@ -24,9 +24,9 @@ from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
 
 from resilient_sqs.claim_check import extended_client
 from resilient_sqs.consumer import lambda_event
-from tests.localstack.conftest import example_group
-from tests.localstack.faults import FakeContext
-from tests.localstack.support import depth, drain, readme_snippet, receive, recording_calls, unauthorized_calls
+from tests.support.localstack import example_group
+from tests.support.faults import FakeContext
+from tests.support.localstack import depth, drain, readme_snippet, receive, recording_calls, unauthorized_calls
 
 pytestmark = [pytest.mark.localstack, example_group("complete")]
 
