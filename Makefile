@@ -16,7 +16,7 @@ CHECKOV_STAMP := $(CHECKOV_VENV)/.installed
 # pytest workers: the suite is mostly waiting on Terraform and LocalStack
 WORKERS ?= 4
 
-.PHONY: all venv checkov-venv localstack demo lint test test-fast docs facts fixture-plans plan-features terraform-on-path fmt clean
+.PHONY: all venv checkov-venv localstack demo lint test test-fast docs facts plumbing fixture-plans plan-features terraform-on-path fmt clean
 
 all: test
 
@@ -85,6 +85,12 @@ docs: $(STAMP)
 # policies/checkov/_facts.py); tests/resilient_sqs/test_facts.py fails while they are stale
 facts: $(STAMP)
 	$(PY) -m tooling.facts
+
+# rewrite the queue attributes' plumbing from its one declaration (tooling/queue_settings.py):
+# modules/queue's variables and attributes.tf, internal/inputs/attributes.tf, the root's
+# module "queue" arguments and `queues` description; tests/tooling/test_plumbing.py fails while stale
+plumbing: $(STAMP)
+	$(PY) -m tooling.plumbing
 
 fmt:
 	terraform fmt -recursive

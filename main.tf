@@ -51,18 +51,19 @@ module "queue" {
   source   = "./modules/queue"
   for_each = local.queues
 
-  name       = each.value.name
-  dlq_name   = each.value.dlq_name
-  dlq_arn    = each.value.settings.dlq_arn
-  create_dlq = each.value.dlq_own
-  fifo       = each.value.settings.fifo
-  account_id = local.account_id
-  partition  = data.aws_partition.current.partition
-  region     = data.aws_region.current.id
+  account_id  = local.account_id
+  partition   = data.aws_partition.current.partition
+  region      = data.aws_region.current.id
+  input_names = each.value.input_names
 
-  visibility_timeout_seconds = each.value.settings.visibility_timeout_seconds
-  consumer                   = each.value.consumer
-
+  # BEGIN GENERATED queue-arguments: `make plumbing` writes what follows from tooling/queue_settings.py; do not edit
+  name                              = each.value.name
+  dlq_name                          = each.value.dlq_name
+  dlq_arn                           = each.value.settings.dlq_arn
+  create_dlq                        = each.value.dlq_own
+  fifo                              = each.value.settings.fifo
+  visibility_timeout_seconds        = each.value.settings.visibility_timeout_seconds
+  consumer                          = each.value.consumer
   message_retention_seconds         = each.value.settings.message_retention_seconds
   dlq_message_retention_seconds     = each.value.settings.dlq_message_retention_seconds
   max_receive_count                 = each.value.settings.max_receive_count
@@ -95,9 +96,8 @@ module "queue" {
   override_dlq_queue_policy_documents = each.value.override_dlq_queue_policy_documents
 
   prevent_destroy = each.value.settings.prevent_destroy
-
-  input_names = each.value.input_names
-  tags        = merge(var.tags, each.value.tags)
+  tags            = merge(var.tags, each.value.tags)
+  # END GENERATED queue-arguments
 }
 
 # Every for_each module below reads its pair through local.pairs[each.key],

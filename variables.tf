@@ -7,10 +7,12 @@
 # each input takes are listed in its description (and in the README).
 
 variable "queues" {
+  # BEGIN GENERATED queues-description: `make plumbing` writes what follows from tooling/queue_settings.py; do not edit
   description = "Queue/DLQ pairs to create, keyed by queue name (the key is the source queue's name unless `name` is given; `name_prefix` is put in front). Every attribute is optional; an unknown attribute is refused. Settings resolve as: the queue's own value, then (visibility timeout only) the value its `consumer` derives, then `queue_defaults`, then the module default. Attributes (see modules/queue for the meaning and bounds of each): `name`, `dlq_name`, `dlq_arn` (use an existing DLQ instead of creating one), `create_dlq` (false with `dlq_arn` when that ARN is known only after apply, e.g. a queue of the same stack: Terraform must know at plan whether the DLQ exists), `fifo`, `visibility_timeout_seconds`, `message_retention_seconds`, `dlq_message_retention_seconds`, `max_receive_count`, `receive_wait_time_seconds`, `allow_short_polling`, `delay_seconds`, `max_message_size`, `kms_master_key_id`, `kms_data_key_reuse_period_seconds`, `sqs_managed_sse_enabled` (true only: encryption is always on), `content_based_deduplication`, `deduplication_scope`, `fifo_throughput_limit`; for the DLQ `dlq_visibility_timeout_seconds`, `dlq_delay_seconds`, `dlq_receive_wait_time_seconds`, `dlq_kms_master_key_id`, `dlq_kms_data_key_reuse_period_seconds`, `dlq_sqs_managed_sse_enabled`, `dlq_content_based_deduplication`, `dlq_deduplication_scope`, `dlq_fifo_throughput_limit`, `dlq_redrive_allow_policy`, `dlq_tags`; policies: `queue_policy_statements`, `dlq_policy_statements` (a list, or a map keyed by name; each statement `sid`, `effect`, `actions`/`not_actions`, `principals`/`not_principals`, `conditions`/`condition`), `source_queue_policy_documents`, `override_queue_policy_documents`, `source_dlq_queue_policy_documents`, `override_dlq_queue_policy_documents`; `alarm_thresholds` (overrides `alarms.thresholds`), `prevent_destroy` (default false: true makes any plan that deletes or replaces the pair, such as a new `name`, `dlq_name` or `fifo` or a removed or renamed key, fail at plan time; see modules/queue), `tags`. `consumer`: `timeout_seconds` (required: the consumer function's timeout) and `maximum_batching_window_seconds` (0) derive the visibility timeout (6 x timeout + window); the event source mapping's `batch_size` (10), `maximum_concurrency` (10), `filter_patterns` ([]), `report_batch_item_failures` (true), `enabled` (true); `function_name` names an existing function (a function of the same stack goes in `consumer_functions`)."
-  type        = any
-  default     = {}
-  nullable    = false
+  # END GENERATED queues-description
+  type     = any
+  default  = {}
+  nullable = false
 
   validation {
     condition = can(keys(var.queues)) && alltrue([for k in try(keys(var.queues), []) : can(regex("^[A-Za-z0-9_-]{1,75}(\\.fifo)?$", k))])

@@ -20,7 +20,6 @@ import json
 import os
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 
 from .errors import InputError
 from .keys import finding_key
@@ -46,18 +45,23 @@ def _rule_names() -> dict[str, str]:
 
 def read_baseline(path: str) -> Baseline:
     where = f"baseline {path}"
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{where}: no such file ({MAKE})") from None
-    except IsADirectoryError:
-        raise InputError(f"{where}: is a directory, not a baseline file") from None
-    except OSError as e:
-        raise InputError(f"{where}: cannot read it ({e.strerror or e})") from None
+    from .files import MAX_BASELINE_BYTES, Refused, read_regular
+
+    try:  # a regular file within the cap, read without blocking (files.read_regular), as the config is
+        raw = read_regular(path, MAX_BASELINE_BYTES, label=where)
+    except Refused as e:
+        msg = str(e)
+        if msg.endswith("no such file"):
+            msg += f" ({MAKE})"
+        raise InputError(msg) from None
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise InputError(f"{where}: not valid JSON ({e}); {MAKE}") from None
+    except RecursionError:
+        raise InputError(f"{where}: nests too deeply to read; a baseline is a list of flat entries; {MAKE}") from None
+    except ValueError as e:  # int() refuses literals over sys.get_int_max_str_digits() digits
+        raise InputError(f"{where}: has a number too long to read ({str(e).split(';')[0][:100]}); {MAKE}") from None
     if not isinstance(data, dict) or "sqs-policy-baseline" not in data:
         raise InputError(f"{where}: not a sqs-policy baseline (no \"sqs-policy-baseline\" version key); {MAKE}")
     version = data["sqs-policy-baseline"]

@@ -247,17 +247,11 @@ def _source_roots(args) -> tuple:
     """--source-root directories, after the repository root when --source-dir lies in it: a
     stack in infra/prod reads ../../modules/queue without a flag (never outside the repository:
     module directories are resolved, symlinks followed, before they are read)."""
-    roots = list(args.source_root)
-    if not args.no_source:
-        root = _repo_root(args)
-        if root is not None:
-            from pathlib import Path
+    if args.no_source:
+        return tuple(args.source_root)
+    from .files import repository_roots
 
-            from .files import within
-
-            if within(Path(args.source_dir), [Path(root).resolve()]):
-                roots.insert(0, root)
-    return tuple(roots)
+    return (*repository_roots(args.source_dir, _repo_root(args)), *args.source_root)
 
 
 def _evaluate(args, keep_passes: bool, **settle):
@@ -301,7 +295,7 @@ def _check(args) -> int:
     keep_passes = args.show_pass or any(FORMATS[f].needs_passes for f, _ in reports)
     doc, report, (t0, t1, t2, tm) = _evaluate(args, keep_passes, changed_only=args.changed_only, baseline=baseline)
     ctx = Context(report, doc, args.plan, args.source_dir, args.show_pass, _source_roots(args),
-                  repo_root=_repo_root(args), category=args.category, fail_on=args.fail_on)
+                  repo_root=_repo_root(args), category=args.category, fail_on=args.fail_on, reports=tuple(reports))
     for fmt, path in reports:
         _write(FORMATS[fmt].render(ctx), path)
     t3 = time.perf_counter()

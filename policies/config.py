@@ -253,10 +253,13 @@ def load_config(path: str | None) -> Config:
             elif k in known:
                 _check_type(v, known[k].kind, f"{w}.{k}")
                 if known[k].kind is str and k.endswith("pattern"):
-                    try:
-                        re.compile(v)
-                    except re.error as e:
-                        raise InputError(f"{w}.{k}: not a valid regular expression ({e})") from None
+                    from .rules.storage import compile_pattern
+
+                    try:  # RE2: linear time, whatever the pattern (no backreferences, no lookarounds)
+                        compile_pattern(v)
+                    except Exception as e:  # noqa: BLE001 - re2.error, and ValueError/TypeError for odd input
+                        raise InputError(f"{w}.{k}: not a regular expression RE2 reads ({' '.join(str(e).split())[:160]}"
+                                         "; RE2 syntax: no backreferences or lookarounds)") from None
                 cfg.options.setdefault(rid, {})[k] = v
             else:
                 allowed = sorted(COMMON_RULE_KEYS | set(known))

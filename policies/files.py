@@ -1,5 +1,5 @@
 """The files the checker reads besides the plan: the configuration source (``*.tf``),
-``.terraform/modules/modules.json`` and the config file.
+``.terraform/modules/modules.json``, the config file and the baseline.
 
 All of them are read here, the same way: only regular files (a named pipe, a device
 such as ``/dev/zero`` or a socket is refused, also through a symlink), opened without
@@ -19,13 +19,19 @@ from pathlib import Path
 from typing import Iterable
 
 MiB = 1 << 20
-# one .tf file, modules.json: real ones are a few KiB to a few hundred KiB. Parsing HCL costs
-# about 15 s of CPU per MiB (python-hcl2/lark), so the caps bound the time as well as the memory.
+# one .tf file, modules.json: real ones are a few KiB to a few hundred KiB.
 MAX_FILE_BYTES = 1 * MiB
 # everything read from the configuration source during one check (only the modules a value needs)
 MAX_TOTAL_BYTES = 4 * MiB
+# HCL tokens parsed during one check. Parsing costs per token, not per byte (python-hcl2/lark:
+# 50 to 110 us a token, so a 1 MiB file of dense tokens took minutes), so the parser is given
+# at most this many, counted by a linear pre-scan before any file is parsed: about 5 to 11 s
+# at worst; this repository's module tree (47 files, 267 KiB) is about 29,000.
+MAX_PARSE_TOKENS = 100_000
 # the config file (YAML or TOML)
 MAX_CONFIG_BYTES = 1 * MiB
+# a baseline file (sqs-policy baseline): an entry is about 300 bytes, so 100,000 findings fit
+MAX_BASELINE_BYTES = 32 * MiB
 
 _KINDS = ((stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
           (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))
@@ -42,10 +48,11 @@ def _mib(n: int) -> str:
 class Budget:
     """Bytes left for one check's reading of files other than the plan."""
 
-    __slots__ = ("total", "left")
+    __slots__ = ("total", "left", "tokens")
 
-    def __init__(self, total: int = MAX_TOTAL_BYTES):
+    def __init__(self, total: int = MAX_TOTAL_BYTES, tokens: int = MAX_PARSE_TOKENS):
         self.total = self.left = total
+        self.tokens = tokens  # HCL tokens the parser may still be given (MAX_PARSE_TOKENS)
 
 
 def read_regular(path: str | os.PathLike, cap: int = MAX_FILE_BYTES, budget: Budget | None = None,
@@ -127,6 +134,19 @@ def work_tree(start: str | os.PathLike) -> Path | None:
             if ws == real or ws in real.parents:
                 return ws
     return None
+
+
+def repository_roots(source_dir: str | os.PathLike, repo_root: str | os.PathLike | None = None) -> tuple:
+    """The module-source roots a check of ``source_dir`` gets by default: the repository it lies
+    in (``repo_root``, else its git work tree), or none when it lies in no repository."""
+    root = Path(repo_root) if repo_root is not None else work_tree(source_dir)
+    if root is None:
+        return ()
+    try:
+        real = root.resolve()
+    except (OSError, RuntimeError):
+        return ()
+    return (str(root),) if within(Path(source_dir), [real]) else ()
 
 
 def within(path: Path, roots: Iterable[Path]) -> bool:

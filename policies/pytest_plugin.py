@@ -155,7 +155,11 @@ def _check(plan: str, config_path: str | None, source_dir: str | None, strict: b
         partial = partial_plan(doc)
         if partial and strict:
             raise InputError(f"{plan}: {partial.replace('--strict', '--sqs-strict')}")
-        report = evaluate(doc, cfg, strict=strict, keep_passes=True, source_dir=source_dir)
+        from .files import repository_roots
+
+        # as `sqs-policy check`: module sources inside the repository the source lies in are read
+        roots = repository_roots(source_dir) if source_dir is not None else ()
+        report = evaluate(doc, cfg, strict=strict, keep_passes=True, source_dir=source_dir, source_roots=roots)
         if partial:
             report.notes.insert(0, partial.replace("--strict", "--sqs-strict"))
     except InputError as e:  # names the file and says what to do

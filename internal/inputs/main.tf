@@ -11,25 +11,12 @@
 locals {
   # --- the attributes of every object the user writes -------------------------------
 
-  queue_settings = [
-    "fifo", "dlq_arn", "create_dlq", "visibility_timeout_seconds", "message_retention_seconds", "dlq_message_retention_seconds",
-    "max_receive_count", "receive_wait_time_seconds", "allow_short_polling", "delay_seconds", "max_message_size",
-    "kms_master_key_id", "kms_data_key_reuse_period_seconds", "sqs_managed_sse_enabled", "content_based_deduplication",
-    "deduplication_scope", "fifo_throughput_limit", "dlq_visibility_timeout_seconds", "dlq_delay_seconds",
-    "dlq_receive_wait_time_seconds", "dlq_kms_master_key_id", "dlq_kms_data_key_reuse_period_seconds",
-    "dlq_sqs_managed_sse_enabled", "dlq_content_based_deduplication", "dlq_deduplication_scope", "dlq_fifo_throughput_limit",
-    "prevent_destroy",
-  ]
   thresholds = [
     "dlq_influx_messages", "dlq_influx_evaluation_periods", "dlq_stale_age_seconds", "age_warning_seconds",
     "age_critical_seconds", "backlog_messages", "backlog_evaluation_periods",
   ]
   attributes = {
-    queue = concat(local.queue_settings, [
-      "name", "dlq_name", "consumer", "dlq_redrive_allow_policy", "dlq_tags", "queue_policy_statements",
-      "dlq_policy_statements", "source_queue_policy_documents", "override_queue_policy_documents",
-      "source_dlq_queue_policy_documents", "override_dlq_queue_policy_documents", "alarm_thresholds", "tags",
-    ])
+    queue          = local.queue_attributes
     queue_defaults = local.queue_settings
     consumer = [
       "timeout_seconds", "maximum_batching_window_seconds", "function_name", "batch_size", "maximum_concurrency",
@@ -475,12 +462,7 @@ locals {
     object = "an object { attribute = value }"
   }
   attribute_types = {
-    queue = merge(
-      { for a in ["fifo", "create_dlq", "allow_short_polling", "sqs_managed_sse_enabled", "content_based_deduplication", "dlq_sqs_managed_sse_enabled", "dlq_content_based_deduplication", "prevent_destroy"] : a => "bool" },
-      { for a in ["visibility_timeout_seconds", "message_retention_seconds", "dlq_message_retention_seconds", "max_receive_count", "receive_wait_time_seconds", "delay_seconds", "max_message_size", "kms_data_key_reuse_period_seconds", "dlq_visibility_timeout_seconds", "dlq_delay_seconds", "dlq_receive_wait_time_seconds", "dlq_kms_data_key_reuse_period_seconds"] : a => "number" },
-      { for a in ["name", "dlq_name", "dlq_arn", "kms_master_key_id", "deduplication_scope", "fifo_throughput_limit", "dlq_kms_master_key_id", "dlq_deduplication_scope", "dlq_fifo_throughput_limit"] : a => "string" },
-      { tags = "map", dlq_tags = "map", source_queue_policy_documents = "list", override_queue_policy_documents = "list", source_dlq_queue_policy_documents = "list", override_dlq_queue_policy_documents = "list" },
-    )
+    queue = local.queue_attribute_types
     consumer = {
       timeout_seconds = "number", maximum_batching_window_seconds = "number", batch_size = "number", maximum_concurrency = "number",
       function_name   = "string", report_batch_item_failures = "bool", enabled = "bool", filter_patterns = "list",

@@ -23,41 +23,6 @@ variable "queue_defaults_raw" {
   nullable    = false
 }
 
-variable "queue_defaults" {
-  description = "The root module's `queue_defaults`, typed."
-  type = object({
-    fifo                                  = optional(any)
-    dlq_arn                               = optional(any)
-    create_dlq                            = optional(any)
-    visibility_timeout_seconds            = optional(any)
-    message_retention_seconds             = optional(any)
-    dlq_message_retention_seconds         = optional(any)
-    max_receive_count                     = optional(any)
-    receive_wait_time_seconds             = optional(any)
-    allow_short_polling                   = optional(any)
-    delay_seconds                         = optional(any)
-    max_message_size                      = optional(any)
-    kms_master_key_id                     = optional(any)
-    kms_data_key_reuse_period_seconds     = optional(any)
-    sqs_managed_sse_enabled               = optional(any)
-    content_based_deduplication           = optional(any)
-    deduplication_scope                   = optional(any)
-    fifo_throughput_limit                 = optional(any)
-    dlq_visibility_timeout_seconds        = optional(any)
-    dlq_delay_seconds                     = optional(any)
-    dlq_receive_wait_time_seconds         = optional(any)
-    dlq_kms_master_key_id                 = optional(any)
-    dlq_kms_data_key_reuse_period_seconds = optional(any)
-    dlq_sqs_managed_sse_enabled           = optional(any)
-    dlq_content_based_deduplication       = optional(any)
-    dlq_deduplication_scope               = optional(any)
-    dlq_fifo_throughput_limit             = optional(any)
-    prevent_destroy                       = optional(any)
-  })
-  default  = {}
-  nullable = false
-}
-
 variable "consumer_functions_raw" {
   description = "The root module's `consumer_functions`, as given."
   type        = any

@@ -193,6 +193,7 @@ variable "name" {
   }
 }
 
+# BEGIN GENERATED queue-variables: `make plumbing` writes what follows from tooling/queue_settings.py; do not edit
 variable "dlq_name" {
   description = "Name of the dead-letter queue. Default: `<name>-dlq` (plus `.fifo` for a FIFO pair). Must differ from `name`."
   type        = string
@@ -453,6 +454,7 @@ variable "prevent_destroy" {
   default     = false
   nullable    = false
 }
+# END GENERATED queue-variables
 
 variable "account_id" {
   description = "AWS account ID the queues live in, used to build their ARNs at plan time (the DLQ's redrive-allow policy and the queue policies need the ARN before the queue exists). Null: looked up with sts:GetCallerIdentity, which needs AWS access: set it for plans made without credentials."

@@ -33,7 +33,7 @@ class PartialBatchResponses(BaseResourceCheck):
 
 class BoundedConcurrency(BaseResourceCheck):
     def __init__(self):
-        super().__init__(name="SQS event source mapping sets scaling_config.maximum_concurrency [ESM003]",
+        super().__init__(name="SQS event source mapping sets scaling_config.maximum_concurrency (or provisioned_poller_config.maximum_pollers) [ESM003]",
                          id="CKV_RSQS_ESM003", categories=(CheckCategories.GENERAL_SECURITY,),
                          supported_resources=("aws_lambda_event_source_mapping",))
 
@@ -44,7 +44,13 @@ class BoundedConcurrency(BaseResourceCheck):
         if unresolved(v) or opaque_scalar(v):
             return CheckResult.UNKNOWN
         n = number(v)
-        return CheckResult.PASSED if n is not None and n >= MAXIMUM_CONCURRENCY_MIN else CheckResult.FAILED
+        if n is not None:
+            return CheckResult.PASSED if n >= MAXIMUM_CONCURRENCY_MIN else CheckResult.FAILED
+        # provisioned mode (no scaling_config there: Lambda refuses both): its maximum_pollers bounds it
+        p = get(conf, "provisioned_poller_config", "maximum_pollers")
+        if unresolved(p) or opaque_scalar(p):
+            return CheckResult.UNKNOWN
+        return CheckResult.PASSED if number(p) is not None else CheckResult.FAILED
 
 
 check_partial = PartialBatchResponses()

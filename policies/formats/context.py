@@ -27,6 +27,7 @@ class Context:
     repo_root: str | None = None  # --repo-root: what report paths are relative to (None: the current directory)
     category: str | None = None  # --category: the SARIF run's automationDetails.id category
     fail_on: str = "error"  # --fail-on: the lowest severity that fails the check
+    reports: tuple = ()  # (format, path) of every report the check writes: where the full list is
     _locator: SourceLocator | None = field(default=None, repr=False)
     _where: dict = field(default_factory=dict, repr=False)
 

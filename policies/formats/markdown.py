@@ -26,7 +26,7 @@ from .context import Context
 
 # rules about the link from a queue to its DLQ (reported on the source queue or on the DLQ)
 _DLQ_RULES = {"SQS003", "SQS004", "SQS005", "SQS006", "SQS011"}
-_CONSUMER_RULES = {"ESM001", "ESM002", "ESM003", "ESM004"}
+_CONSUMER_RULES = {"ESM001", "ESM002", "ESM003", "ESM004", "ESM005"}
 _SHAPES = {"aws_sqs_queue": ('["', '"]'), "aws_lambda_function": ('("', '")'),
            "aws_cloudwatch_metric_alarm": ('{{"', '"}}'), "aws_sns_topic": ('>"', '"]'),
            "aws_s3_bucket": ('[("', '")]'), "aws_dynamodb_table": ('[("', '")]')}
@@ -34,6 +34,11 @@ _EDGE = {"dlq": "-->", "consumer": "-->", "watches": "-.->", "notifies": "-->", 
 _EDGE_TEXT = {"dlq": "DLQ", "consumer": "consumer", "watches": "alarm", "notifies": "notifies",
               "claim-check": "payloads"}
 MAX_ROWS = 200  # findings table rows; the rest are counted
+# the whole report: GitHub refuses a pull-request or issue comment over 65,536 characters (a job
+# summary may hold 1 MiB, so what fits a comment fits both); GitLab's note limit is larger
+MAX_MARKDOWN = 65_536
+_MIN_DIAGRAM = 2_000  # a diagram squeezed below this is left out instead
+_DIAGRAM_SHARE = 21_000  # what a cut diagram keeps when the findings table needs the rest
 
 
 _PUNCT = re.compile(r"[!-/:-@\[-`{-~]")  # ASCII punctuation (CommonMark: each may be backslash-escaped)
@@ -81,6 +86,64 @@ def _module_of(address: str) -> tuple[str, str]:
 
 
 def render(ctx: Context) -> str:
+    """The report within MAX_MARKDOWN characters: when the whole one does not fit, the waived,
+    baselined and not judged rows go first, then the diagram shrinks (or is left out), then the
+    findings table keeps its first rows (errors first); a note says what was left out and where
+    the full list is."""
+    full = _render(ctx, None, None, None)
+    if len(full) <= MAX_MARKDOWN:
+        return full
+    findings = [f for f in ctx.report.findings if f.counts_toward_exit()]
+
+    def fits(rows, other_rows, diagram):
+        text = _render(ctx, rows, other_rows, diagram)
+        return text if len(text) <= MAX_MARKDOWN else None
+
+    if (got := fits(len(findings), 0, MAX_DIAGRAM)):
+        others = len(ctx.report.findings) - len(findings)
+        lo, hi = 0, min(others, MAX_ROWS) + 1  # as many of the other rows as fit
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if fits(len(findings), mid, MAX_DIAGRAM):
+                lo = mid
+            else:
+                hi = mid
+        return fits(len(findings), lo, MAX_DIAGRAM) if lo else got
+    rest = len(_render(ctx, len(findings), 0, 0))
+    room = MAX_MARKDOWN - rest - 200
+    if room >= _MIN_DIAGRAM and (got := fits(len(findings), 0, room)):
+        return got
+    # the table's first rows beside a diagram of at most a third of the budget (none when not even
+    # the first row fits beside it: the findings come first)
+    diagram = min(_DIAGRAM_SHARE, MAX_MARKDOWN // 3)
+    if not fits(min(len(findings), 1), 0, diagram):
+        diagram = 0
+    lo, hi = 0, min(len(findings), MAX_ROWS) + 1  # fits(lo) holds, fits(hi) does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if fits(mid, 0, diagram):
+            lo = mid
+        else:
+            hi = mid
+    text = fits(lo, 0, diagram)
+    if text is None:  # the header and notes alone are over: cut the text at a line
+        text = _render(ctx, 0, 0, 0)
+        text = text[:MAX_MARKDOWN - 300].rsplit("\n", 1)[0] + (
+            f"\n\n> note: cut at GitHub's {MAX_MARKDOWN:,}-character limit; the full report is in {_md(_pointer(ctx))}.\n")
+    return text
+
+
+def _pointer(ctx: Context) -> str:
+    """Where the full list is: the other reports of the same check, else how to get one."""
+    files = [f"{fmt} report {path}" for fmt, path in ctx.reports if fmt in ("text", "json", "sarif", "junit", "gitlab")
+             and path not in ("-", "", None)]
+    return ("the " + ", the ".join(files)) if files else (
+        "the text report (`sqs-policy check PLAN`, the job log) or `sqs-policy check PLAN --format json`")
+
+
+def _render(ctx: Context, rows_max: int | None, other_max: int | None, diagram_max: int | None) -> str:
+    """The report with at most ``rows_max`` rows of findings that count, ``other_max`` rows of
+    the others and a diagram of at most ``diagram_max`` characters (0: none); None: no cut."""
     report = ctx.report
     c = report.counts()
     out = [f"### sqs-policy: {_code(ctx.plan_path)}", ""]
@@ -97,35 +160,64 @@ def render(ctx: Context) -> str:
     counted = [f for f in findings if f.counts_toward_exit()]
     other = [f for f in findings if not f.counts_toward_exit()]
 
-    def table(rows) -> list[str]:
+    cut = []  # what this report leaves out, for the note at its end
+
+    def table(rows, limit) -> list[str]:
+        limit = MAX_ROWS if limit is None else min(limit, MAX_ROWS)
         t = ["| | Rule | Resource | Problem | Fix |", "|---|---|---|---|---|"]
-        for f in rows[:MAX_ROWS]:
+        for f in rows[:limit]:
             path, line = ctx.location(f)
             t.append(f"| {f.state} | {f.rule_id} {f.slug} | {_code(f.address)}<br>{_md(path)}:{line} | "
                      f"{_md(f.message)} | {_md(f.remediation)} |")
-        if len(rows) > MAX_ROWS:
-            t.append(f"| | | | … and {len(rows) - MAX_ROWS} more (see the text or JSON report) | |")
+        if len(rows) > limit:
+            t.append(f"| | | | … and {len(rows) - limit} more: {_md(_pointer(ctx))} | |")
         return t
 
     if counted:
-        out += table(counted) + [""]
+        if rows_max == 0:
+            out += [f"{len(counted)} finding(s) count; the table is left out to fit GitHub's "
+                    f"{MAX_MARKDOWN:,}-character comment limit: {_md(_pointer(ctx))} lists them.", ""]
+        else:
+            out += table(counted, rows_max) + [""]
+            if rows_max is not None and rows_max < min(len(counted), MAX_ROWS):
+                cut.append(f"{len(counted) - rows_max} of the {len(counted)} findings that count")
     if other:
         out += ["<details><summary>" + f"{len(other)} waived, baselined or not judged finding(s)</summary>", ""]
-        out += table(other) + ["", "</details>", ""]
+        if other_max == 0:
+            out += [f"Not listed here, to fit GitHub's {MAX_MARKDOWN:,}-character comment limit: "
+                    f"{_md(_pointer(ctx))} lists them.", "", "</details>", ""]
+            cut.append(f"the {len(other)} waived, baselined or not judged findings")
+        else:
+            out += table(other, other_max) + ["", "</details>", ""]
+            if other_max is not None and other_max < min(len(other), MAX_ROWS):
+                cut.append(f"{len(other) - other_max} of the {len(other)} waived, baselined or not judged findings")
     if report.fixed:
         out += [f"{len(report.fixed)} baselined finding(s) are fixed: <code>sqs-policy baseline PLAN --update -o "
                 f"{_md(report.baseline_file or 'FILE')}</code> removes them.", ""]
-    diagram, cut = mermaid(report)
+    diagram, diagram_cut = ([], None) if diagram_max == 0 else mermaid(report, diagram_max or MAX_DIAGRAM)
     if diagram:
         out += ["#### Topology checked", "", "```mermaid", *diagram, "```", ""]
-    if cut:
-        out.append(f"> note: {_md(cut)}")
+    elif diagram_max == 0 and report.model is not None and mermaid(report)[0]:
+        cut.append("the topology diagram")
+    if diagram_cut:
+        out.append(f"> note: {_md(diagram_cut)}")
     for n in report.notes:
         out.append(f"> note: {_md(n)}")
+    if any(fmt == "github" for fmt, _ in ctx.reports):
+        from .github import MAX_PER_JOB, MAX_PER_LEVEL, left_out
+
+        over = left_out(ctx)
+        if over:
+            out.append(f"> note: GitHub shows at most {MAX_PER_LEVEL} annotations of each level per step "
+                       f"({MAX_PER_JOB} per job): " + ", ".join(f"{n} {lv}(s)" for lv, n in over.items())
+                       + " are not annotated on the pull request; the table above and the job log list them.")
+    if cut:
+        out.append(f"> note: this report is cut to fit GitHub's {MAX_MARKDOWN:,}-character limit for a "
+                   f"pull-request comment: {_md('; '.join(cut))} left out; the full list is in {_md(_pointer(ctx))}.")
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def mermaid(report) -> tuple[list[str], str | None]:
+def mermaid(report, limit: int = MAX_DIAGRAM) -> tuple[list[str], str | None]:
     """The topology diagram's lines (none: nothing to draw) and a note when it was cut to fit
     Mermaid's size limit."""
     model = report.model
@@ -224,10 +316,10 @@ def mermaid(report) -> tuple[list[str], str | None]:
     bad_ids = {ids[n] for n in bad if n in ids}
     if not groups:
         return [], None
-    return _assemble(groups, links, bad_ids)
+    return _assemble(groups, links, bad_ids, limit)
 
 
-def _assemble(groups, links, bad_ids) -> tuple[list[str], str | None]:
+def _assemble(groups, links, bad_ids, limit: int = MAX_DIAGRAM) -> tuple[list[str], str | None]:
     """The diagram's lines, within MAX_DIAGRAM characters: Mermaid draws nothing from a longer
     text ("Maximum text size in diagram exceeded"), so the nodes that do not fit (the last ones,
     in module order) are left out, with their links, and the second value says how many
@@ -266,16 +358,18 @@ def _assemble(groups, links, bad_ids) -> tuple[list[str], str | None]:
         return sum(len(x) + 1 for x in lines)
 
     lines = build(total)
-    if size(lines) <= MAX_DIAGRAM:
+    if size(lines) <= limit:
         return lines, None
     lo, hi = 0, total  # the most nodes that fit: build(lo) fits, build(hi) does not
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if size(build(mid)) <= MAX_DIAGRAM:
+        if size(build(mid)) <= limit:
             lo = mid
         else:
             hi = mid
     return (build(lo) if lo else []), (
-        f"the topology diagram would pass Mermaid's {MAX_DIAGRAM:,}-character limit (maxTextSize), which draws "
-        f"nothing; {total - lo} of its {total} node(s) are left out of it, with their links (the findings table "
+        (f"the topology diagram would pass Mermaid's {MAX_DIAGRAM:,}-character limit (maxTextSize), which draws "
+         "nothing" if limit >= MAX_DIAGRAM else f"the topology diagram is cut to {limit:,} characters (Mermaid "
+         f"draws at most {MAX_DIAGRAM:,}: maxTextSize) so that the report fits GitHub's {MAX_MARKDOWN:,}-character "
+         "comment limit") + f"; {total - lo} of its {total} node(s) are left out of it, with their links (the findings table "
         "and the text or JSON report list every finding)")

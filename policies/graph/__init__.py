@@ -207,6 +207,18 @@ class Plan(Targets):
         return (region, account)
 
     def resource_location(self, res: "Resource") -> tuple:
+        """(region, account) of a resource: its provider configuration's, except that with
+        AWS provider 6.x a resource may name its own Region (its ``region`` argument, which
+        the provider fills in with its configuration's Region in the plan when not set):
+        that Region is the resource's. A ``region`` known only after apply is a token of
+        the resource's own, equal to no other place."""
         key = res.config.provider if res.config is not None else None
         got = self._memo_provider.get(key)
-        return got if got is not None else self.provider_location(key)
+        region, account = got if got is not None else self.provider_location(key)
+        if res.type.startswith("aws_"):
+            own = res.attr("region")
+            if isinstance(own, str) and own:
+                region = own
+            elif own is UNKNOWN:
+                region = ("region", res.address, "own")
+        return (region, account)

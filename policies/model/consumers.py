@@ -44,6 +44,19 @@ class ESM:
     def maximum_concurrency(self):
         return number(self.res.path("scaling_config", 0, "maximum_concurrency"), "scaling_config.maximum_concurrency", 2, 1000)
 
+    def provisioned(self):
+        """Whether the mapping is in provisioned mode (a ``provisioned_poller_config`` block):
+        True, False, or UNKNOWN when that is only known after apply."""
+        block = self.res.attr("provisioned_poller_config")
+        if block is UNKNOWN:
+            return UNKNOWN
+        return isinstance(block, list) and len(block) > 0
+
+    def maximum_pollers(self):
+        """provisioned_poller_config.maximum_pollers: None when left to AWS's default (200)."""
+        v = self.res.path("provisioned_poller_config", 0, "maximum_pollers")
+        return v if v is None else number(v, "provisioned_poller_config.maximum_pollers", 2, 2000)
+
 
 class ConsumerLinks:
     """Model stage of consumers: each event source mapping linked to its queue and its function."""

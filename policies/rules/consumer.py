@@ -111,24 +111,39 @@ def partial_batch(model: Model, opts):
 
 
 @rule("ESM003", "bounded-concurrency", "warning", "consumer",
-      "Event source mapping bounds concurrency (scaling_config.maximum_concurrency)",
+      "Event source mapping bounds concurrency (scaling_config.maximum_concurrency, or provisioned mode's maximum_pollers)",
       why="""
 An SQS event source scales up to 1,000 concurrent invocations. Without maximum_concurrency a backlog
 can exhaust the account's Lambda concurrency or overwhelm a downstream database; reserved concurrency
 on the function instead makes the poller throttle, and throttled receives count toward
-maxReceiveCount. A warning: it protects neighbours and downstreams.""",
+maxReceiveCount. In provisioned mode (provisioned_poller_config) the mapping's scale is bounded by
+its maximum_pollers instead (AWS's default 200 when unset), and scaling_config cannot be added
+(ESM005). A warning: it protects neighbours and downstreams.""",
       fix=f"Add scaling_config {{ maximum_concurrency = N }} ({facts.MAXIMUM_CONCURRENCY_MIN}-{facts.MAXIMUM_CONCURRENCY_MAX}) "
-          "sized for the downstream.",
+          "sized for the downstream (in provisioned mode: provisioned_poller_config.maximum_pollers).",
       sources=('lambda-sqs-scaling',))
 def bounded_concurrency(model: Model, opts):
     for e in model.esms:
-        v = e.maximum_concurrency()
+        mode, v = e.provisioned(), e.maximum_concurrency()
         if isinstance(v, Invalid):
             yield invalid(e.address, v)
-        elif v is UNKNOWN:
-            yield unknown(e.address, "scaling_config.maximum_concurrency is only known after apply")
+        elif v is UNKNOWN or mode is UNKNOWN:
+            yield unknown(e.address, "scaling_config.maximum_concurrency or provisioned_poller_config is only known after apply")
         elif v is not None:
             yield ok(e.address, f"maximum_concurrency {v}")
+        elif mode:
+            p = e.maximum_pollers()
+            if isinstance(p, Invalid):
+                yield invalid(e.address, p)
+            elif p is UNKNOWN:
+                yield unknown(e.address, "provisioned_poller_config.maximum_pollers is only known after apply")
+            elif p is not None:
+                yield ok(e.address, f"provisioned mode, maximum_pollers {p}")
+            else:
+                yield fail(e.address, "provisioned mode without maximum_pollers: the mapping may scale to 200 pollers "
+                                      "(AWS's default)",
+                           "Set provisioned_poller_config.maximum_pollers sized for the downstream (scaling_config "
+                           "cannot be added in provisioned mode).")
         else:
             yield fail(e.address, "no scaling_config.maximum_concurrency: the mapping may scale to 1,000 concurrent invocations")
 
@@ -167,3 +182,30 @@ def fifo_batching(model: Model, opts):
             if w:
                 probs.append(f"maximum_batching_window_in_seconds {seconds(w)} > 0")
             yield fail(e.address, f"FIFO queue {q.address}: {' and '.join(probs)}")
+
+
+@rule("ESM005", "one-scaling-mode", "error", "consumer",
+      "Event source mapping bounds its scale one way: scaling_config or provisioned_poller_config, not both",
+      why="""
+An SQS event source scales in one of two mutually exclusive ways: standard mode, optionally capped by
+scaling_config.maximum_concurrency, or provisioned mode (provisioned_poller_config: dedicated
+pollers between minimum_pollers and maximum_pollers). Lambda refuses a mapping that sets both, at
+apply, after the rest of the stack has changed; the AWS provider's validation (5.x) does not
+catch it at plan.""",
+      fix="Keep one: in provisioned mode remove scaling_config and bound the mapping with "
+          "provisioned_poller_config.maximum_pollers; in standard mode remove provisioned_poller_config.",
+      sources=('lambda-sqs-scaling',))
+def one_scaling_mode(model: Model, opts):
+    for e in model.esms:
+        mode, v = e.provisioned(), e.maximum_concurrency()
+        if isinstance(v, Invalid):
+            continue  # ESM003 reports it
+        if mode is UNKNOWN or v is UNKNOWN:
+            yield unknown(e.address, "scaling_config.maximum_concurrency or provisioned_poller_config is only known after apply")
+        elif mode and v is not None:
+            yield fail(e.address, f"provisioned_poller_config and scaling_config.maximum_concurrency ({v}) on one mapping: "
+                                  "Lambda refuses the combination (they are mutually exclusive)")
+        elif mode:
+            yield ok(e.address, "provisioned mode, no scaling_config")
+        else:
+            yield ok(e.address, "standard mode" + (f", maximum_concurrency {v}" if v is not None else ""))

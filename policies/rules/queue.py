@@ -130,7 +130,8 @@ def _external_source_dlq(model: Model, r, link):
         got, provider = parse_sqs_url(link.external), None
         where = (got[0], got[1]) if got else (None, None)
     dlqs = rp.dlqs
-    fix = "Create the dead-letter queue with the same provider configuration (account and region) as the source queue."
+    fix = ("Create the dead-letter queue with the same provider configuration (account and region) as the source queue, "
+           "and with AWS provider 6.x the same region argument (or none on either).")
     if len(dlqs) == 1:
         dlq = dlqs[0]
         what, dlq_where = dlq.address, dlq.location
@@ -198,7 +199,8 @@ def _dlq_place(q: Queue, link, ref):
     same = same_place(q.location, where, providers)
     if same is True:
         return ok(q.address, f"dead-letter queue {dlq}", ref=ref)
-    fix = "Create the dead-letter queue with the same provider configuration (account and region) as the queue."
+    fix = ("Create the dead-letter queue with the same provider configuration (account and region) as the queue, "
+           "and with AWS provider 6.x the same region argument (or none on either).")
     if same is False:
         return fail(q.address, f"dead-letter queue {what} is in {place_mismatch(where, q.location)} (the queue's): "
                                f"{SAME_PLACE}, so failed messages have no DLQ to go to", fix, ref=ref)

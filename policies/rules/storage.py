@@ -1,7 +1,6 @@
 """Claim-check bucket and idempotency table rules."""
 from __future__ import annotations
 
-import re
 
 from resilient_sqs import facts
 
@@ -268,8 +267,26 @@ def claim_check_expiry(model: Model, opts):
 
 def is_idempotency_table(pattern: str, address: str, name) -> bool:
     """Whether a DynamoDB table is an idempotency table: its address or name matches ``table_pattern``."""
-    rx = re.compile(pattern)
+    rx = compile_pattern(pattern)
     return bool(rx.search(address) or (isinstance(name, str) and rx.search(name)))
+
+
+_PATTERNS: dict = {}
+
+
+def compile_pattern(pattern: str):
+    """A configuration's regular expression, compiled by RE2 (google-re2): linear time in the
+    text whatever the pattern, so a pattern such as ``(a+)+$`` cannot make a check hang on a
+    long name (Python's re backtracks exponentially on it). RE2's syntax: no backreferences or
+    lookarounds (config.py refuses them when the file is read)."""
+    rx = _PATTERNS.get(pattern)
+    if rx is None:
+        import re2
+
+        options = re2.Options()
+        options.log_errors = False  # RE2 would log a refused pattern on standard error itself
+        rx = _PATTERNS[pattern] = re2.compile(pattern, options)
+    return rx
 
 
 def _tables(model: Model, pattern: str):

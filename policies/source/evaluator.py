@@ -10,7 +10,7 @@ from .functions import (FUNCTIONS, _TemplateOut, arity_error, _bool, _get, _inde
                         _whole, _whole_deep, _why)
 from .scope import Scope, _Coll, _ModObj, _NS, _ResObj
 from .templates import _heredoc_expr, _unescape
-from .tree import ModuleSource, _Error, _OutOfSteps, _declared_sensitive, _name, _trees
+from .tree import MAX_ITEMS, MAX_TEXT, ModuleSource, _Error, _OutOfSteps, _TooLarge, _declared_sensitive, _name, _trees
 from .values import Template, Unknown, settled, first_unknown, is_unknown
 
 if TYPE_CHECKING:  # the reader imports this module
@@ -622,8 +622,9 @@ class Evaluator:
             args = args[:-1] + list(last if isinstance(last, list) else [])
             if why := arity_error(name, len(args)):
                 raise _Error(f"{name}: {why} (with the list expanded by ...)")
+        _within_budget(name, args, arguments=True)
         try:
-            return fn(*args)
+            return _within_budget(name, fn(*args))
         except (TypeError, ValueError, ArithmeticError, LookupError, AttributeError) as e:
             # Terraform fails the plan when a function gets arguments it cannot take
             # (max() of nothing, lower() of a number, ...): the expression fails, as any other.
@@ -679,3 +680,29 @@ class Evaluator:
         if name == "can":
             return False
         raise _Error("no argument of try() succeeded")
+
+
+def _within_budget(name: str, v, arguments: bool = False):
+    """``v`` (a function's result, or with ``arguments`` its argument list) if it is within the
+    memory budget of one value (tree.MAX_TEXT characters of text, tree.MAX_ITEMS elements),
+    counted without building anything; else _TooLarge (the value stays unknown, with a note).
+    The arguments are bounded as a whole: join() of a list that repeats one long string is
+    cheap to hold and costly to build."""
+    text = items = 0
+    stack = [v]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, str):
+            text += len(x)
+        elif isinstance(x, (list, tuple)):
+            items += len(x)
+            stack.extend(x)
+        elif isinstance(x, dict):
+            items += len(x)
+            stack.extend(x.values())
+        elif isinstance(x, Template):
+            stack.extend(x.parts)
+        if text > MAX_TEXT or items > MAX_ITEMS:
+            what = "its arguments hold" if arguments else "it gives"
+            raise _TooLarge(f"{name}(): {what} over {MAX_TEXT:,} characters or {MAX_ITEMS:,} elements")
+    return v

@@ -6,7 +6,7 @@ import json
 import re
 
 from .scope import _Lazy
-from .tree import _Error
+from .tree import MAX_TEXT, _Error, _TooLarge
 from .values import JsonText, Pending, Template, Unknown, settled, first_unknown, is_unknown
 
 
@@ -26,6 +26,9 @@ class _TemplateOut:
             s = re.sub(r"^[ \t]*\n?", "", s, count=1)
             self.strip_next = False
         if s:
+            self.size = getattr(self, "size", 0) + len(s)
+            if self.size > MAX_TEXT:
+                raise _TooLarge(f"a string over {MAX_TEXT:,} characters")
             if self.parts and isinstance(self.parts[-1], str):
                 self.parts[-1] += s
             else:
@@ -293,10 +296,28 @@ def _format(fmt, *args):
         else:
             return Unknown(f"format verb %{verb} not evaluated")
         width = int(m.group(3)) if m.group(3) else 0
+        if width > MAX_TEXT:
+            raise _TooLarge(f"format() pads to {width:,} characters")
         if len(s) < width:
             s = s.ljust(width) if "-" in m.group(2) else s.rjust(width, "0" if "0" in m.group(2) else " ")
         out.add(s)
     return out.result()
+
+
+def _distinct(v: list) -> list:
+    """distinct(): the first of each equal element, in order; linear (a set of each element's
+    canonical JSON), not a scan of every earlier element (quadratic over a long list)."""
+    seen: set = set()
+    out = []
+    for x in v:
+        if isinstance(x, (dict, list)):
+            key = ("c", json.dumps(_plain(x), sort_keys=True, default=repr))
+        else:  # Terraform's types: true is not 1, 1 is 1.0
+            key = ("b", x) if isinstance(x, bool) else (("n", x) if isinstance(x, (int, float)) else ("o", x))
+        if key not in seen:
+            seen.add(key)
+            out.append(x)
+    return out
 
 
 def _concat(*lists):
@@ -536,7 +557,7 @@ FUNCTIONS = {
     "flatten": _shallow(_flatten),
     "one": _one,
     "compact": _strict(lambda v: [x for x in v if x not in (None, "")]),
-    "distinct": _strict(lambda v: [x for i, x in enumerate(v) if x not in v[:i]]),
+    "distinct": _strict(lambda v: _distinct(v)),
     "contains": _strict(lambda v, x: x in v),
     "zipmap": _shallow(lambda k, v: dict(zip(k, v))),
     "lower": _strict(lambda s: s.lower()),

@@ -11,7 +11,7 @@ from .filefns import Files
 from .functions import _pairs, _whole, _whole_deep, _why
 from .refs import _longest, _plan_refs, _traversal, references
 from .scope import Scope, _Iter
-from .tree import (Evaluated, MAX_STEPS, ModuleSource, SourceRef, _Block, _Error, _OutOfSteps, _attr_line, _body_attrs,
+from .tree import (Evaluated, MAX_STEPS, ModuleSource, SourceRef, _Block, _Error, _OutOfSteps, _TooLarge, _attr_line, _body_attrs,
                    _body_blocks)
 from .values import JsonText, PendingText, Template, Unknown, first_unknown, is_unknown
 
@@ -95,8 +95,13 @@ class Source:
             return marked(marks)
         return isinstance(marks, dict) and marked(marks.get(attr))
 
-    def _out_of_steps(self, what: str) -> None:
-        """Say once that the evaluation step budget is spent."""
+    def _out_of_steps(self, what: str, e: Exception | None = None) -> None:
+        """Say once that the evaluation step budget is spent, or (e: a _TooLarge) that a value
+        was over the memory budget of one value."""
+        if isinstance(e, _TooLarge):
+            self._note(("too-large", what), f"{what} is not evaluated from the source: {e.what}, the budget of one "
+                       "value (1 MiB of text, 100,000 elements); it stays unknown")
+            return
         self._note("steps", f"evaluating the configuration source stopped after {self.max_steps:,} steps (a `for` "
                    f"expression over a very large collection?): {what} and every value not yet evaluated stay unknown")
 
@@ -131,7 +136,7 @@ class Source:
         if d is None:
             return None
         label = f"module.{'.module.'.join(path)}" if path else "the root module"
-        ms = ModuleSource(d, self.dirs.read)
+        ms = ModuleSource(d, self.dirs.read, self.dirs.budget)
         if ms.error:
             if not path and ms.error.startswith("no .tf files"):
                 self._note("root", f"source not read: {ms.error} (pass --source-dir with the root configuration the "
@@ -192,8 +197,8 @@ class Source:
                 got = _whole(self.evaluator.eval(node, sc))
             except (_Error, RecursionError):
                 continue
-            except _OutOfSteps:
-                self._out_of_steps(f"{res.address}.{name}")
+            except _OutOfSteps as e:
+                self._out_of_steps(f"{res.address}.{name}", e)
                 continue
             if first_unknown(got) is not None or not isinstance(got, (str, int, float, bool)):
                 continue
@@ -209,8 +214,8 @@ class Source:
             return None  # the budget is spent: the plan's values stand
         try:
             return fn(res, *args)
-        except _OutOfSteps:
-            self._out_of_steps(f"the values of {res.address}")
+        except _OutOfSteps as e:
+            self._out_of_steps(f"the values of {res.address}", e)
             return None
         except Exception as e:  # noqa: BLE001 - an odd configuration must not stop the check
             self._note(("crash", res.address), f"source of {res.address} could not be read ({type(e).__name__}: "
@@ -272,8 +277,8 @@ class Source:
             v = Unknown(f"{_read_labels(res, attr)[3]} ({e})")
         except RecursionError:
             v = Unknown(f"the {_read_labels(res, attr)[2]} nests too deeply to evaluate")
-        except _OutOfSteps:
-            self._out_of_steps(f"the block of {res.address}" if node is None else f"{res.address}.{attr}")
+        except _OutOfSteps as e:
+            self._out_of_steps(f"the block of {res.address}" if node is None else f"{res.address}.{attr}", e)
             return None  # the source cannot say: the plan's own value stands
         if node is None:
             for key, val in v.items() if isinstance(v, dict) else ():

@@ -51,7 +51,26 @@ class _OutOfSteps(Exception):
     """The evaluation step budget of the check is spent (not an expression failure: try() does not catch it)."""
 
 
+# The memory budget of one value the evaluator builds: a string of at most MAX_TEXT characters, a
+# list or map of at most MAX_ITEMS elements (Terraform-cheap expressions such as
+# format("%0999999999d", 1) or join() over a repeated string would otherwise take gigabytes).
+# Past it the value stays unknown, with a note; it is not an expression failure.
+MAX_TEXT = 1 << 20
+MAX_ITEMS = 100_000
+
+
+class _TooLarge(_OutOfSteps):
+    """A value over the memory budget (MAX_TEXT, MAX_ITEMS): what it is, for the note."""
+
+    def __init__(self, what: str):
+        super().__init__(what)
+        self.what = what
+
+
 # -- the parsed configuration ------------------------------------------------------------------
+# what the parse budget counts: identifiers, numbers, quoted strings, comments, any other character
+_TOKEN = re.compile(r'[A-Za-z_][A-Za-z0-9_-]*|[0-9]+(?:\.[0-9]+)?|"(?:[^"\\\n]|\\.)*"|#[^\n]*|//[^\n]*|\S')
+
 def _parser():
     """python-hcl2's parser, imported only when a source is read."""
     from hcl2.api import parses_to_tree  # python-hcl2: imported only when source is read
@@ -223,9 +242,10 @@ def _json_expr(v) -> str:
 class ModuleSource:
     """The parsed ``.tf`` files of one module directory."""
 
-    def __init__(self, directory: Path, read=None):
-        """``read``: Path -> bytes, raising files.Refused (ModuleDirs.read: bounded, inside the roots)."""
-        from ..files import Refused, read_regular
+    def __init__(self, directory: Path, read=None, budget=None):
+        """``read``: Path -> bytes, raising files.Refused (ModuleDirs.read: bounded, inside the roots);
+        ``budget``: the check's files.Budget, whose ``tokens`` bound what is parsed."""
+        from ..files import MAX_PARSE_TOKENS, Refused, read_regular
 
         read = read or read_regular
         self.dir = directory
@@ -257,6 +277,14 @@ class ModuleSource:
             except Refused as e:
                 self.error = str(e)
                 return
+        if budget is not None:  # parse time is per token: count them (linear, in C) before parsing any
+            tokens = sum(len(_TOKEN.findall(t)) for _, t in texts)
+            if tokens > budget.tokens:
+                self.error = (f"its .tf files hold {tokens:,} HCL tokens, past what is left of the {MAX_PARSE_TOKENS:,}"
+                              f"-token parse budget of one check ({max(budget.tokens, 0):,}), so they are not parsed "
+                              "(parsing costs up to about 0.1 ms a token)")
+                return
+            budget.tokens -= tokens
         for f, text in texts:
             try:
                 if f.name.endswith(".tf.json"):

@@ -142,3 +142,26 @@ def test_bad_baseline_is_exit_2(tmp_path, content, needles):
 def test_missing_baseline(tmp_path):
     _one_line_error(cli("check", PLAN, "--baseline", str(tmp_path / "nope.json")), "no such file")
     _one_line_error(cli("baseline", PLAN, "-o", str(tmp_path / "nope.json"), "--update"), "no such file")
+
+
+def test_a_baseline_is_read_as_bounded_as_a_config(tmp_path):
+    """Issue #30 §5: the baseline is read like the config file (files.read_regular): a regular
+    file within its cap (32 MiB), never a pipe or a device, and each error names the baseline."""
+    import os
+
+    from tests.support.policy_cli import cli as run
+
+    plan = str(plans.plan_path("config:queue-bad"))
+    big = tmp_path / "big.json"
+    with open(big, "wb") as fh:  # 600 MB, sparse: refused from its size, never read
+        fh.truncate(600 << 20)
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)  # nobody writes: a blocking read would hang
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 200_000)
+    for path, needle in ((big, "larger than the 32 MiB cap"), (fifo, "named pipe"), ("/dev/zero", "character device"),
+                         (tmp_path, "directory"), (deep, "nests too deeply")):
+        proc = run("check", plan, "--no-source", "--baseline", str(path))
+        err = proc.stderr.decode()
+        assert proc.returncode == 2 and len(err.splitlines()) == 1, err
+        assert f"baseline {path}" in err and needle in err and "plan" not in err.split(":", 2)[1], err

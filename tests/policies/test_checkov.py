@@ -134,7 +134,10 @@ def test_custom_checks_fail_the_bad_fixtures(plan_reports):
     assert plan_reports["config:consumers"]["failed"] == {
         ("CKV_RSQS_ESM002", "aws_lambda_event_source_mapping.sloppy"),
         ("CKV_RSQS_ESM003", "aws_lambda_event_source_mapping.sloppy"),
+        # provisioned mode without maximum_pollers (with it, the mapping passes)
+        ("CKV_RSQS_ESM003", "aws_lambda_event_source_mapping.provisioned_unbounded"),
     }
+    assert ("CKV_RSQS_ESM003", "aws_lambda_event_source_mapping.provisioned") in plan_reports["config:consumers"]["passed"]
     assert plan_reports["config:claim-check-bad"]["failed"] == {
         ("CKV_RSQS_DDB001", "aws_dynamodb_table.idempotency"),
         ("CKV_RSQS_DDB003", "aws_dynamodb_table.idempotency"),

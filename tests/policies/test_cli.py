@@ -79,7 +79,8 @@ def test_json_format(plan_files):
     slow = next(f for f in out["findings"] if f["rule_id"] == "ESM001" and "slow" in f["address"])
     assert "visibility 120 s < 6 × 60 s + 5 s = 365 s" in slow["message"]
     assert slow["remediation"].startswith('Set the module input visibility_timeout_seconds of module.queue["slow"]')
-    assert out["summary"]["errors"] == 4 and out["summary"]["unknown"] == 1 and out["summary"]["warnings"] == 1
+    # errors: ESM001 x2, ESM002, ESM004, ESM005 (provisioned mode with scaling_config); warnings: ESM003 x2
+    assert out["summary"]["errors"] == 5 and out["summary"]["unknown"] == 1 and out["summary"]["warnings"] == 2
 
 
 def test_show_pass_lists_passes(plan_files):
@@ -250,7 +251,7 @@ ignore: [SQS001]
 def test_select_from_toml(plan_files, tmp_path):
     cfg = _cfg(tmp_path, 'select = ["ESM*"]\n[rules.ESM001]\nmultiplier = 1\n', "policy.toml")
     out = json.loads(sqs_policy_in_process("check", str(plan_files["config:consumers"]), "--config", cfg, "--format", "json").stdout)
-    assert {f["rule_id"] for f in out["findings"]} <= {"ESM001", "ESM002", "ESM003", "ESM004"}
+    assert {f["rule_id"] for f in out["findings"]} <= {"ESM001", "ESM002", "ESM003", "ESM004", "ESM005"}
     # with multiplier 1: 120 >= 1 x 60 + 5, only the unknown one remains for ESM001
     assert [(f["status"]) for f in out["findings"] if f["rule_id"] == "ESM001"] == ["unknown"]
 
@@ -324,7 +325,10 @@ waivers:
     ("c.yaml", "waivers: [{address: x, reason: r, expires: soon}]\n", ["waivers[0]: expires", "YYYY-MM-DD"]),
     ("c.yaml", "waivers: [{reason: r}]\n", ["waivers[0]: address is required"]),
     ("c.yaml", "- a\n- b\n", ["top level must be a mapping"]),
-    ("c.yaml", "rules: {DDB001: {table_pattern: '('}}\n", ["not a valid regular expression"]),
+    ("c.yaml", "rules: {DDB001: {table_pattern: '('}}\n", ["not a regular expression RE2 reads", "missing )"]),
+    # RE2 (linear time): Python's lookarounds and backreferences are refused, not silently slow
+    ("c.yaml", "rules: {DDB001: {table_pattern: '(?=idem)'}}\n", ["not a regular expression RE2 reads", "(?="]),
+    ("c.yaml", "rules: {DDB001: {table_pattern: '(a)\\1'}}\n", ["not a regular expression RE2 reads"]),
 ])
 def test_bad_config_is_a_usage_error(plan_files, tmp_path, name, text, needles):
     cfg = _cfg(tmp_path, text, name)
@@ -350,3 +354,16 @@ def test_start_up_stays_lean(plan_files):
     proc = subprocess.run([sys.executable, "-c", code, str(plan_files["example:many-queues"])],
                           capture_output=True, text=True, timeout=60)
     assert proc.stderr.strip() == "[]", proc.stderr
+
+
+def test_a_catastrophic_table_pattern_runs_in_linear_time(tmp_path):
+    """(a+)+$ backtracks exponentially in Python's re on a long name that nearly matches; the
+    checker runs config patterns with RE2 (issue #30 §5), so a check with it ends promptly."""
+    from resilient_sqs.policy.rules.storage import is_idempotency_table
+
+    assert is_idempotency_table("(?i)idempot", "aws_dynamodb_table.x", "orders-IDEMPOTENCY") is True
+    assert is_idempotency_table("(a+)+$", "aws_dynamodb_table.x", "a" * 100_000 + "!") is False
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("rules: {DDB001: {table_pattern: '(a+)+$'}}\n")
+    proc = cli("check", str(plans.plan_path("config:queue-bad")), "--no-source", "--config", str(cfg))
+    assert proc.returncode in (0, 1), proc.stderr

@@ -49,7 +49,7 @@ def test_our_examples_have_no_errors(plan_doc, name):
 def test_complete_example_is_checked_with_its_consumers(plan_doc):
     report = evaluate(plan_doc("example:complete"))
     esm = {f.rule_id for f in report.passed if f.rule_id.startswith("ESM")}
-    assert esm == {"ESM002", "ESM003", "ESM004"}
+    assert esm == {"ESM002", "ESM003", "ESM004", "ESM005"}
     assert len([f for f in report.passed if f.rule_id in ("S3004", "DDB001")]) == 2
 
 

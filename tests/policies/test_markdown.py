@@ -142,3 +142,86 @@ def test_mermaid_parses_the_diagrams(mermaid_parser):
     docs.append(render("markdown", Context(evaluate(doc, keep_passes=True), doc, "b.json", ".")))
     out = mermaid_parser("\n".join(docs))
     assert "ERR" not in out and out.count("ok") == sum("```mermaid" in d for d in docs), out[:2000]
+
+
+# -- size limits: a PR comment (65,536 characters), GitHub's annotations per step ------------------------
+def _queue_bad_ctx(**kw) -> Context:
+    doc = plans.load("config:queue-bad")
+    return Context(evaluate(doc, keep_passes=True), doc, "plan.json", ".", **kw)
+
+
+def _html(md: str) -> str:
+    import cmarkgfm
+    from cmarkgfm.cmark import Options
+
+    return cmarkgfm.github_flavored_markdown_to_html(md, options=Options.CMARK_OPT_UNSAFE)
+
+
+def test_a_report_over_the_comment_limit_is_cut_with_counts_and_a_pointer(monkeypatch):
+    from resilient_sqs.policy.formats import markdown
+
+    full = render("markdown", _queue_bad_ctx(reports=(("text", None), ("sarif", "out/sqs.sarif"))))
+    assert "cut to fit" not in full
+    monkeypatch.setattr(markdown, "MAX_MARKDOWN", len(full) // 2)
+    ctx = _queue_bad_ctx(reports=(("text", None), ("sarif", "out/sqs.sarif")))
+    cut = render("markdown", ctx)
+    assert len(cut) <= len(full) // 2
+    from resilient_sqs.policy.findings import order
+
+    counted = [f for f in sorted(ctx.report.findings, key=order) if f.counts_toward_exit()]
+    rows = markdown_rows(cut)
+    shown = [r for r in rows if r[1]]
+    assert "more: the sarif report out/sqs.sarif" in rows[-1][3], "the last row counts the rest and says where they are"
+    assert 0 < len(shown) < len(counted), "the first rows stay, the rest are counted"
+    # the rows kept are the first ones, in the report's order (errors first)
+    assert [r[1] for r in shown] == [f"{f.rule_id} {f.slug}" for f in counted[:len(shown)]]
+    note = next(line for line in cut.splitlines() if "cut to fit" in line)
+    assert f"{len(counted) - len(shown)} of the {len(counted)} findings that count" in note.replace("\\", "")
+    assert "sarif report out/sqs.sarif" in note.replace("\\", "")
+    html = _html(cut)
+    assert "<table>" in html and "<blockquote>" in html
+
+
+def test_a_baselined_clean_run_keeps_the_verdict_and_lists_what_fits(monkeypatch, tmp_path):
+    from resilient_sqs.policy.baseline import read_baseline, write_baseline
+    from resilient_sqs.policy.formats import markdown
+
+    doc = plans.load("config:queue-bad")
+    write_baseline(evaluate(doc), str(tmp_path / "b.json"), None)
+    report = evaluate(doc, keep_passes=True, baseline=read_baseline(str(tmp_path / "b.json")))
+    full = render("markdown", Context(report, doc, "plan.json", "."))
+    monkeypatch.setattr(markdown, "MAX_MARKDOWN", len(full) * 2 // 3)
+    cut = render("markdown", Context(report, doc, "plan.json", "."))
+    assert len(cut) <= len(full) * 2 // 3 and "**No violations.**" in cut
+    assert "waived, baselined or not judged findings left out" in cut.replace("\\", "")
+
+
+def test_annotations_over_githubs_limit_per_level_say_so():
+    from resilient_sqs.policy.formats.github import MAX_PER_LEVEL
+
+    ctx = _queue_bad_ctx(reports=(("text", None), ("github", "-"), ("markdown", "summary.md")))
+    errors = [f for f in ctx.report.findings if f.counts_toward_exit() and f.severity == "error" and f.status == "fail"]
+    assert len(errors) > MAX_PER_LEVEL
+    gh = [line for line in render("github", ctx).splitlines() if line.startswith("::error ")]
+    assert len(gh) == MAX_PER_LEVEL
+    assert f"{len(errors) - MAX_PER_LEVEL + 1} more error(s) not annotated" in gh[-1].replace("%3A", ":")
+    assert "the job summary" in gh[-1]
+    md = render("markdown", ctx)
+    assert f"{len(errors) - MAX_PER_LEVEL + 1} error(s) are not annotated" in md.replace("\\", "")
+
+
+@pytest.mark.plan
+def test_three_hundred_failing_pairs_fit_a_pull_request_comment(tmp_path):
+    """A real plan of 300 failing queue pairs (tooling/bench_markdown.py's stack): the report
+    and the one of a fully baselined run are over 65,536 characters uncut and fit it cut."""
+    from resilient_sqs.policy.baseline import read_baseline, write_baseline
+    from tooling.bench_markdown import measure, plan
+
+    doc = plan(300)
+    write_baseline(evaluate(doc), str(tmp_path / "b.json"), None)
+    baseline = read_baseline(str(tmp_path / "b.json"))
+    for bl in (None, baseline):
+        assert len(measure(doc, bl, cut=False)) > 65_536
+        md = measure(doc, bl, cut=True)
+        assert len(md) <= 65_536 and "cut to fit" in md
+        assert "<table>" in _html(md)

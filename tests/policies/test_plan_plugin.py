@@ -176,7 +176,7 @@ def test_registered_as_a_pytest11_entry_point_that_imports_only_pytest():
     assert {m for m in imported if m.startswith("resilient_sqs")} <= {
         "resilient_sqs.policy.loader", "resilient_sqs.policy.config", "resilient_sqs.policy.engine",
         "resilient_sqs.policy.errors", "resilient_sqs.policy.formats", "resilient_sqs.policy.formats.text",
-        "resilient_sqs.policy.terminal", "resilient_sqs.policy.partial"}, imported
+        "resilient_sqs.policy.terminal", "resilient_sqs.policy.partial", "resilient_sqs.policy.files"}, imported
 
 
 def test_the_former_import_path_is_the_plugin_itself(tmp_path):
@@ -279,8 +279,9 @@ def test_unknown_is_skipped_with_its_reason_and_strict_makes_it_fail(pytester):
     outcome, props, rep = _item(_run(pytester, "consumers", "--sqs-strict"), "ESM001", addr)
     assert outcome == "failed" and props["status"] == "fail"
     assert "cannot be decided before apply (--strict)" in rep.longreprtext
-    # the same rule's passing findings on the resource (other consumers) are listed beside it
-    assert rep.longreprtext.count("pass: visibility 60 s") == 2
+    # the same rule's passing findings on the resource (other consumers: the module's, sloppy and
+    # the three provisioned-mode mappings) are listed beside it
+    assert rep.longreprtext.count("pass: visibility 60 s") == 5
 
 
 def test_an_item_points_at_the_tf_block_of_its_resource(pytester):
@@ -395,9 +396,9 @@ def test_junitxml_holds_plan_rules_beside_the_suites_own_tests(pytester):
     unknown = cases['ESM001[module.queue["fast"].aws_sqs_queue.this]'].find("skipped")
     assert unknown is not None and "not in this plan" in unknown.get("message")
     assert cases["SQS001[module.fifo.aws_sqs_queue.this]"].find("failure") is None
-    assert len(cases) == 1 + 77
+    assert len(cases) == 1 + 91  # 77, and ESM005 on the five mappings before and ESM002, ESM003, ESM005 on three more
     # the run's summary names the checker's own counts
-    result.stdout.fnmatch_lines(["*consumers.json: 4 error(s), 1 warning(s), 1 unknown, 0 waived, 73 passed*"])
+    result.stdout.fnmatch_lines(["*consumers.json: 5 error(s), 2 warning(s), 1 unknown, 0 waived, 88 passed*"])
 
 
 def test_items_are_selected_like_any_test(pytester):

@@ -865,3 +865,41 @@ resource "aws_sqs_queue" "dlq" {{
     got = model.source.value(model.plan.by_address["aws_sqs_queue.fallback"], "policy")
     assert got.value == fallback
     assert model.source.notes == []
+
+
+@pytest.mark.parametrize("expr,needle", [
+    ('format("%0999999999d", 1)', "format() pads to 999,999,999 characters"),
+    ('join("", [local.mib, local.mib])', "join(): its arguments hold over"),
+    ('"${local.mib}${local.mib}"', "a string over 1,048,576 characters"),
+    ('length(split(",", local.commas))', "split(): it gives over"),
+])
+def test_an_expression_over_the_memory_budget_stays_unknown_with_a_note(tmp_path, expr, needle):
+    """Terraform-cheap expressions that would build gigabytes (issue #30 §5): a value over the
+    budget of one value (1 MiB of text, 100,000 elements) stays unknown, with a note naming
+    it, and try() does not take it for a failure."""
+    tf = f'''
+locals {{
+  mib    = "{"x" * 700_000}"
+  commas = "{"," * 150_000}"
+}}
+
+resource "aws_sqs_queue" "orders" {{
+  name   = "orders"
+  policy = jsonencode({{ Id = try({expr}, "fallback") }})
+}}
+'''
+    refs = [r for r in ("local.mib", "local.commas") if r in expr]
+    doc = plan_doc(("aws_sqs_queue.orders", {"name": "orders"}, {"policy": True, "arn": True},
+                    {"name": _const("orders"), "policy": _refs(*refs) if refs else {}}))
+    model = model_of(doc, tmp_path, tf)
+    got = model.source.value(model.plan.by_address["aws_sqs_queue.orders"], "policy")
+    assert got is None or "fallback" not in str(got.value)  # the plan's value (unknown) stands
+    assert any(needle in n and "aws_sqs_queue.orders.policy" in n for n in model.source.notes), model.source.notes
+
+
+def test_distinct_is_terraforms_and_linear():
+    from resilient_sqs.policy.source.functions import FUNCTIONS
+
+    assert FUNCTIONS["distinct"]([1, "1", 1.0, True, [1], [1], {"a": 1}, {"a": 1}, None, None]) == [
+        1, "1", True, [1], {"a": 1}, None]
+    assert FUNCTIONS["distinct"](list(range(50_000)) * 2) == list(range(50_000))

@@ -255,7 +255,9 @@ UNDECIDABLE = {
                          ("ESM001", UNK, E, 'module.queue["fast"].aws_sqs_queue.this'),
                          ("ESM002", FAIL, E, "aws_lambda_event_source_mapping.sloppy"),
                          ("ESM003", FAIL, W, "aws_lambda_event_source_mapping.sloppy"),
-                         ("ESM004", FAIL, E, "aws_lambda_event_source_mapping.fifo")},
+                         ("ESM004", FAIL, E, "aws_lambda_event_source_mapping.fifo"),
+                         ("ESM005", FAIL, E, "aws_lambda_event_source_mapping.provisioned_capped"),
+                         ("ESM003", FAIL, W, "aws_lambda_event_source_mapping.provisioned_unbounded")},
     "config:raw-good": set(),
 }
 
@@ -445,3 +447,24 @@ def test_unknown_reasons_are_specific(plan_doc):
             assert isinstance(got, Pending), text
         else:
             assert isinstance(got, Unknown) and why in got.why, (text, got)
+
+
+def test_hcl_past_the_parse_budget_is_not_parsed_and_said(tmp_path):
+    """Issue #30 §5: parsing costs per token (python-hcl2: a 1 MiB file of dense tokens took
+    minutes), so the tokens a check parses are counted first (files.MAX_PARSE_TOKENS): a module
+    whose files pass the budget is not parsed, a note says so and its values stay unknown;
+    the check ends promptly (tooling/bench_bounds.py has the figures). Under the budget the same
+    file is parsed (the source of the root module is read)."""
+    from resilient_sqs.policy.files import MAX_PARSE_TOKENS
+    from tests.support.helpers import sqs_policy_in_process as cli
+
+    plan = plans.plan_path("config:source-good")
+    src = tmp_path / "src"
+    shutil.copytree(REPO_ROOT / "tests/policies/configs/source-good", src, ignore=shutil.ignore_patterns(".terraform*"))
+    (src / "zz_dense.tf").write_text("locals {\n  dense = [" + ",".join(["1"] * (MAX_PARSE_TOKENS // 2 + 10)) + "]\n}\n")
+    out = json.loads(cli("check", str(plan), "--source-dir", str(src), "--format", "json").stdout)
+    note = next((n for n in out["notes"] if "parse budget" in n), None)
+    assert note and "not parsed" in note and "source of the root module not read" in note, out["notes"]
+    (src / "zz_dense.tf").write_text("locals {\n  dense = [" + ",".join(["1"] * 1000) + "]\n}\n")
+    out = json.loads(cli("check", str(plan), "--source-dir", str(src), "--format", "json").stdout)
+    assert not any("parse budget" in n or "root module not read" in n for n in out["notes"]), out["notes"]

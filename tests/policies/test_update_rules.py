@@ -62,7 +62,7 @@ BROKEN = {
     ("DDB003", FAIL, W, "aws_dynamodb_table.idempotency"),
     ("ESM001", FAIL, E, "aws_sqs_queue.a"), ("ESM001", FAIL, E, "aws_sqs_queue.f"),
     ("ESM002", FAIL, E, "aws_lambda_event_source_mapping.a"), ("ESM003", FAIL, W, "aws_lambda_event_source_mapping.a"),
-    ("ESM004", FAIL, E, "aws_lambda_event_source_mapping.f"),
+    ("ESM004", FAIL, E, "aws_lambda_event_source_mapping.f"), ("ESM005", FAIL, E, "aws_lambda_event_source_mapping.f"),
     ("IAM001", FAIL, E, "aws_iam_policy.producer"), ("IAM001", FAIL, E, "data.aws_iam_policy.sqs_full"),
     ("IAM002", FAIL, E, "aws_iam_policy.producer"), ("IAM002", FAIL, E, "data.aws_iam_policy.sqs_full"),
     ("S3001", FAIL, E, "aws_s3_bucket.payloads"), ("S3002", FAIL, E, "aws_s3_bucket.payloads"),

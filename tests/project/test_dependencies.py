@@ -20,6 +20,7 @@ from tests.support.helpers import REPO_ROOT
 # distribution -> the top-level names it may install
 ALLOWED = {
     "attrs": {"attr", "attrs"},
+    "google-re2": {"re2"},
     "jsonschema": {"jsonschema"},
     "jsonschema-specifications": {"jsonschema_specifications"},
     "lark": {"lark"},

@@ -38,6 +38,9 @@ EXPECTED = {
         ("ESM002", FAIL, E, "aws_lambda_event_source_mapping.sloppy"),
         ("ESM003", FAIL, W, "aws_lambda_event_source_mapping.sloppy"),
         ("ESM004", FAIL, E, "aws_lambda_event_source_mapping.fifo"),
+        # provisioned mode: with scaling_config too (refused by Lambda), without maximum_pollers
+        ("ESM005", FAIL, E, "aws_lambda_event_source_mapping.provisioned_capped"),
+        ("ESM003", FAIL, W, "aws_lambda_event_source_mapping.provisioned_unbounded"),
     },
     "config:redrive-links": {
         ("SQS004", FAIL, E, "aws_sqs_queue.literal"),

@@ -64,6 +64,41 @@ resource "aws_lambda_event_source_mapping" "fifo" {
   }
 }
 
+# Provisioned mode (dedicated pollers): bounded by maximum_pollers, no scaling_config.
+resource "aws_lambda_event_source_mapping" "provisioned" {
+  event_source_arn        = module.queue["fast"].queue.arn
+  function_name           = module.consumer["fast"].function_arn
+  function_response_types = ["ReportBatchItemFailures"]
+  provisioned_poller_config {
+    minimum_pollers = 2
+    maximum_pollers = 20
+  }
+}
+
+# Provisioned mode with a maximum concurrency too: Lambda refuses the pair (ESM005), the
+# provider's validation does not.
+resource "aws_lambda_event_source_mapping" "provisioned_capped" {
+  event_source_arn        = module.queue["fast"].queue.arn
+  function_name           = module.consumer["fast"].function_arn
+  function_response_types = ["ReportBatchItemFailures"]
+  scaling_config {
+    maximum_concurrency = 10
+  }
+  provisioned_poller_config {
+    maximum_pollers = 20
+  }
+}
+
+# Provisioned mode with no maximum_pollers: up to AWS's default of 200 pollers (ESM003).
+resource "aws_lambda_event_source_mapping" "provisioned_unbounded" {
+  event_source_arn        = module.queue["fast"].queue.arn
+  function_name           = module.consumer["fast"].function_arn
+  function_response_types = ["ReportBatchItemFailures"]
+  provisioned_poller_config {
+    minimum_pollers = 5
+  }
+}
+
 resource "aws_cloudwatch_metric_alarm" "dlq_depth" {
   for_each            = merge({ for k, m in module.queue : k => m.dlq.name }, { ordered = module.fifo.dlq.name })
   alarm_name          = "${each.value}-depth"

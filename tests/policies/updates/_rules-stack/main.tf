@@ -210,6 +210,13 @@ resource "aws_lambda_event_source_mapping" "f" {
   scaling_config {
     maximum_concurrency = 2
   }
+  # broken: provisioned mode beside scaling_config (Lambda refuses the pair, ESM005)
+  dynamic "provisioned_poller_config" {
+    for_each = local.b ? [20] : []
+    content {
+      maximum_pollers = provisioned_poller_config.value
+    }
+  }
 }
 
 # -- alarms ----------------------------------------------------------------------------------
