@@ -174,8 +174,19 @@ class Files:
         full = self._path("templatefile", p)
         node = self._templates.get(full)
         if node is None:
+            from ..files import MAX_PARSE_TOKENS
             from .templates import template_expr
+            from .tree import _TOKEN
 
+            budget = self.src.budget
+            tokens = len(_TOKEN.findall(text))
+            if tokens > budget.tokens:
+                self.src._note(("template-tokens", str(full)), f"templatefile(\"{p}\"): the template holds {tokens:,} "
+                               f"HCL tokens, past what is left of the {MAX_PARSE_TOKENS:,}-token parse budget of one "
+                               "check, so it is not parsed; the values built from it stay unknown")
+                self._templates[full] = False
+                return Unknown(f"templatefile(\"{p}\"): the template is past the parse budget")
+            budget.tokens -= tokens
             node = template_expr(text)
             self._templates[full] = node if node is not None else False
         if node is False or node is None:

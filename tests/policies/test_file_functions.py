@@ -161,28 +161,30 @@ def test_yamldecode_reads_yaml_as_terraform_does(tmp_path):
     for name, text in YAML_CASES.items():
         proc = subprocess.run([terraform_bin(), "console"], input=f'jsonencode(yamldecode(file("{name}.yaml")))\n',
                               capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
-        try:
-            mine = yamldecode(text)
-        except YamlError:
-            mine = YamlError
-        if proc.returncode != 0 or not proc.stdout.strip():
-            assert mine is YamlError, (name, proc.stderr[-300:], mine)
-            continue
-        theirs = json.loads(json.loads(proc.stdout.strip()))
-        assert mine == theirs, (name, mine, theirs)
+        for pure in (False, True):  # libyaml's parser and PyYAML's own
+            try:
+                mine = yamldecode(text, pure=pure)
+            except YamlError:
+                mine = YamlError
+            if proc.returncode != 0 or not proc.stdout.strip():
+                assert mine is YamlError, (name, pure, proc.stderr[-300:], mine)
+                continue
+            theirs = json.loads(json.loads(proc.stdout.strip()))
+            assert mine == theirs, (name, pure, mine, theirs)
 
 
-def test_yamldecode_is_bounded():
+@pytest.mark.parametrize("pure", [False, True])
+def test_yamldecode_is_bounded(pure):
     bomb = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 10)}]\n" for i in range(1, 9))
     with pytest.raises(YamlError, match="expands to more than"):
-        yamldecode(bomb)
+        yamldecode(bomb, pure=pure)
     with pytest.raises(YamlError, match="nests more than 100 levels"):
-        yamldecode("[" * 5000 + "]" * 5000)
+        yamldecode("[" * 5000 + "]" * 5000, pure=pure)
     with pytest.raises(YamlError, match="nests more than"):
-        yamldecode("a:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 300)))
+        yamldecode("a:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 300)), pure=pure)
     # within the bounds, aliases are expanded into independent values
-    got = yamldecode("a: &a {x: [1]}\nb: *a\n")
+    got = yamldecode("a: &a {x: [1]}\nb: *a\n", pure=pure)
     got["b"]["x"].append(2)
     assert got["a"] == {"x": [1]}
 
