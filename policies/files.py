@@ -26,7 +26,8 @@ MAX_TOTAL_BYTES = 4 * MiB
 # HCL tokens parsed during one check. Parsing costs per token, not per byte (python-hcl2/lark:
 # 50 to 110 us a token, so a 1 MiB file of dense tokens took minutes), so the parser is given
 # at most this many, counted by a linear pre-scan before any file is parsed: about 5 to 11 s
-# at worst; this repository's module tree (47 files, 267 KiB) is about 29,000.
+# at worst (a quoted string's characters count one token per 8: source.tree._parse_cost);
+# this repository's module tree (47 files, 267 KiB) is about 42,000.
 MAX_PARSE_TOKENS = 100_000
 # the config file (YAML or TOML)
 MAX_CONFIG_BYTES = 1 * MiB

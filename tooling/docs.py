@@ -46,6 +46,7 @@ MARKER = re.compile(
 )
 RULES_MARKER = re.compile(r"(<!-- BEGIN_RULES -->\n)(?P<body>.*?)(<!-- END_RULES -->)", re.S)
 ACTION_MARKER = re.compile(r"(<!-- BEGIN_ACTION_DOCS -->\n)(?P<body>.*?)(<!-- END_ACTION_DOCS -->)", re.S)
+CAPABILITIES_MARKER = re.compile(r"(<!-- BEGIN_CAPABILITIES -->\n)(?P<body>.*?)(<!-- END_CAPABILITIES -->)", re.S)
 SCENARIOS_MARKER = re.compile(
     r"(<!-- BEGIN_SCENARIOS(?P<kind>(?: detail)?) -->\n)(?P<body>.*?)(<!-- END_SCENARIOS(?P=kind) -->)", re.S)
 # types and defaults longer than this are abbreviated in the tables (the link leads to the full text)
@@ -278,6 +279,29 @@ def render_action(action: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_capabilities(folder: Path) -> str:
+    """What each emulator can show: one column per probe record (docs/capabilities/<kind>.json,
+    written by ``python -m tooling.probe_emulators``), one row per probe."""
+    docs = [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"), key=lambda p: (p.stem != "localstack", p.stem))]
+    if not docs:
+        return "(no probe records in docs/capabilities/)\n"
+    head = [f"{d['emulator']['kind']} {str(d['emulator'].get('version') or '').split(':')[0]}".strip() for d in docs]
+    lines = ["| probe | " + " | ".join(head) + " |", "|---|" + "---|" * len(docs)]
+    names = list(dict.fromkeys(f["name"] for d in docs for f in d["findings"]))
+    for name in names:
+        title = next(f["title"] for d in docs for f in d["findings"] if f["name"] == name)
+        cells = []
+        for d in docs:
+            f = next((f for f in d["findings"] if f["name"] == name), None)
+            if f is None or f["shown"] is None:
+                cells.append("not probed")
+            else:
+                cells.append(("yes" if f["shown"] else "**no**") + (f": {_cell(f['detail'])}" if not f["shown"] else ""))
+        lines.append(f"| `{name}`: {_cell(title)} | " + " | ".join(cells) + " |")
+    lines += ["", "How each was started: " + "; ".join(f"{h}: `{d['emulator'].get('how', '')}`" for h, d in zip(head, docs)) + "."]
+    return "\n".join(lines) + "\n"
+
+
 def update(md: Path, check: bool = False, root: Path = REPO_ROOT) -> list[str]:
     """Rewrite (or, with check, only compare) every generated section of ``md``;
     return the stale sections (module paths as written in the markers, ``rules``)."""
@@ -315,6 +339,14 @@ def update(md: Path, check: bool = False, root: Path = REPO_ROOT) -> list[str]:
 
     new = ACTION_MARKER.sub(replace_action, RULES_MARKER.sub(replace_rules, MARKER.sub(replace, text)))
     new = SCENARIOS_MARKER.sub(replace_scenarios, new)
+
+    def replace_capabilities(m: re.Match) -> str:
+        body = render_capabilities(root / "docs" / "capabilities")
+        if body != m.group("body"):
+            stale.append("capabilities")
+        return m.group(1) + body + m.group(3)
+
+    new = CAPABILITIES_MARKER.sub(replace_capabilities, new)
     if not check and new != text:
         md.write_text(new)
     return stale

@@ -71,6 +71,17 @@ class _TooLarge(_OutOfSteps):
 # what the parse budget counts: identifiers, numbers, quoted strings, comments, any other character
 _TOKEN = re.compile(r'[A-Za-z_][A-Za-z0-9_-]*|[0-9]+(?:\.[0-9]+)?|"(?:[^"\\\n]|\\.)*"|#[^\n]*|//[^\n]*|\S')
 
+
+def _parse_cost(text: str) -> int:
+    """What parsing ``text`` costs, in tokens: one per token, and one per 8 characters inside a
+    quoted string (python-hcl2 reads a string's characters one by one: about 11 us each)."""
+    n = chars = 0
+    for m in _TOKEN.finditer(text):
+        n += 1
+        if text.startswith('"', m.start()):
+            chars += m.end() - m.start()
+    return n + chars // 8
+
 def _parser():
     """python-hcl2's parser, imported only when a source is read."""
     from hcl2.api import parses_to_tree  # python-hcl2: imported only when source is read
@@ -278,9 +289,9 @@ class ModuleSource:
                 self.error = str(e)
                 return
         if budget is not None:  # parse time is per token: count them (linear, in C) before parsing any
-            tokens = sum(len(_TOKEN.findall(t)) for _, t in texts)
+            tokens = sum(_parse_cost(t) for _, t in texts)
             if tokens > budget.tokens:
-                self.error = (f"its .tf files hold {tokens:,} HCL tokens, past what is left of the {MAX_PARSE_TOKENS:,}"
+                self.error = (f"its .tf files cost {tokens:,} HCL tokens to parse, past what is left of the {MAX_PARSE_TOKENS:,}"
                               f"-token parse budget of one check ({max(budget.tokens, 0):,}), so they are not parsed "
                               "(parsing costs up to about 0.1 ms a token)")
                 return

@@ -32,7 +32,9 @@ def _parser() -> argparse.ArgumentParser:
     where = ap.add_mutually_exclusive_group()
     where.add_argument("--endpoint", metavar="URL", help="a running LocalStack (default: LOCALSTACK_ENDPOINT, or an "
                                                          "AWS_ENDPOINT_URL answering LocalStack's health check)")
-    where.add_argument("--embedded", action="store_true", help="start an embedded LocalStack (no Docker) for this run")
+    where.add_argument("--embedded", nargs="?", const="localstack", choices=("localstack", "ministack"), default=None,
+                       metavar="localstack|ministack",
+                       help="start an embedded emulator (no Docker) for this run: LocalStack 4.9.2 (default) or ministack")
     ap.add_argument("--keep", action="store_true", help="leave the stack applied (prints how to destroy it)")
     ap.add_argument("--idempotency-table", action="append", default=[], metavar="NAME",
                     help="check this DynamoDB table as an idempotency table although its name does not match "
@@ -80,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     from . import pytest_plugin as plugin
     from .runner import EMBEDDED, USAGE
 
-    choice = EMBEDDED if args.embedded else args.endpoint
+    choice = (EMBEDDED if args.embedded == "localstack" else f"{EMBEDDED}:{args.embedded}") if args.embedded \
+        else args.endpoint
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="sqs-behave-pytest-") as tmp:
         ini = Path(tmp) / "pytest.ini"
@@ -132,6 +135,12 @@ def main(argv: list[str] | None = None) -> int:
     leftovers = run.leftovers if run is not None else []
     remedy = run.remedy if run is not None else None
     interrupted = code == pytest.ExitCode.INTERRUPTED or bool(run is not None and run.interrupted)
+    if interrupted and run is not None:
+        # the scenarios run in one batch: what finished before the interrupt is in the run, not in pytest's reports
+        reported = {(r["scenario"], r["subject"]) for r in rows}
+        rows += [{"scenario": sc, "subject": sub, "outcome": o.status, "message": o.message,
+                  "seconds": round(o.seconds, 1)} for (sc, sub), o in list(run.outcomes.items())
+                 if (sc, sub) not in reported]
     expected = len(run.selected or run.units()) if run is not None else 0
     timings = dict(run.timings) if run is not None else {}
     timings["total"] = time.monotonic() - started

@@ -20,6 +20,8 @@ from resilient_sqs.facts import IDEMPOTENCY_TABLE_PATTERN
 from resilient_sqs.policy.graph import Plan
 from resilient_sqs.policy.model import Model, Queue
 
+from .stack import state_resources
+
 TABLE_PATTERN = re.compile(IDEMPOTENCY_TABLE_PATTERN)  # the plan checker's default table_pattern (DDB rules)
 DEPTH_METRICS = {"ApproximateNumberOfMessagesVisible"}
 AGE_METRIC = "ApproximateAgeOfOldestMessage"
@@ -79,6 +81,10 @@ class Pair:
     consumers: list[Consumer] = field(default_factory=list)
     buckets: list[dict] = field(default_factory=list)  # {"name", "address"}
     module_queue_key: str | None = None  # this project's module: the key of `queues`
+    producers: list[dict] = field(default_factory=list)  # SNS, EventBridge, S3 wired to the queue (see producers())
+    policy: dict | None = None  # the queue's resource policy (JSON), from the queue or an aws_sqs_queue_policy
+    kms_key: str | None = None  # kms_master_key_id
+    max_message_size: int = 262144
 
     @property
     def name(self) -> str:
@@ -96,6 +102,8 @@ class Pair:
                 "redrive_allow": f"queues[{key}].dlq_redrive_allow_policy",
                 "visibility_timeout_seconds": f"queues[{key}].visibility_timeout_seconds (or consumer.timeout_seconds)",
                 "dlq_message_retention_seconds": f"queues[{key}].dlq_message_retention_seconds",
+                "policy": f"queues[{key}].queue_policy_statements (a statement allowing sqs:SendMessage to the "
+                          "producer's service principal with aws:SourceArn)",
                 "dlq_alarm": "alarms (kinds includes \"dlq_depth\", its threshold in alarms.thresholds; notified "
                              "through alarms.sns_topic_arn or alarms.create_sns_topic)",
             }.get(what, f"queues[{key}].{what}")
@@ -107,6 +115,8 @@ class Pair:
             "redrive_allow": f"{dlq_addr}: redrive_allow_policy",
             "visibility_timeout_seconds": f"{addr}: visibility_timeout_seconds",
             "dlq_message_retention_seconds": f"{dlq_addr}: message_retention_seconds",
+            "policy": f"{addr}: policy (or its aws_sqs_queue_policy): allow sqs:SendMessage to the producer's service "
+                      "principal with aws:SourceArn",
             "dlq_alarm": (f"an aws_cloudwatch_metric_alarm on AWS/SQS ApproximateNumberOfMessagesVisible with "
                           f"dimensions {{ QueueName = {self.dlq.name if self.dlq else '<the DLQ>'} }}, threshold 0, "
                           "GreaterThanThreshold, alarm_actions = [an SNS topic someone is subscribed to]"),
@@ -148,6 +158,7 @@ class Discovery:
     tables: list[Table]
     dlqs: list[QueueInfo]
     notes: list[str] = field(default_factory=list)
+    dropped_dimensions: list[str] = field(default_factory=list)  # alarms the endpoint read back without them
 
     def pair(self, name: str) -> Pair:
         """The pair whose source queue is ``name``, or the only one whose name ends with ``name``."""
@@ -272,6 +283,9 @@ def discover(plan: dict | None, state: dict, tables: list[str] | None = None) ->
         for b in model.buckets:
             if b.claim_check and q in b.queues and isinstance(b.name, str):
                 pair.buckets.append({"name": b.name, "address": b.address})
+        pair.producers, pair.policy = producers(state_resources(state), pair.queue)
+        pair.kms_key = q.res.values.get("kms_master_key_id") or None
+        pair.max_message_size = _int(q.res.values.get("max_message_size"), 262144)
         pairs.append(pair)
 
     # alarms on SQS depth that watch no queue of the stack: attributed to the pair whose DLQ they
@@ -315,8 +329,71 @@ def discover(plan: dict | None, state: dict, tables: list[str] | None = None) ->
                            ttl_attribute=ttl.get("attribute_name") if isinstance(ttl, dict) else None,
                            ttl_enabled=ttl.get("enabled") if isinstance(ttl, dict) else None))
     dlqs = [_queue_info(q) for q in model.queues if q.is_dlq]
+    dropped = _dropped_dimensions(plan, state)
+    if dropped:
+        notes.append(f"the endpoint read back alarm(s) {', '.join(dropped)} without their dimensions")
     missing = named - {t.name for t in found}
     if missing:
         notes.append(f"--idempotency-table {', '.join(sorted(missing))}: no such DynamoDB table in the applied stack "
                      f"(tables: {', '.join(sorted(str(t.attr('name')) for t in model.tables)) or 'none'})")
-    return Discovery(pairs=sorted(pairs, key=lambda p: p.name), tables=found, dlqs=dlqs, notes=notes)
+    return Discovery(pairs=sorted(pairs, key=lambda p: p.name), tables=found, dlqs=dlqs, notes=notes,
+                     dropped_dimensions=dropped)
+
+
+def producers(resources: list[dict], queue: QueueInfo) -> tuple[list[dict], dict | None]:
+    """What the applied state wires to ``queue``: SNS subscriptions (protocol sqs), EventBridge rule
+    targets and S3 bucket notifications whose target is the queue's ARN; and the queue's policy.
+
+    Each producer: {"kind": "sns"|"events"|"s3", "address", "principal" (the service that sends), and
+    topic_arn / rule, bus, pattern / bucket, events, prefix, suffix}."""
+    out: list[dict] = []
+    rules = {((r.get("values") or {}).get("event_bus_name") or "default", (r.get("values") or {}).get("name")): r
+             for r in resources if r.get("type") == "aws_cloudwatch_event_rule"}
+    policy_text = None
+    for r in resources:
+        v = r.get("values") or {}
+        kind = r.get("type")
+        if kind == "aws_sqs_queue" and v.get("arn") == queue.arn and v.get("policy"):
+            policy_text = v.get("policy")
+        elif kind == "aws_sqs_queue_policy" and v.get("queue_url") == queue.url:
+            policy_text = v.get("policy")
+        elif kind == "aws_sns_topic_subscription" and v.get("protocol") == "sqs" and v.get("endpoint") == queue.arn:
+            out.append({"kind": "sns", "address": r["address"], "principal": "sns.amazonaws.com",
+                        "source_arn": v.get("topic_arn"), "raw": bool(v.get("raw_message_delivery")),
+                        "filter_policy": v.get("filter_policy") or None})
+        elif kind == "aws_cloudwatch_event_target" and v.get("arn") == queue.arn:
+            bus = v.get("event_bus_name") or "default"
+            rule = rules.get((bus, v.get("rule")))
+            rv = (rule or {}).get("values") or {}
+            out.append({"kind": "events", "address": r["address"], "principal": "events.amazonaws.com",
+                        "source_arn": rv.get("arn"), "rule": v.get("rule"), "bus": bus,
+                        "pattern": rv.get("event_pattern"), "schedule": rv.get("schedule_expression") or None,
+                        "message_group_id": (v.get("sqs_target") or [{}])[0].get("message_group_id")
+                        if v.get("sqs_target") else None})
+        elif kind == "aws_s3_bucket_notification":
+            for qn in v.get("queue") or []:
+                if qn.get("queue_arn") == queue.arn:
+                    out.append({"kind": "s3", "address": r["address"], "principal": "s3.amazonaws.com",
+                                "source_arn": f"arn:aws:s3:::{v.get('bucket')}", "bucket": v.get("bucket"),
+                                "events": list(qn.get("events") or []), "prefix": qn.get("filter_prefix") or "",
+                                "suffix": qn.get("filter_suffix") or ""})
+    policy = None
+    if isinstance(policy_text, str) and policy_text.strip():
+        try:
+            policy = json.loads(policy_text)
+        except ValueError:
+            policy = None
+    return out, policy
+
+
+def _dropped_dimensions(plan: dict | None, state: dict) -> list[str]:
+    """Alarm names whose planned dimensions were known and non-empty but are empty in the state."""
+    planned = {r["address"]: (r.get("values") or {}).get("dimensions")
+               for r in state_resources({"values": (plan or {}).get("planned_values") or {}})
+               if r.get("type") == "aws_cloudwatch_metric_alarm"}
+    out = []
+    for r in state_resources(state):
+        v = r.get("values") or {}
+        if r.get("type") == "aws_cloudwatch_metric_alarm" and not v.get("dimensions") and planned.get(r["address"]):
+            out.append(str(v.get("alarm_name")))
+    return out

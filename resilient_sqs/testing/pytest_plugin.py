@@ -31,8 +31,9 @@ def pytest_addoption(parser):
     g.addoption("--sqs-stack", metavar="DIR", default=None,
                 help="Terraform root module to apply and check (copied; never written)")
     g.addoption("--sqs-localstack", metavar="URL|embedded|aws", default=None,
-                help="where to apply: a running LocalStack's URL, 'embedded' (start one), or 'aws' (real AWS, "
-                     "credentials from the environment). Default: LOCALSTACK_ENDPOINT / AWS_ENDPOINT_URL")
+                help="where to apply: a running emulator's URL (probed for what it can show), 'embedded' (start "
+                     "LocalStack), 'embedded:ministack' (start ministack), or 'aws' (real AWS, credentials from the "
+                     "environment). Default: LOCALSTACK_ENDPOINT / AWS_ENDPOINT_URL")
     g.addoption("--sqs-var", metavar="NAME=VALUE", action="append", default=[],
                 help="a Terraform variable (as terraform -var); repeatable")
     g.addoption("--sqs-var-file", metavar="FILE", action="append", default=[],
@@ -107,6 +108,7 @@ def _progress_for(config):
 
 def pytest_configure(config):
     setattr(config, _RUN, _Run(config))
+    config.pluginmanager.register(_DestroyLast(), "sqs-behave-destroy-last")
     if config.getoption("--sqs-stack") and (config.getoption("numprocesses", None) or hasattr(config, "workerinput")):
         # every xdist worker would apply its own copy of the stack, under the same names
         raise pytest.UsageError("--sqs-stack applies the stack once and runs the scenarios of different queue pairs "
@@ -194,19 +196,38 @@ class DestroyItem(pytest.Item):
         return self.path, None, self.name
 
 
-@pytest.hookimpl(trylast=True)
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session, config, items):
+    """The scenario items, added before pytest's -k / -m deselection so they are filtered like any test."""
     if not config.getoption("--sqs-stack"):
         return
     run = _get(config, "--sqs-stack")
-    name = f"sqs-stack:{Path(config.getoption('--sqs-stack')).resolve().name}"  # no "[": JUnit splits names on it
-    parent = StackCollector.from_parent(session, name=name, path=Path(config.getoption("--sqs-stack")).resolve())
-    new = [ScenarioItem.from_parent(parent, name=f"{scenario}[{subject}]", scenario=scenario, subject=subject, run=run)
-           for scenario, subject in run.units()]
-    # the destroy comes last, after the team's own tests too (they use the applied stack)
-    new.append(DestroyItem.from_parent(parent, name=f"{DESTROY}[{Path(config.getoption('--sqs-stack')).resolve().name}]",
-                                       run=run))
-    items.extend(new)
+    items.extend(ScenarioItem.from_parent(_stack_node(session, config), name=f"{scenario}[{subject}]",
+                                          scenario=scenario, subject=subject, run=run)
+                 for scenario, subject in run.units())
+
+
+class _DestroyLast:
+    """Adds the destroy item after every other plugin's changes: never deselected, always last (after
+    the team's own tests too, which use the applied stack)."""
+
+    @staticmethod
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(session, config, items):
+        if not config.getoption("--sqs-stack") or getattr(config, _RUN).run is None:
+            return
+        name = Path(config.getoption("--sqs-stack")).resolve().name
+        items.append(DestroyItem.from_parent(_stack_node(session, config), name=f"{DESTROY}[{name}]",
+                                            run=getattr(config, _RUN).run))
+
+
+def _stack_node(session, config):
+    node = getattr(config, "_sqs_stack_node", None)
+    if node is None:
+        stack = Path(config.getoption("--sqs-stack")).resolve()
+        # no "[" in the name: JUnit splits names on it
+        node = config._sqs_stack_node = StackCollector.from_parent(session, name=f"sqs-stack:{stack.name}", path=stack)
+    return node
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -20,7 +20,8 @@ from .env import region as env_region
 
 Progress = Callable[[str], None]
 
-EMBEDDED = "embedded"
+EMBEDDED = "embedded"  # LocalStack, or "embedded:ministack"
+EMBEDDED_KINDS = ("localstack", "ministack")
 REAL_AWS = "aws"
 
 
@@ -30,9 +31,10 @@ class EndpointError(RuntimeError):
 
 USAGE = ("say where to run the behaviour checks: an endpoint of a running LocalStack (--endpoint URL / "
          "pytest --sqs-localstack=URL, or LOCALSTACK_ENDPOINT, or an AWS_ENDPOINT_URL that answers LocalStack's "
-         "health check; the CI layout with LocalStack as a service container), or --embedded / "
+         "health check; any endpoint that answers the SQS API is probed for what it can show), or --embedded / "
          "pytest --sqs-localstack=embedded to start an embedded LocalStack (installed on first use into a "
-         "per-user cache; needs Python 3.11, a JDK 17+ with javac, and npm)")
+         "per-user cache; needs Python 3.11, a JDK 17+ with javac, and npm), or --embedded ministack / "
+         "pytest --sqs-localstack=embedded:ministack for ministack (pip only)")
 
 
 def stderr_progress(msg: str) -> None:
@@ -43,8 +45,9 @@ def stderr_progress(msg: str) -> None:
 class Endpoint:
     url: str | None  # None: real AWS
     kind: str  # "external", "embedded", "aws"
-    handle: object | None = None  # the embedded LocalStack
+    handle: object | None = None  # the embedded LocalStack or ministack
     metric_interval: float = 60.0
+    emulator: str | None = None  # localstack, ministack, other (None: real AWS)
 
     def env(self) -> dict[str, str]:
         return endpoint_env(self.url)
@@ -62,20 +65,35 @@ def resolve_endpoint(choice: str | None, progress: Progress = stderr_progress, s
 
     if choice == REAL_AWS:
         return Endpoint(None, "aws", metric_interval=60.0)
-    if choice == EMBEDDED:
+    if choice == f"{EMBEDDED}:ministack":
+        from . import ministack as M
+
+        try:
+            ms = M.start(settings or L.Settings.for_user(), users=[os.getpid()], progress=progress)
+        except L.LocalStackError as exc:
+            raise EndpointError(f"the embedded ministack could not be started: {exc}") from None
+        return Endpoint(ms.endpoint, EMBEDDED, ms, metric_interval=60.0, emulator="ministack")
+    if choice in (EMBEDDED, f"{EMBEDDED}:localstack"):
         try:
             ls = L.start(settings or L.Settings.for_user(), users=[os.getpid()], progress=progress)
         except L.LocalStackError as exc:
             raise EndpointError(f"the embedded LocalStack could not be started: {exc}") from None
         # the launcher publishes SQS metrics every SQS_CLOUDWATCH_METRICS_REPORT_INTERVAL s
-        return Endpoint(ls.endpoint, "embedded", ls, metric_interval=10.0)
+        return Endpoint(ls.endpoint, EMBEDDED, ls, metric_interval=10.0, emulator="localstack")
+    if choice and choice.startswith(f"{EMBEDDED}:"):
+        raise EndpointError(f"--embedded {choice.split(':', 1)[1]!r}: the embedded emulators are "
+                            f"{', '.join(EMBEDDED_KINDS)}")
     if choice:
         if not choice.startswith(("http://", "https://")):
             raise EndpointError(f"endpoint {choice!r} is not a URL (http://host:port), 'embedded' or 'aws'")
-        if L.health(choice) is None:
-            raise EndpointError(f"no LocalStack answers at {choice.rstrip('/')}{L.HEALTH_PATH}: start it (e.g. "
-                                "`docker run -d -p 4566:4566 localstack/localstack:4.9.2`), or use --embedded")
-        return Endpoint(choice.rstrip("/"), "external", metric_interval=60.0)
+        from .probes import EndpointRefused, check_answers
+
+        try:
+            who = check_answers(choice.rstrip("/"))
+        except EndpointRefused as exc:
+            raise EndpointError(str(exc)) from None
+        progress(f"endpoint {choice.rstrip('/')}: {who['kind']} {who.get('version') or ''}".rstrip())
+        return Endpoint(choice.rstrip("/"), "external", metric_interval=60.0, emulator=who["kind"])
     try:
         ext = L.external_endpoint()
     except L.LocalStackError as exc:
@@ -122,7 +140,7 @@ class BehaveRun:
         from .stack import AppliedStack, StackError
 
         t0 = time.monotonic()
-        if self.keep and self.endpoint_choice == EMBEDDED:
+        if self.keep and (self.endpoint_choice or "").startswith(EMBEDDED):
             self.error = ("--keep with --embedded: the embedded LocalStack stops when this run ends, so nothing could be "
                           "kept. Start one that outlives the run (`python -m resilient_sqs.testing.localstack start`, "
                           "then `eval \"$(python -m resilient_sqs.testing.localstack env)\"`) and pass its endpoint")
@@ -133,6 +151,10 @@ class BehaveRun:
             self.error = str(exc)
             return
         self.timings["endpoint"] = time.monotonic() - t0
+        if self.keep and self.endpoint.kind == EMBEDDED:
+            self.endpoint.stop()
+            self.error = "--keep with --embedded: the embedded emulator stops when this run ends"
+            return
         region = self.endpoint.env().get("AWS_REGION") or env_region()
         self.stack = AppliedStack(source=Path(self.stack_dir), endpoint=self.endpoint.url, env=self.endpoint.env(),
                                   var_args=self.var_args, progress=self.progress, keep=self.keep, region=region,
@@ -267,6 +289,7 @@ class BehaveRun:
 
         groups = self._groups(list(by_subject))
         shared = [g for g in groups if len(g) > 1]
+        paused = self._pause_consumers(ctx)
         t0 = time.monotonic()
         self.progress(f"running {len(units)} scenario(s) on {len(by_subject)} subject(s), {len(groups)} at a time"
                       + (f" (sharing a queue, one after another: {'; '.join(', '.join(g) for g in shared)})"
@@ -286,6 +309,45 @@ class BehaveRun:
             raise
         finally:
             self.timings["scenarios"] = time.monotonic() - t0
+            self._resume_consumers(ctx, paused)
+
+    def _pause_consumers(self, ctx) -> list[str]:
+        """Disable the stack's enabled event source mappings on its queues while the scenarios run: a
+        live consumer would take the test messages. Returns the UUIDs paused (resumed afterwards)."""
+        arns = {p.queue.arn for p in self.discovery.pairs} | {p.dlq.arn for p in self.discovery.pairs if p.dlq}
+        arns.discard(None)
+        if not arns:
+            return []
+        try:
+            lam = ctx.clients.client("lambda")
+            mappings = [m for page in lam.get_paginator("list_event_source_mappings").paginate()
+                        for m in page.get("EventSourceMappings", [])]
+        except Exception:  # noqa: BLE001 - no Lambda API on this endpoint: no mapping to pause
+            return []
+        paused = []
+        for m in mappings:
+            if m.get("EventSourceArn") in arns and m.get("State") in ("Enabled", "Enabling", "Updating"):
+                try:
+                    lam.update_event_source_mapping(UUID=m["UUID"], Enabled=False)
+                    paused.append(m["UUID"])
+                except Exception as exc:  # noqa: BLE001 - said, and the scenarios run anyway
+                    self.progress(f"could not pause event source mapping {m['UUID']} on {m['EventSourceArn']}: {exc}; "
+                                  "its function may take test messages")
+        if paused:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and any(
+                    lam.get_event_source_mapping(UUID=u).get("State") not in ("Disabled",) for u in paused):
+                time.sleep(1)
+            self.progress(f"paused {len(paused)} event source mapping(s) while the scenarios run (their functions "
+                          "would take the test messages); resumed afterwards")
+        return paused
+
+    def _resume_consumers(self, ctx, paused: list[str]) -> None:
+        for u in paused:
+            try:
+                ctx.clients.client("lambda").update_event_source_mapping(UUID=u, Enabled=True)
+            except Exception as exc:  # noqa: BLE001 - reported; the stack is destroyed next anyway
+                self.progress(f"could not resume event source mapping {u}: {exc}")
 
     def _groups(self, subjects: list[str]) -> list[list[str]]:
         """Subjects that share a queue (pairs with one DLQ; a queue that is another's DLQ) in one

@@ -468,3 +468,13 @@ def test_hcl_past_the_parse_budget_is_not_parsed_and_said(tmp_path):
     (src / "zz_dense.tf").write_text("locals {\n  dense = [" + ",".join(["1"] * 1000) + "]\n}\n")
     out = json.loads(cli("check", str(plan), "--source-dir", str(src), "--format", "json").stdout)
     assert not any("parse budget" in n or "root module not read" in n for n in out["notes"]), out["notes"]
+
+
+def test_long_strings_count_toward_the_parse_budget():
+    """python-hcl2 reads a quoted string's characters one by one: 1 MiB inside one string costs
+    seconds, so it counts (one token per 8 characters) though it is one token."""
+    from resilient_sqs.policy.files import MAX_PARSE_TOKENS
+    from resilient_sqs.policy.source.tree import _parse_cost
+
+    assert _parse_cost('locals {\n  a = [1, 2]\n}\n') == 10  # locals { a = [ 1 , 2 ] }
+    assert _parse_cost('locals {\n  a = "' + "x" * 1_000_000 + '"\n}\n') > MAX_PARSE_TOKENS

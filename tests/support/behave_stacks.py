@@ -206,6 +206,87 @@ resource "aws_sqs_queue_redrive_policy" "late" {
 }
 """ + _alarm("late_dlq", "aws_sqs_queue.late_dlq.name")
 
+def _policy(queue: str, principal: str, source: str) -> str:
+    return f'''
+resource "aws_sqs_queue_policy" "{queue}" {{
+  queue_url = aws_sqs_queue.{queue}.id
+  policy = jsonencode({{
+    Version = "2012-10-17"
+    Statement = [{{
+      Sid       = "producer"
+      Effect    = "Allow"
+      Principal = {{ Service = "{principal}" }}
+      Action    = "sqs:SendMessage"
+      Resource  = aws_sqs_queue.{queue}.arn
+      Condition = {{ ArnEquals = {{ "aws:SourceArn" = {source} }} }}
+    }}]
+  }})
+}}
+'''
+
+
+# producers wired to queues (issue 35 §6) and sizes/retention (§6, §7): good pairs, and one defect each
+PRODUCERS = _raw_pair("fanout") + _raw_pair("events") + _raw_pair("uploads") + _raw_pair("unallowed") + \
+    _raw_pair("shortlived") + _raw_pair("small") + '''
+resource "aws_sns_topic" "orders" {
+  name = "${var.name_prefix}-orders-topic"
+}
+
+resource "aws_sns_topic_subscription" "fanout" {
+  topic_arn = aws_sns_topic.orders.arn
+  protocol  = "sqs"
+  endpoint  = aws_sqs_queue.fanout.arn
+}
+
+resource "aws_sns_topic_subscription" "unallowed" {
+  topic_arn = aws_sns_topic.orders.arn
+  protocol  = "sqs"
+  endpoint  = aws_sqs_queue.unallowed.arn
+}
+
+resource "aws_cloudwatch_event_rule" "shipped" {
+  name          = "${var.name_prefix}-shipped"
+  event_pattern = jsonencode({ source = ["shop.orders"], "detail-type" = ["OrderShipped"] })
+}
+
+resource "aws_cloudwatch_event_target" "shipped" {
+  rule = aws_cloudwatch_event_rule.shipped.name
+  arn  = aws_sqs_queue.events.arn
+}
+
+resource "aws_s3_bucket" "uploads" {
+  bucket        = "${var.name_prefix}-uploads"
+  force_destroy = true
+}
+
+resource "aws_s3_bucket_notification" "uploads" {
+  bucket = aws_s3_bucket.uploads.id
+  queue {
+    queue_arn     = aws_sqs_queue.uploads.arn
+    events        = ["s3:ObjectCreated:*"]
+    filter_prefix = "incoming/"
+  }
+  depends_on = [aws_sqs_queue_policy.uploads]
+}
+''' + _policy("fanout", "sns.amazonaws.com", "aws_sns_topic.orders.arn") + \
+    _policy("events", "events.amazonaws.com", "aws_cloudwatch_event_rule.shipped.arn") + \
+    _policy("uploads", "s3.amazonaws.com", "aws_s3_bucket.uploads.arn")
+# unallowed: subscribed to the topic without a queue policy (AWS drops the notifications)
+# shortlived: retention 60 s, visibility 30 s, maxReceiveCount 3: lost before the DLQ
+PRODUCERS = PRODUCERS.replace('''resource "aws_sqs_queue" "shortlived" {
+  name                       = "${var.name_prefix}-shortlived"
+  visibility_timeout_seconds = 30''', '''resource "aws_sqs_queue" "shortlived" {
+  name                       = "${var.name_prefix}-shortlived"
+  message_retention_seconds  = 60
+  visibility_timeout_seconds = 30''')
+# small: max_message_size 2048 (fine without a claim-check bucket: a 2048 byte message goes through)
+PRODUCERS = PRODUCERS.replace('''resource "aws_sqs_queue" "small" {
+  name                       = "${var.name_prefix}-small"
+  visibility_timeout_seconds = 30''', '''resource "aws_sqs_queue" "small" {
+  name                       = "${var.name_prefix}-small"
+  max_message_size           = 2048
+  visibility_timeout_seconds = 30''')
+
 # (stack form, queue key) -> the scenario its defect must fail
 DEFECTS = {
     ("raw", "nodlq"): "poison-to-dlq",
@@ -230,6 +311,8 @@ def write_stack(form: str, where: Path, defects: bool = False) -> Path:
         body += RAW + (RAW_DEFECTS if defects else "")
     elif form == "attributes":
         body += ATTRIBUTES
+    elif form == "producers":
+        body += PRODUCERS
     elif form == "anchor":
         shutil.copytree(ANCHOR, stack / "modules" / "sqs", ignore=shutil.ignore_patterns(".git*", "*.md", "examples"))
         body += ANCHOR_STACK + (ANCHOR_DEFECTS if defects else "")

@@ -105,3 +105,39 @@ def test_a_table_destroy_cannot_delete_is_left_behind_by_name_exit_3_and_the_rem
     done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, env=_env(), timeout=900)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert f"{prefix}-idempotency" not in ddb.list_tables()["TableNames"]
+
+
+@pytest.mark.xdist_group("behave-interrupt")
+def test_sigterm_during_the_scenarios_stops_everything_the_run_started(tmp_path):
+    """A cancelled CI job (SIGTERM to sqs-behave --embedded while scenarios run): the run stops without
+    waiting for its scenarios, says INTERRUPTED with what finished, and leaves no emulator running."""
+    import signal
+    import time
+
+    from resilient_sqs.testing import processes
+    from tooling.localstack import SETTINGS
+
+    stack = write_stack("raw", tmp_path)
+    state = tmp_path / "state"
+    env = {**_env(), "LOCALSTACK_VENV": str(SETTINGS.venv), "LOCALSTACK_STATE_DIR": str(state)}
+    err = tmp_path / "stderr"
+    with open(err, "w") as fh:
+        proc = subprocess.Popen([sys.executable, "-m", "resilient_sqs.testing.cli", str(stack), "--embedded",
+                                 "--var", f"name_prefix=bt{uuid.uuid4().hex[:6]}"], stdout=subprocess.PIPE, stderr=fh,
+                                text=True, cwd=tmp_path, env=env)
+    deadline = time.monotonic() + 1200
+    while not ("waiting up to" in err.read_text() and "message-sizes[" in err.read_text()) \
+            and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.5)  # the alarm checks wait for their alarms (up to 210 s); message-sizes has finished
+    instances = [d for d in state.iterdir() if d.is_dir() and (d / "state.json").exists()]
+    assert instances, err.read_text()
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=300)
+    stopped_in = time.monotonic() - t0
+    text = err.read_text()
+    assert proc.returncode == 2, text[-3000:]
+    assert "INTERRUPTED:" in out and "message-sizes" in out, out  # what finished is reported
+    assert stopped_in < 120, f"took {stopped_in:.0f} s after SIGTERM (the alarm waits are up to 210 s)"
+    for inst in instances:
+        assert not inst.exists() and processes.processes_mentioning(str(inst)) == [], inst

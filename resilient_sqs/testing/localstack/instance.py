@@ -172,6 +172,8 @@ def _launch_env(instance_dir: Path) -> dict[str, str]:
             # SQS publishes its queue-depth metrics to CloudWatch every 10 s instead of 60 s, so
             # an alarm on them (60 s periods, evaluated every period) reacts within about a minute
             "SQS_CLOUDWATCH_METRICS_REPORT_INTERVAL": "10",
+            # message retention enforced, as on AWS (LocalStack keeps expired messages otherwise)
+            "SQS_ENABLE_MESSAGE_RETENTION_PERIOD": "1",
             "JAVA_TOOL_OPTIONS": f"-Djava.io.tmpdir={instance_dir / 'tmp'} -XX:-UsePerfData",
         }
     )

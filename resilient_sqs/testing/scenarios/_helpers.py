@@ -26,7 +26,11 @@ MAX_DEAD_LETTER_RECEIVES = 50
 
 
 def need_few_receives(pair: Pair) -> None:
-    """Skip (with the reason) when dead-lettering takes more receives than a check makes."""
+    """Skip (with the reason) when dead-lettering takes more receives than a check makes, or when
+    the DLQ is not of its source's kind (AWS refuses that pairing; poison-to-dlq reports it)."""
+    if pair.dlq is not None and pair.queue.fifo != pair.dlq.fifo:
+        raise ScenarioSkipped(f"queue {pair.name} and its DLQ {pair.dlq.name} are not both FIFO or both standard "
+                              "(poison-to-dlq reports it)")
     if pair.max_receive_count is None:
         raise ScenarioSkipped(f"queue {pair.name}: no readable maxReceiveCount (poison-to-dlq reports it)")
     if pair.max_receive_count > MAX_DEAD_LETTER_RECEIVES:
@@ -67,6 +71,11 @@ def move_back(ctx: Context, pair: Pair, timeout: float) -> dict:
         if code in ("UnsupportedOperation", "InvalidAction", "AWS.SimpleQueueService.UnsupportedOperation") and \
                 "fifo" in str(exc).lower():
             raise ScenarioSkipped(f"this endpoint does not run StartMessageMoveTask on the FIFO DLQ {pair.dlq.name}: {exc}") from None
+        if code in ("InvalidAction", "NotImplemented", "UnknownOperation", "InternalFailure") or \
+                "not valid for this endpoint" in str(exc) or "not implemented" in str(exc).lower():
+            raise ScenarioSkipped(f"this endpoint does not run StartMessageMoveTask ({exc}), so the way back from DLQ "
+                                  f"{pair.dlq.name} cannot be shown here (probe: python -m "
+                                  "resilient_sqs.testing.probes <endpoint>)") from None
         raise ScenarioFailed(f"queue {pair.name}: StartMessageMoveTask from DLQ {pair.dlq.name} back to its source "
                              f"was refused: {exc}. Check {pair.setting('redrive_allow')}.") from None
     deadline = time.monotonic() + timeout

@@ -50,7 +50,11 @@ def claim_check_roundtrip(ctx: Context, pair: Pair) -> str:
         got = client.receive_message(QueueUrl=pair.queue.url, MaxNumberOfMessages=1, WaitTimeSeconds=5,
                                      VisibilityTimeout=60, MessageAttributeNames=["All"]).get("Messages", [])
         if got:  # through the extended client: its receipt handle carries the payload's location
-            client.delete_message(QueueUrl=pair.queue.url, ReceiptHandle=got[0]["ReceiptHandle"])
+            try:
+                client.delete_message(QueueUrl=pair.queue.url, ReceiptHandle=got[0]["ReceiptHandle"])
+            except Exception as exc:  # noqa: BLE001 - the round trip is shown by the body; cleanup below
+                ctx.progress(f"{pair.name}: the extended client could not delete the message with its receipt "
+                             f"handle on this endpoint ({type(exc).__name__}); deleted with the plain client")
         if not got or got[0]["Body"] != payload:
             raise ScenarioFailed(f"queue {pair.name}: the payload stored in bucket {bucket} did not come back intact "
                                  "through the extended client")

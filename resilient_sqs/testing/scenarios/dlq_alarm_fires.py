@@ -9,7 +9,7 @@ import uuid
 
 from ..aws import delete_all, receive, send_batch
 from ..discover import Pair
-from . import PAIR, USES_DLQ, Context, Scenario, ScenarioFailed
+from . import PAIR, USES_DLQ, Context, Scenario, ScenarioFailed, ScenarioSkipped
 from ._helpers import need_dlq
 
 _BREACH = {
@@ -40,9 +40,21 @@ def _first_letter_problems(pair: Pair) -> tuple[list, list[str]]:
     return fires, problems
 
 
+def _publishes_metrics(cw, queue_name: str) -> bool:
+    try:
+        return bool(cw.list_metrics(Namespace="AWS/SQS", MetricName="ApproximateNumberOfMessagesVisible",
+                                    Dimensions=[{"Name": "QueueName", "Value": queue_name}]).get("Metrics"))
+    except Exception:  # noqa: BLE001 - an endpoint without ListMetrics publishes nothing it can show
+        return False
+
+
 def dlq_alarm_fires(ctx: Context, pair: Pair) -> str:
     need_dlq(pair, "to alarm on")
     strays = pair.stray_alarms
+    if not pair.alarms and not strays and ctx.discovery.dropped_dimensions:
+        raise ScenarioSkipped(
+            f"the endpoint read back alarm(s) {', '.join(ctx.discovery.dropped_dimensions)} without the dimensions the "
+            f"configuration gives them, so which queue they watch cannot be known here (probe alarm_dimensions)")
     if not pair.alarms and not strays:
         raise ScenarioFailed(f"queue {pair.name}: no CloudWatch alarm watches the depth of its DLQ {pair.dlq.name}, so a "
                              f"message dead-lettered there goes unnoticed until someone looks. Add "
@@ -96,6 +108,12 @@ def dlq_alarm_fires(ctx: Context, pair: Pair) -> str:
                 break
             time.sleep(3)
         elapsed = time.monotonic() - t0
+        if ctx.stopping.is_set():
+            raise ScenarioSkipped("interrupted")
+        if not all(a.name in fired_at for a in alarms) and not _publishes_metrics(cw, pair.dlq.name):
+            raise ScenarioSkipped(
+                f"this endpoint published no AWS/SQS ApproximateNumberOfMessagesVisible metric for {pair.dlq.name} "
+                f"in {elapsed:.0f} s with a message in it, so no depth alarm can fire here (probe sqs_metrics)")
         problems = []  # the alarms that should have fired on the first dead letter: a failure each
         unreached: list[str] = []
         for a in alarms:

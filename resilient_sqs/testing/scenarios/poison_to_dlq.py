@@ -33,6 +33,12 @@ def poison_to_dlq(ctx: Context, pair: Pair) -> str:
             f"was still delivered on every receive. Without a redrive policy it is received forever, until its "
             f"retention ({pair.queue.retention} s) ends. Expected: after maxReceiveCount receives it moves to a DLQ. "
             f"Change: {pair.setting('dlq')}.")
+    if pair.queue.fifo != pair.dlq.fifo:
+        kind = ("FIFO", "standard") if pair.queue.fifo else ("standard", "FIFO")
+        raise ScenarioFailed(
+            f"queue {pair.name} is a {kind[0]} queue whose DLQ {pair.dlq.name} is a {kind[1]} queue: AWS refuses that "
+            f"redrive policy (a DLQ must be of its source's kind); this endpoint accepted it. Change: "
+            f"{pair.setting('dlq')}.")
     mrc = pair.max_receive_count
     if mrc is None:
         raise ScenarioFailed(f"queue {pair.name}: its redrive policy names DLQ {pair.dlq.name} but has no readable "
