@@ -65,8 +65,8 @@ def check_answers(endpoint: str) -> dict:
     try:
         from botocore.config import Config
 
-        Clients(endpoint).client("sqs", config=Config(retries={"max_attempts": 1}, connect_timeout=5,
-                                                      read_timeout=20)).list_queues(MaxResults=1)
+        Clients(endpoint).client("sqs", config=Config(retries={"max_attempts": 1}, connect_timeout=10,
+                                                      read_timeout=180)).list_queues(MaxResults=1)
     except Exception as exc:  # noqa: BLE001 - every failure is reported with its text
         text = str(exc)
         if any(w in text.lower() for w in TOKEN_WORDS):
