@@ -2,19 +2,29 @@
 resolves values.
 
 Every link of the model (a queue's DLQ, an event source mapping's queue and function, an
-alarm's queue, a bucket's settings, a policy document) asks :meth:`Resolver.value` and
-reads the answer, a :class:`Resolved`, along one chain:
+alarm's queue, a bucket's settings, a policy document) asks :meth:`Resolver.value` (or
+:meth:`Resolver.in_block` for a nested block) and reads the answer, a :class:`Resolved`,
+along one chain, in this order:
 
-1. the value the plan knows (``Resolved.value``: known, None when unset, or UNKNOWN);
-2. the plan resources its configuration expression references (``Resolved.targets``,
-   ``Resolved.resources()``), as the plan records them;
-3. the configuration source (``--source-dir``), evaluated only when asked
-   (``Resolved.partial``, ``.pending()``, ``.scalar()``, ``.json()``), with the file and
-   line it came from (``Resolved.ref``);
-4. else unknown, with the reason (``Resolved.why``).
+1. **known**: the value the plan knows (``Resolved.value``: known, None when unset, or UNKNOWN);
+2. **references**: the plan resources its configuration expression references
+   (``Resolved.targets``, ``.resources()``, ``.linked()``), as the plan records them;
+3. **pending**: the attribute of a plan resource, known after apply, that the configuration
+   source (``--source-dir``) says the value is exactly (``.pending()``, ``.named().pending``:
+   ``aws_sqs_queue.dlq.arn``);
+4. **source**: the value the source evaluates it to (``.named().text``, ``.scalar()``,
+   ``.plain()``, ``.json()``), with the file and line it came from (``.ref``);
+5. **unknown**, with the reason (``.json()``'s why, ``.unknown_why``, the link's own words).
 
-A link decides which step settles it (one queue among the references, say, before the
-source is read); none of them repeats how a step is done.
+The source is read lazily, once per value (each block once: ``Resolver.block``). A link takes
+the first step that settles it: a link to one resource stops at the references when they
+lead to exactly one, and asks the source only when they lead to none (or, for a queue named
+by URL or ARN, several: the exact placeholder then picks one). Two links read a JSON value
+whose content matters, not only what it points at, and ask the source before the references,
+which can tell only what the value is built from: a redrive policy (model/redrive.py: its
+maxReceiveCount, and whether it names its DLQ by ARN) and a policy document
+(model/documents.py: what it says). Each says so where it reads. The model reads the source
+only through this module; it never imports the source package.
 """
 from __future__ import annotations
 
@@ -29,15 +39,16 @@ class Resolved:
     """One attribute (``path``) of one resource, resolved along the chain (see the module
     docstring). The source is read lazily, once."""
 
-    __slots__ = ("res", "path", "value", "_resolver", "_targets", "_source")
+    __slots__ = ("res", "path", "value", "_resolver", "_targets", "_source", "_in_block")
 
-    def __init__(self, resolver: "Resolver", res: Resource, path: tuple):
+    def __init__(self, resolver: "Resolver", res: Resource, path: tuple, in_block: bool = False):
         self._resolver = resolver
         self.res = res
         self.path = path
         self.value: Any = res.attr(path[0]) if len(path) == 1 else res.path(*path)
         self._targets: list[Target] | None = None
         self._source: Any = _UNREAD
+        self._in_block = in_block
 
     def __repr__(self):
         return f"<Resolved {self.res.address}.{'.'.join(str(p) for p in self.path)}: {self.value!r}>"
@@ -98,7 +109,7 @@ class Resolved:
         """source.Evaluated (partial value, SourceRef) of the attribute, or None when there is
         no source or it cannot say (missing, not matching the plan, not set in the block)."""
         if self._source is _UNREAD:
-            self._source = self._resolver.from_source(self.res, self.path)
+            self._source = self._resolver.from_source(self.res, self.path, self._in_block)
         return self._source
 
     @property
@@ -113,6 +124,16 @@ class Resolved:
         ev = self.evaluated
         return ev.ref if ev is not None else None
 
+    @property
+    def unknown_why(self) -> str | None:
+        """Why the source's value is known only after apply as a whole (a dynamic block over a
+        collection known after apply, an attribute of a resource), or None: the source cannot
+        say, or the value is known at least in part."""
+        from .source import Unknown
+
+        v = self.partial
+        return v.why if isinstance(v, Unknown) else None
+
     def pending(self, attrs: tuple = (), types: tuple = ()):
         """The resource attribute the source says the value is, exactly (source.Pending: the
         ARN of ``aws_sqs_queue.q``, known after apply), when its attribute is one of ``attrs``
@@ -125,6 +146,39 @@ class Resolved:
         if (attrs and v.path[0] not in attrs) or (types and v.res.type not in types):
             return None
         return v
+
+    def named(self, member: str | None = None, json: bool = False) -> "Named | None":
+        """Steps 3 and 4 of a link: what the configuration source says the value (or its object
+        member ``member``; a member of its JSON text when ``json``) names. A :class:`Named`:
+        ``pending``, the attribute of a resource of the plan it is exactly (known after apply:
+        ``aws_sqs_queue.q.arn``); else ``text``, the non-empty string it is (a name, an ARN, a
+        URL); else ``built``, a string built from such attributes (``${aws_sqs_queue.q.name}-x``);
+        else none of them (null, empty, not a string). None when the source cannot say (no
+        source, not matching the plan, not set, or only known after apply)."""
+        from .source import Pending, Template, Unknown
+
+        if json:
+            got = self.json()
+            if got is None or not isinstance(got[0], dict):
+                return None
+            v = got[0].get(member)
+            if v is UNKNOWN:
+                return None
+            if hasattr(v, "pending"):  # source.PendingText: one attribute, or built from several
+                return Named(v.pending) if v.pending is not None else Named(built=True)
+            return Named(text=v if isinstance(v, str) and v else None)
+        if self.evaluated is None:
+            return None
+        v = self.partial
+        if member is not None:
+            v = v.get(member) if isinstance(v, dict) else None
+        if isinstance(v, Pending):
+            return Named(v)
+        if isinstance(v, Template):
+            return Named(built=True) if all(isinstance(p, (str, Pending)) for p in v.parts) else None
+        if isinstance(v, Unknown) or (v is not None and not isinstance(v, (str, int, float, bool, dict, list))):
+            return None
+        return Named(text=v if isinstance(v, str) and v else None)
 
     def scalar(self) -> Any:
         """A scalar the plan leaves unknown, from the source: the value (None when null), a
@@ -169,6 +223,17 @@ class Resolved:
         return plain, ev.ref, None
 
 
+class Named:
+    """What the configuration source says a value names (Resolved.named): exactly an attribute
+    of a resource of the plan (``pending``: source.Pending, with ``res`` and ``path``), a
+    string (``text``), a string built from such attributes (``built``), or nothing."""
+
+    __slots__ = ("pending", "text", "built")
+
+    def __init__(self, pending=None, text: str | None = None, built: bool = False):
+        self.pending, self.text, self.built = pending, text, built
+
+
 class Resolver:
     """Resolves attributes of the plan's resources (``value``), module inputs
     (``variable``) and whole blocks (``block``), from the plan and, when given, the
@@ -177,23 +242,30 @@ class Resolver:
     def __init__(self, plan: Plan, source=None):
         self.plan = plan
         self.source = source
+        self._blocks: dict[str, Any] = {}  # block(): each resource's block is evaluated once
 
     def value(self, res: Resource, *path) -> Resolved:
         """``res`` at ``path`` (``"queue_url"``, or ``"dimensions"``, or ``"metric_query", 0,
         "metric", 0, "dimensions"``)."""
         return Resolved(self, res, tuple(path))
 
-    def from_source(self, res: Resource, path: tuple):
+    def in_block(self, res: Resource, *path) -> Resolved:
+        """``res`` at ``path`` as :meth:`value`, its source read from the evaluated block (nested
+        blocks, dynamic ones expanded, as lists): for a nested block (``"inline_policy"``) or a
+        part of one, which is no attribute of its own."""
+        return Resolved(self, res, tuple(path), in_block=True)
+
+    def from_source(self, res: Resource, path: tuple, in_block: bool = False):
         """source.Evaluated of ``res`` at ``path``: a top-level attribute is evaluated on its
-        own (its references checked against the plan's), a nested one from the evaluated
-        block. None when there is no source or it cannot say."""
+        own (its references checked against the plan's), a nested one (or any, ``in_block``)
+        from the evaluated block. None when there is no source or it cannot say."""
         if self.source is None:
             return None
-        if len(path) == 1:
+        if len(path) == 1 and not in_block:
             return self.source.value(res, path[0])
         from .source import Evaluated, Unknown
 
-        got = self.source.block(res)
+        got = self.block(res)
         if got is None:
             return None
         v, ref = got
@@ -207,8 +279,13 @@ class Resolver:
         return Evaluated(v, ref)
 
     def block(self, res: Resource):
-        """(evaluated block of ``res``, SourceRef) from the source, or None."""
-        return self.source.block(res) if self.source is not None else None
+        """(evaluated block of ``res``, SourceRef) from the source, or None; evaluated once."""
+        if self.source is None:
+            return None
+        got = self._blocks.get(res.address, _UNREAD)
+        if got is _UNREAD:
+            got = self._blocks[res.address] = self.source.block(res)
+        return got
 
     def references(self, res: Resource, *types: str) -> list[Resource]:
         """The plan resources (of ``types``, any when none given) any expression of ``res``

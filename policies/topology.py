@@ -30,8 +30,8 @@ def edges(model) -> list[Edge]:
         return out
     for q in model.queues:
         if q.dlq is not None:
-            out.append(Edge(q.address, q.dlq.address, "dlq", f"maxReceiveCount {q.max_receive_count}"
-                            if isinstance(q.max_receive_count, int) else ""))
+            mrc = q.redrive.max_receive_count if q.redrive is not None else None
+            out.append(Edge(q.address, q.dlq.address, "dlq", f"maxReceiveCount {mrc}" if isinstance(mrc, int) else ""))
         for res in {q.redrive_res.address, q.allow_res.address, *(r.address for r, _ in q.policy_sources)}:
             if res != q.address:
                 out.append(Edge(res, q.address, "configures"))

@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable
+from importlib import import_module
 
-from ..ci_commands import neutralize, neutralize_line
-from . import github, gitlab, json_report, junit, markdown, sarif, text
 from .context import Context, SourceLocator
 
 __all__ = ["FORMATS", "Context", "Format", "SourceLocator", "render"]
@@ -26,27 +24,30 @@ __all__ = ["FORMATS", "Context", "Format", "SourceLocator", "render"]
 class Format:
     name: str
     help: str  # one line for --help
-    write: Callable[[Context], str]  # the format's module's render
+    module: str  # the module of this package that writes it, with its render(ctx)
     syntax: str  # how its text is kept free of CI runner commands (ci_commands.neutralize), or "github"
     needs_passes: bool = False  # it lists passing checks, so the evaluation keeps them
 
     def render(self, ctx: Context) -> str:
         """The report, every line of it safe in a CI log: the tool's own annotations (the
-        ``github`` format) are the only runner commands in it, whatever the input holds."""
-        out = self.write(ctx)
+        ``github`` format) are the only runner commands in it, whatever the input holds. The
+        format's module is imported here, when it is first used (a check starts fast)."""
+        from ..ci_commands import neutralize
+
+        out = import_module(f"{__name__}.{self.module}").render(ctx)
         return _own_commands_only(out) if self.syntax == "github" else neutralize(out, self.syntax)
 
 
 FORMATS: dict[str, Format] = {f.name: f for f in (
-    Format("text", "for people (default)", text.render, "text"),
-    Format("json", "findings and summary, for tools", json_report.render, "json"),
-    Format("sarif", "SARIF 2.1.0, for GitHub code scanning and other SARIF viewers", sarif.render, "json"),
-    Format("junit", "JUnit XML, for the test tabs of Jenkins, GitLab and Azure DevOps", junit.render, "xml",
+    Format("text", "for people (default)", "text", "text"),
+    Format("json", "findings and summary, for tools", "json_report", "json"),
+    Format("sarif", "SARIF 2.1.0, for GitHub code scanning and other SARIF viewers", "sarif", "json"),
+    Format("junit", "JUnit XML, for the test tabs of Jenkins, GitLab and Azure DevOps", "junit", "xml",
            needs_passes=True),
-    Format("github", "GitHub Actions workflow commands: annotations on the .tf lines", github.render, "github"),
-    Format("gitlab", "GitLab Code Quality JSON, for artifacts:reports:codequality", gitlab.render, "json"),
+    Format("github", "GitHub Actions workflow commands: annotations on the .tf lines", "github", "github"),
+    Format("gitlab", "GitLab Code Quality JSON, for artifacts:reports:codequality", "gitlab", "json"),
     Format("markdown", "a findings table and a Mermaid diagram of the checked topology (job summary, PR comment)",
-           markdown.render, "markdown", needs_passes=True),
+           "markdown", "markdown", needs_passes=True),
 )}
 
 
@@ -61,6 +62,8 @@ _OWN = re.compile(r"::(error|warning|notice) [^\r]*\Z")
 def _own_commands_only(text: str) -> str:
     """The ``github`` format's lines are the tool's annotations (their data escaped as the
     runner unescapes it); a line that is not one is neutralized as text, never passed on."""
+    from ..ci_commands import neutralize_line
+
     out = []
     for line in text.split("\n"):
         if line and not _OWN.match(line):

@@ -39,6 +39,14 @@ class Context:
                                              self.source_roots, self.repo_root)
         return self._locator
 
+    def full_list(self) -> str:
+        """Where every finding is listed when a report shows only some (a cut Markdown comment,
+        GitHub's annotation limits): the other reports of the same check, else how to get one."""
+        files = [f"{fmt} report {path}" for fmt, path in self.reports
+                 if fmt in ("text", "json", "sarif", "junit", "gitlab") and path not in ("-", "", None)]
+        return ("the " + ", the ".join(files)) if files else (
+            "the text report (`sqs-policy check PLAN`, the job log) or `sqs-policy check PLAN --format json`")
+
     def location(self, f: Finding) -> tuple[str, int]:
         """(path relative to the repository root, line) of the .tf line a finding is about,
         or (the plan file, 1) when the source is not known."""

@@ -57,10 +57,8 @@ def left_out(ctx: Context) -> dict[str, int]:
 
 
 def _where_listed(ctx: Context) -> str:
-    from .markdown import _pointer
-
     summary = any(fmt == "markdown" for fmt, _ in ctx.reports)
-    return ("the job summary and " if summary else "") + _pointer(ctx)
+    return ("the job summary and " if summary else "") + ctx.full_list()
 
 
 def render(ctx: Context) -> str:

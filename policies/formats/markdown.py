@@ -129,16 +129,8 @@ def render(ctx: Context) -> str:
     if text is None:  # the header and notes alone are over: cut the text at a line
         text = _render(ctx, 0, 0, 0)
         text = text[:MAX_MARKDOWN - 300].rsplit("\n", 1)[0] + (
-            f"\n\n> note: cut at GitHub's {MAX_MARKDOWN:,}-character limit; the full report is in {_md(_pointer(ctx))}.\n")
+            f"\n\n> note: cut at GitHub's {MAX_MARKDOWN:,}-character limit; the full report is in {_md(ctx.full_list())}.\n")
     return text
-
-
-def _pointer(ctx: Context) -> str:
-    """Where the full list is: the other reports of the same check, else how to get one."""
-    files = [f"{fmt} report {path}" for fmt, path in ctx.reports if fmt in ("text", "json", "sarif", "junit", "gitlab")
-             and path not in ("-", "", None)]
-    return ("the " + ", the ".join(files)) if files else (
-        "the text report (`sqs-policy check PLAN`, the job log) or `sqs-policy check PLAN --format json`")
 
 
 def _render(ctx: Context, rows_max: int | None, other_max: int | None, diagram_max: int | None) -> str:
@@ -170,13 +162,13 @@ def _render(ctx: Context, rows_max: int | None, other_max: int | None, diagram_m
             t.append(f"| {f.state} | {f.rule_id} {f.slug} | {_code(f.address)}<br>{_md(path)}:{line} | "
                      f"{_md(f.message)} | {_md(f.remediation)} |")
         if len(rows) > limit:
-            t.append(f"| | | | … and {len(rows) - limit} more: {_md(_pointer(ctx))} | |")
+            t.append(f"| | | | … and {len(rows) - limit} more: {_md(ctx.full_list())} | |")
         return t
 
     if counted:
         if rows_max == 0:
             out += [f"{len(counted)} finding(s) count; the table is left out to fit GitHub's "
-                    f"{MAX_MARKDOWN:,}-character comment limit: {_md(_pointer(ctx))} lists them.", ""]
+                    f"{MAX_MARKDOWN:,}-character comment limit: {_md(ctx.full_list())} lists them.", ""]
         else:
             out += table(counted, rows_max) + [""]
             if rows_max is not None and rows_max < min(len(counted), MAX_ROWS):
@@ -185,7 +177,7 @@ def _render(ctx: Context, rows_max: int | None, other_max: int | None, diagram_m
         out += ["<details><summary>" + f"{len(other)} waived, baselined or not judged finding(s)</summary>", ""]
         if other_max == 0:
             out += [f"Not listed here, to fit GitHub's {MAX_MARKDOWN:,}-character comment limit: "
-                    f"{_md(_pointer(ctx))} lists them.", "", "</details>", ""]
+                    f"{_md(ctx.full_list())} lists them.", "", "</details>", ""]
             cut.append(f"the {len(other)} waived, baselined or not judged findings")
         else:
             out += table(other, other_max) + ["", "</details>", ""]
@@ -213,7 +205,7 @@ def _render(ctx: Context, rows_max: int | None, other_max: int | None, diagram_m
                        + " are not annotated on the pull request; the table above and the job log list them.")
     if cut:
         out.append(f"> note: this report is cut to fit GitHub's {MAX_MARKDOWN:,}-character limit for a "
-                   f"pull-request comment: {_md('; '.join(cut))} left out; the full list is in {_md(_pointer(ctx))}.")
+                   f"pull-request comment: {_md('; '.join(cut))} left out; the full list is in {_md(ctx.full_list())}.")
     return "\n".join(out).rstrip("\n") + "\n"
 
 

@@ -1,48 +1,63 @@
 """The messaging model the rules read: queues and their DLQs, consumers, claim-check
 buckets, idempotency tables, alarms and policy documents, linked from the plan graph.
 
-One module per area, each linking its resources from values the resolver (policies/
-resolve.py) gives; :class:`Model` runs the areas' stages in the one order they need:
+One module per area; each stage is a function (or class) that receives the plan, the
+resolver (policies/resolve.py: every value a link follows is read through it) and the
+results of the stages before it, and returns its own:
 
-- ``values``: reading planned values (ARNs, URLs, numbers AWS accepts, places);
-- ``queues``: queues, their separate resources, redrive, other services' DLQs (stage 1);
-- ``consumers``: functions and event source mappings (stage 2);
-- ``alarms``: CloudWatch alarms and the queues they watch (stage 3);
-- ``storage``: claim-check buckets and tables (stage 4);
-- ``documents``: policy documents, read on demand.
+- ``values``: reading planned values (ARNs, URLs, numbers AWS accepts, places) and ``Link``,
+  what following a link came to;
+- ``queues``: stage 1, ``link_queues`` -> ``QueueIndex``: queues, their separate resources,
+  redrive (``redrive``: ``read_redrive``, one reading of a redrive policy), other services' DLQs;
+- ``consumers``: stage 2, ``Consumers``: functions and event source mappings (queues from stage 1);
+- ``alarms``: stage 3, ``link_alarms``: alarms and the queues they watch (stage 1);
+- ``storage``: stage 4, ``link_storage``: claim-check buckets and tables (stages 1 and 2, documents);
+- ``documents``: ``Documents``, policy documents, read on demand.
+
+No module of the model imports one that comes after it, nor the configuration source.
 """
 from __future__ import annotations
 
 from ..graph import Plan
 from ..resolve import Resolver
-from .alarms import Alarm, AlarmLinks
-from .consumers import ESM, ConsumerLinks, Function
-from .documents import ATTACHMENTS, POLICY_ATTRS, DocumentLinks, PolicyDoc
-from .queues import SERVICE_DLQS, Link, Queue, QueueLinks
-from .storage import Bucket, StorageLinks
+from .alarms import Alarm, link_alarms
+from .consumers import ESM, Consumers, Function
+from .documents import ATTACHMENTS, POLICY_ATTRS, Documents, PolicyDoc
+from .queues import SERVICE_DLQS, Queue, QueueIndex, link_queues
+from .redrive import Redrive
+from .storage import Bucket, link_storage
 from .values import (AWS_DEFAULT_RETENTION, AWS_DEFAULT_VISIBILITY, ESM_DEFAULT_BATCH_SQS, LAMBDA_DEFAULT_TIMEOUT,
-                     Invalid, flag, invalid_of, lambda_function_name, loads, number, parse_arn, parse_sqs_arn,
+                     Invalid, Link, flag, invalid_of, lambda_function_name, loads, number, parse_arn, parse_sqs_arn,
                      parse_sqs_url, place_mismatch, receive_count, same_place, show, str_list)
 
-__all__ = ["ATTACHMENTS", "AWS_DEFAULT_RETENTION", "AWS_DEFAULT_VISIBILITY", "Alarm", "Bucket", "ESM",
-           "ESM_DEFAULT_BATCH_SQS", "Function", "Invalid", "LAMBDA_DEFAULT_TIMEOUT", "Link", "Model", "POLICY_ATTRS",
-           "PolicyDoc", "Queue", "SERVICE_DLQS", "flag", "invalid_of", "lambda_function_name", "loads", "number",
-           "parse_arn", "parse_sqs_arn", "parse_sqs_url", "place_mismatch", "receive_count", "same_place", "show",
-           "str_list"]
+__all__ = ["ATTACHMENTS", "AWS_DEFAULT_RETENTION", "AWS_DEFAULT_VISIBILITY", "Alarm", "Bucket", "Consumers",
+           "Documents", "ESM", "ESM_DEFAULT_BATCH_SQS", "Function", "Invalid", "LAMBDA_DEFAULT_TIMEOUT", "Link",
+           "Model", "POLICY_ATTRS", "PolicyDoc", "Queue", "QueueIndex", "Redrive", "SERVICE_DLQS", "flag",
+           "invalid_of", "lambda_function_name", "loads", "number", "parse_arn", "parse_sqs_arn", "parse_sqs_url",
+           "place_mismatch", "receive_count", "same_place", "show", "str_list"]
 
 
-class Model(QueueLinks, ConsumerLinks, AlarmLinks, StorageLinks, DocumentLinks):
+class Model:
     """The plan's messaging resources, linked. ``source``: the configuration source
-    (source.Source) when the check reads one; every link asks ``resolve`` (resolve.Resolver)."""
+    (source.Source) when the check reads one; every link asks ``resolve`` (resolve.Resolver).
+
+    The stages' results, as the rules read them: ``index`` (queues.QueueIndex: ``queues`` is
+    its list, ``queue_by_res`` its map), ``consumers`` (consumers.Consumers: ``esms``,
+    ``functions``), ``alarms``, ``buckets`` and ``tables``, and ``documents``
+    (documents.Documents)."""
 
     def __init__(self, plan: Plan, source=None):
         self.plan = plan
         self.source = source
-        self.resolve = Resolver(plan, source)
-        self.default_region = plan.region()
-        self._documents_on_demand()
+        self.resolve = resolve = Resolver(plan, source)
+        self.documents = Documents(plan, resolve)  # read on demand (the IAM rules, stage 4)
         # the stages, in the order each needs what the ones before it linked
-        self._link_queues()      # 1. queues, their separate resources, redrive, other services' DLQs
-        self._link_consumers()   # 2. functions and event source mappings (their queues: stage 1)
-        self._link_alarms()      # 3. alarms (the queues they watch: stage 1)
-        self._link_storage()     # 4. buckets and tables (their queues: stages 1 and 2)
+        self.index = link_queues(plan, resolve)                    # 1. queues, redrive, other services' DLQs
+        self.consumers = Consumers(plan, resolve, self.index)      # 2. functions and event source mappings
+        self.alarms = link_alarms(plan, resolve, self.index)       # 3. alarms and the queues they watch
+        self.buckets, self.tables = link_storage(plan, resolve, self.index, self.consumers,
+                                                 self.documents)   # 4. buckets and tables
+        self.queues = self.index.all
+        self.queue_by_res = self.index.by_res
+        self.esms = self.consumers.esms
+        self.functions = self.consumers.functions

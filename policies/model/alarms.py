@@ -1,14 +1,13 @@
-"""Alarms: the CloudWatch metric alarms and the queues whose SQS metrics they watch, in
-the alarm's own region and account."""
+"""Alarms (stage 3): the CloudWatch metric alarms and the queues whose SQS metrics they
+watch (found in stage 1's queues.QueueIndex), in the alarm's own region and account."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..graph import UNKNOWN, Resource, narrow
+from ..graph import UNKNOWN, Plan, Resource
+from ..resolve import Resolver
+from .queues import Queue, QueueIndex
 from .values import place_difference, number, parse_arn, same_place
-
-if TYPE_CHECKING:
-    from .queues import Queue
 
 
 class Alarm:
@@ -28,95 +27,73 @@ class Alarm:
         return number(self.res.attr("threshold"), "threshold", integer=False)
 
 
-class AlarmLinks:
-    """Model stage of alarms: each alarm linked to the queues its QueueName dimensions name."""
+def link_alarms(plan: Plan, resolve: Resolver, queues: QueueIndex) -> list[Alarm]:
+    """Stage 3 (after the queues): each alarm linked to the queues it watches."""
+    return [_alarm(r, plan, resolve, queues) for r in plan.of_type("aws_cloudwatch_metric_alarm")
+            if r.mode == "managed"]
 
-    def _link_alarms(self):
-        """Stage 3 (after the queues): each alarm linked to the queues it watches."""
-        self.alarms: list[Alarm] = [self._alarm(r) for r in self.plan.of_type("aws_cloudwatch_metric_alarm")
-                                    if r.mode == "managed"]
 
-    def _alarm(self, r: Resource) -> Alarm:
-        a = Alarm(r)
-        # (namespace, metric, dimensions, where the dimensions are)
-        metrics: list[tuple[Any, Any, Any, tuple]] = [
-            (r.attr("namespace"), r.attr("metric_name"), r.attr("dimensions"), ("dimensions",))]
-        mq = r.attr("metric_query")
-        if isinstance(mq, list):
-            for i, q in enumerate(mq):
-                ms = q.get("metric") if isinstance(q, dict) else None
-                for j, m in enumerate(ms if isinstance(ms, list) else ()):
-                    if isinstance(m, dict):
-                        at = ("metric_query", i, "metric", j, "dimensions")
-                        metrics.append((m.get("namespace"), m.get("metric_name"), r.path(*at), at))
-        # the alarm watches QueueName in its own region and account
-        where = provider = self.plan.resource_location(r)
-        got = parse_arn(r.values.get("arn"))
-        if got:
-            where = (got[0] or where[0], got[1] or where[1])
-        unresolved_metrics = []
-        for ns, metric, dims, at in metrics:
-            if ns != "AWS/SQS" or not isinstance(metric, str):
-                continue
-            qn = dims.get("QueueName") if isinstance(dims, dict) else UNKNOWN
-            if isinstance(qn, str):
-                self._add_watch(a, metric, self._queues_named(qn, r), where, provider)
-            elif qn is UNKNOWN:
-                unresolved_metrics.append((metric, at))
-        if unresolved_metrics:
-            targets = self.resolve.value(r, "dimensions").targets + self.resolve.value(r, "metric_query").targets
-            found = self.queues_in(targets, r)
-            if found:
-                for m, _at in unresolved_metrics:
-                    self._add_watch(a, m, found, where, provider)
-            else:
-                # through a local value: the configuration source may name the queue
-                for m, at in unresolved_metrics:
-                    found = self._alarm_queue_from_source(r, at)
-                    if found is None:
-                        a.unresolved = True
-                    else:
-                        self._add_watch(a, m, found, where, provider)
-        for _m, q in a.metrics:
-            if a not in q.alarms:
-                q.alarms.append(a)
-        return a
+def _alarm(r: Resource, plan: Plan, resolve: Resolver, queues: QueueIndex) -> Alarm:
+    """The queues of an alarm's AWS/SQS metrics, by their QueueName dimension: the name the
+    plan knows; the queues the dimensions' references lead to; what the source says it is (the
+    name of a queue of the plan, known after apply, or a name); else unresolved."""
+    a = Alarm(r)
+    # (namespace, metric, dimensions, where the dimensions are)
+    metrics: list[tuple[Any, Any, Any, tuple]] = [
+        (r.attr("namespace"), r.attr("metric_name"), r.attr("dimensions"), ("dimensions",))]
+    mq = r.attr("metric_query")
+    if isinstance(mq, list):
+        for i, q in enumerate(mq):
+            ms = q.get("metric") if isinstance(q, dict) else None
+            for j, m in enumerate(ms if isinstance(ms, list) else ()):
+                if isinstance(m, dict):
+                    at = ("metric_query", i, "metric", j, "dimensions")
+                    metrics.append((m.get("namespace"), m.get("metric_name"), r.path(*at), at))
+    # the alarm watches QueueName in its own region and account
+    where = provider = plan.resource_location(r)
+    got = parse_arn(r.values.get("arn"))
+    if got:
+        where = (got[0] or where[0], got[1] or where[1])
+    unresolved_metrics = []
+    for ns, metric, dims, at in metrics:
+        if ns != "AWS/SQS" or not isinstance(metric, str):
+            continue
+        qn = dims.get("QueueName") if isinstance(dims, dict) else UNKNOWN
+        if isinstance(qn, str):
+            _add_watch(a, metric, queues.named(qn, r), where, provider)
+        elif qn is UNKNOWN:
+            unresolved_metrics.append((metric, at))
+    if unresolved_metrics:
+        targets = resolve.value(r, "dimensions").targets + resolve.value(r, "metric_query").targets
+        found = queues.in_targets(targets, r)
+        if found:
+            for m, _at in unresolved_metrics:
+                _add_watch(a, m, found, where, provider)
+        else:
+            # through a local value: the configuration source may name the queue
+            for m, at in unresolved_metrics:
+                said = resolve.value(r, *at).named("QueueName")
+                if said is not None and said.pending is not None and said.pending.path == ("name",):
+                    q = queues.of_pending(said.pending)
+                    _add_watch(a, m, [q] if q is not None else [], where, provider)
+                elif said is not None and said.pending is None and said.text:
+                    _add_watch(a, m, queues.named(said.text, r), where, provider)
+                else:
+                    a.unresolved = True
+    for _m, q in a.metrics:
+        if a not in q.alarms:
+            q.alarms.append(a)
+    return a
 
-    def _queues_named(self, name: str, referrer: Resource) -> list[Queue]:
-        """The plan's queues named ``name``, the nearest to ``referrer`` when several."""
-        found = self.queues_by_name.get(name, [])
-        if len(found) > 1:
-            found = [self.queue_by_res[x.address] for x in narrow([q.res for q in found], referrer)]
-        return found
 
-    def _alarm_queue_from_source(self, r: Resource, at: tuple) -> list[Queue] | None:
-        """The queues an alarm's QueueName dimension (at ``at``) names, from the configuration
-        source: a name (the plan's queues of that name), the name of a queue of the plan known
-        after apply (that queue), [] when it names no queue of the plan; None when the source
-        cannot say."""
-        rv = self.resolve.value(r, *at)
-        if rv.evaluated is None:
-            return None
-        dims = rv.partial
-        from ..source import Pending
-
-        qn = dims.get("QueueName") if isinstance(dims, dict) else None
-        if isinstance(qn, Pending) and qn.path == ("name",):
-            q = self._queue_of(qn)
-            return [q] if q is not None else []
-        if isinstance(qn, str) and qn:
-            return self._queues_named(qn, r)
-        return None
-
-    @staticmethod
-    def _add_watch(a: Alarm, metric: str, queues: list[Queue], where: tuple, provider: tuple):
-        for q in queues:
-            same = same_place(where, q.location, (provider, q.provider_place))
-            if same is True:
-                a.metrics.append((metric, q))
-            elif same is UNKNOWN:
-                why = place_difference(where, q.location)
-                a.maybe.append((metric, q, why))
-                q.maybe_alarms.append((a, why))
-            else:
-                q.elsewhere_alarms.append((a, metric))
+def _add_watch(a: Alarm, metric: str, queues: list[Queue], where: tuple, provider: tuple):
+    for q in queues:
+        same = same_place(where, q.location, (provider, q.provider_place))
+        if same is True:
+            a.metrics.append((metric, q))
+        elif same is UNKNOWN:
+            why = place_difference(where, q.location)
+            a.maybe.append((metric, q, why))
+            q.maybe_alarms.append((a, why))
+        else:
+            q.elsewhere_alarms.append((a, metric))

@@ -1,9 +1,12 @@
-"""Consumers: Lambda functions and the event source mappings that feed them from queues."""
+"""Consumers (stage 2): Lambda functions and the event source mappings that feed them from
+queues. :func:`link_consumers` links each mapping to its queue (found in stage 1's
+queues.QueueIndex) and its function, and returns the :class:`Consumers`."""
 from __future__ import annotations
 
-from ..graph import UNKNOWN, Resource, narrow
-from .queues import Link
-from .values import ESM_DEFAULT_BATCH_SQS, LAMBDA_DEFAULT_TIMEOUT, lambda_function_name, number, str_list
+from ..graph import UNKNOWN, Plan, Resource, narrow
+from ..resolve import Resolver
+from .queues import QueueIndex
+from .values import ESM_DEFAULT_BATCH_SQS, LAMBDA_DEFAULT_TIMEOUT, Link, lambda_function_name, number, str_list
 
 
 class Function:
@@ -58,36 +61,42 @@ class ESM:
         return v if v is None else number(v, "provisioned_poller_config.maximum_pollers", 2, 2000)
 
 
-class ConsumerLinks:
-    """Model stage of consumers: each event source mapping linked to its queue and its function."""
+class Consumers:
+    """Stage 2's result: the plan's functions (``functions``, by address; ``by_name``) and
+    each event source mapping from a queue (``esms``), linked to its queue and its function."""
 
-    def _link_consumers(self):
-        """Stage 2 (after the queues): the plan's functions, and each event source mapping
-        from a queue linked to its queue and its function."""
-        self.functions_by_name: dict[str, list[Function]] = {}
+    def __init__(self, plan: Plan, resolve: Resolver, queues: QueueIndex):
+        self.plan = plan
+        self.resolve = resolve
+        self.queues = queues
         self.functions: dict[str, Function] = {}
-        for r in self.plan.of_type("aws_lambda_function"):
+        self.by_name: dict[str, list[Function]] = {}
+        for r in plan.of_type("aws_lambda_function"):
             f = self.functions[r.address] = Function(r)
             n = r.attr("function_name")
             if isinstance(n, str):
-                self.functions_by_name.setdefault(n, []).append(f)
-        esms = [self._esm(r) for r in self.plan.of_type("aws_lambda_event_source_mapping") if r.mode == "managed"]
+                self.by_name.setdefault(n, []).append(f)
+        esms = [self._esm(r) for r in plan.of_type("aws_lambda_event_source_mapping") if r.mode == "managed"]
         self.esms: list[ESM] = [e for e in esms if e is not None]
 
     def _esm(self, r: Resource) -> ESM | None:
+        """The mapping from a queue (None: from a stream or a broker), linked to its queue: the
+        ARN the plan knows; the queues its references lead to, one; a source placeholder (the
+        ARN of a queue of the plan) when they lead to none or several; else unknown."""
         e = ESM(r)
+        queues = self.queues
         rv = self.resolve.value(r, "event_source_arn")
         src = rv.value
         if isinstance(src, str):
             if ":sqs:" not in src:
                 return None  # a stream or broker, not a queue
-            found = self.queue_for_arn(src)
+            found = queues.for_arn(src)
             e.queue_link = Link(found) if len(found) == 1 else (
                 Link(external=src) if not found else Link(unknown_reason=f"event_source_arn {src} matches {len(found)} queues"))
         elif src is UNKNOWN:
-            found = self.queues_in(rv.targets, r)
+            found = queues.in_targets(rv.targets, r)
             if len(found) != 1:
-                q = self._queue_of(rv.pending(("arn",)))
+                q = queues.of_pending(rv.pending(("arn",)))
                 found = [q] if q is not None else found
             if len(found) == 1:
                 e.queue_link = Link(found)
@@ -108,15 +117,17 @@ class ConsumerLinks:
         return e
 
     def _link_function(self, e: ESM):
+        """The mapping's function: the name or ARN the plan knows; the functions (or aliases'
+        functions) its references lead to; what the source says it is (the name or ARN of a
+        function or alias of the plan, known after apply, or a name or ARN); else unknown."""
         r = e.res
         rv = self.resolve.value(r, "function_name")
         fn = rv.value
         if isinstance(fn, str):
             self._link_function_named(e, fn)
             return
-        targets = rv.targets
         found: list[Function] = []
-        for t in targets:
+        for t in rv.targets:
             if t.res is None:
                 continue
             if t.res.type == "aws_lambda_function":
@@ -128,17 +139,35 @@ class ConsumerLinks:
         if len(picked) == 1:
             e.function_link = Link([uniq[picked[0].address]])
             e.function_label = picked[0].address
-        elif picked:
+            return
+        if picked:
             e.function_link = Link(unknown_reason=f"function_name could be any of {len(picked)} functions")
-        elif not self._function_from_source(e, rv):
-            e.function_link = Link(unknown_reason="function_name is only known after apply and leads to no function in the plan")
+            return
+        said = rv.named() if fn is UNKNOWN else None
+        p = said.pending if said is not None else None
+        if p is not None and len(p.path) == 1 and p.path[0] in ("function_name", "arn", "qualified_arn") and \
+                p.res.type in ("aws_lambda_function", "aws_lambda_alias"):
+            fns = [p.res] if p.res.type == "aws_lambda_function" else \
+                narrow(list({f.address: f.res for f in self._functions_of_alias(p.res)}.values()), r)
+            if len(fns) == 1:
+                f = self._function(fns[0])
+                e.function_link = Link([f])
+                e.function_label = f.address
+                return
+            if fns:
+                e.function_link = Link(unknown_reason=f"function_name could be any of {len(fns)} functions")
+                return
+        elif p is None and said is not None and said.text:
+            self._link_function_named(e, said.text)
+            return
+        e.function_link = Link(unknown_reason="function_name is only known after apply and leads to no function in the plan")
 
     def _function(self, res: Resource) -> Function:
         return self.functions.get(res.address) or Function(res)
 
     def _functions_named(self, name: str | None) -> list[Function]:
         """The functions of the plan (managed, else data sources) a function name designates."""
-        return list(self.functions_by_name.get(name, ())) or [
+        return list(self.by_name.get(name, ())) or [
             self._function(d) for d in self.plan.of_type("aws_lambda_function")
             if d.mode == "data" and lambda_function_name(d.attr("function_name")) == name]
 
@@ -157,32 +186,6 @@ class ConsumerLinks:
         e.function_label = fn
         found = self._functions_named(lambda_function_name(fn))
         e.function_link = Link(found[:1]) if found else Link(external=fn)
-
-    def _function_from_source(self, e: ESM, rv) -> bool:
-        """Link ``e`` through what the configuration source says its function_name (``rv``)
-        is: a name or ARN, or the name or ARN of a function of the plan known after apply.
-        False when the source cannot say."""
-        if rv.value is not UNKNOWN:
-            return False
-        pending = rv.pending(("function_name", "arn", "qualified_arn"),
-                             ("aws_lambda_function", "aws_lambda_alias"))
-        if pending is not None:
-            fns = [pending.res] if pending.res.type == "aws_lambda_function" else \
-                narrow(list({f.address: f.res for f in self._functions_of_alias(pending.res)}.values()), e.res)
-            if len(fns) == 1:
-                f = self._function(fns[0])
-                e.function_link = Link([f])
-                e.function_label = f.address
-                return True
-            if fns:
-                e.function_link = Link(unknown_reason=f"function_name could be any of {len(fns)} functions")
-                return True
-            return False
-        v = rv.partial if rv.evaluated is not None else None
-        if isinstance(v, str) and v and not hasattr(v, "pending"):
-            self._link_function_named(e, v)
-            return True
-        return False
 
     def declared_function_timeout(self, e: ESM):
         """The function timeout a module was told for the mapping's function when the

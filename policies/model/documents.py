@@ -1,15 +1,20 @@
 """Policy documents: every IAM and resource policy of the plan, once, from its JSON, its
-``aws_iam_policy_document`` data source, or the configuration source."""
+``aws_iam_policy_document`` data source, or the configuration source. :class:`Documents`
+reads them on demand (the IAM rules, stage 4's buckets), each once.
+
+A document follows the resolver's chain with one exception, as the redrive policy does
+(model/redrive.py): where the plan leaves it unknown, the configuration source is read BEFORE
+the plan's references, because the references tell only which document data source it is
+built from, not what it says (``merge(jsondecode(data.x.json), ...)`` references ``data.x``
+and says more); the source's value is the document itself, and a placeholder for a data
+source's JSON (``data.aws_iam_policy_document.x.json``) is that data source's document."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .. import iamdoc
-from ..graph import UNKNOWN, Resource, Target, marked, narrow
+from ..graph import UNKNOWN, Plan, Resource, Target, marked, narrow
+from ..resolve import Resolved, Resolver
+from .queues import Queue
 from .values import show
-
-if TYPE_CHECKING:
-    from .queues import Queue
 
 
 POLICY_ATTRS = {
@@ -47,11 +52,15 @@ class PolicyDoc:
         self.ref = ref if ref is not None else (doc.ref if doc is not None else None)
 
 
-class DocumentLinks:
-    """Model stage of policy documents (read on demand, memoized)."""
+class Documents:
+    """The plan's policy documents, read when asked (the IAM rules, the bucket stage) and
+    memoized: ``document_from`` (the document one resource's attribute carries),
+    ``data_document`` (of a policy document data source), ``all`` (every document, once),
+    ``of_queue`` (the access policies of a queue)."""
 
-    def _documents_on_demand(self):
-        """Policy documents are read when asked (the IAM rules, the bucket stage), memoized here."""
+    def __init__(self, plan: Plan, resolve: Resolver):
+        self.plan = plan
+        self.resolve = resolve
         self._doc_cache: dict[str, iamdoc.Document | None] = {}
         self._docs_memo: dict[tuple, PolicyDoc | None] = {}
         self._consumed_docs: set[str] = set()
@@ -77,10 +86,9 @@ class DocumentLinks:
                 return PolicyDoc(res.address, None, error=f"{attr} is not a valid policy document: {e}")
         if raw is not UNKNOWN:
             return PolicyDoc(res.address, None, error=f"{attr} is {show(raw)}, not a policy document (a JSON string)")
-        got = self._document_from_source(rv)
-        if got is not None:
+        if rv.evaluated is not None:  # the source first: see the module docstring
             self._consume(rv)
-            return got
+            return self._document_of(rv, attr)
         return self._document_via(res, rv.targets, attr)
 
     def _consume(self, rv):
@@ -103,30 +111,23 @@ class DocumentLinks:
                 return PolicyDoc(res.address, d, via=docs[0].address)
         return PolicyDoc(res.address, None, unknown_reason=f"{what} is only known after apply")
 
-    def _document_from_source(self, rv, attr: str | None = None) -> PolicyDoc | None:
-        """The document of ``rv`` (resolve.Resolved) from the configuration source, None when
-        it cannot say; ``attr`` names it in messages (default: the attribute)."""
-        ev = rv.evaluated
-        if ev is None:
-            return None
-        return self._document_of_partial(rv.res, attr or rv.path[0], ev.value, ev.ref)
-
-    def _document_of_partial(self, res: Resource, attr: str, v, ref) -> PolicyDoc:
-        """The document a policy's partial value ``v`` (from the source, at ``ref``) says."""
-        from .. import source as src
-
-        if isinstance(v, src.Pending) and v.res.type == "aws_iam_policy_document" and v.path == ("json",):
-            self._consumed_docs.add(v.res.address)
-            d = self.data_document(v.res)
+    def _document_of(self, rv: Resolved, attr: str) -> PolicyDoc:
+        """The document the configuration source says ``rv`` (resolve.Resolved) is: the
+        document of a policy document data source whose JSON it is, or the JSON it evaluates to."""
+        res = rv.res
+        pending = rv.pending(("json",), ("aws_iam_policy_document",))
+        if pending is not None:
+            self._consumed_docs.add(pending.res.address)
+            d = self.data_document(pending.res)
             if d is None:
-                return PolicyDoc(res.address, None, unknown_reason=f"{attr} is the JSON of {v.res.address}, which is "
-                                 "only known after apply", via=v.res.address)
-            return PolicyDoc(res.address, d, via=v.res.address)
-        doc = src.decode_json(v)
-        if isinstance(doc, src.Unknown):
-            return PolicyDoc(res.address, None, unknown_reason=f"{attr} is only known after apply: {doc.why}", ref=ref)
+                return PolicyDoc(res.address, None, unknown_reason=f"{attr} is the JSON of {pending.res.address}, "
+                                 "which is only known after apply", via=pending.res.address)
+            return PolicyDoc(res.address, d, via=pending.res.address)
+        doc, ref, why = rv.json()
+        if why is not None:
+            return PolicyDoc(res.address, None, unknown_reason=f"{attr} is only known after apply: {why}", ref=ref)
         try:
-            return PolicyDoc(res.address, iamdoc.from_object(src.to_plain(doc), res.address, ref=ref))
+            return PolicyDoc(res.address, iamdoc.from_object(doc, res.address, ref=ref))
         except iamdoc.PolicyParseError as e:
             return PolicyDoc(res.address, None, error=f"{attr} is not a valid policy document ({ref}): {e}", ref=ref)
 
@@ -149,8 +150,8 @@ class DocumentLinks:
                 sources = self._doc_list(r, "source_policy_documents")
                 overrides = self._doc_list(r, "override_policy_documents")
                 got = own if not sources and not overrides else iamdoc.merge(sources, own, overrides, r.address)
-                if self.source is not None and (got is None or got.incomplete or iamdoc.undecided(got)):
-                    got = self._data_document_from_source(r) or got
+                if self.resolve.source is not None and (got is None or got.incomplete or iamdoc.undecided(got)):
+                    got = self._block_document(r) or got
             self._doc_cache[r.address] = got
         return got
 
@@ -187,27 +188,27 @@ class DocumentLinks:
             return known + [self.data_document(d) for d in pending]
         return known + [None] * max(unknown, 1)
 
-    def _data_document_from_source(self, r: Resource) -> iamdoc.Document | None:
-        """An aws_iam_policy_document evaluated from its block: statements (dynamic ones
-        expanded), merged with source_policy_documents / override_policy_documents by Sid."""
-        from .. import source as src
-
-        got = self.resolve.block(r)
-        if got is None:
-            return None
-        body, ref = got
-        if not isinstance(body, dict) or isinstance(body.get("statement", []), src.Unknown):
+    def _block_document(self, r: Resource) -> iamdoc.Document | None:
+        """An aws_iam_policy_document as the configuration source's evaluated block says it
+        (resolve.Resolver.in_block): statements (dynamic ones expanded), merged with
+        source_policy_documents / override_policy_documents by Sid; None when it cannot say."""
+        statements = self.resolve.in_block(r, "statement")
+        listed = {key: self.resolve.in_block(r, key) for key in ("source_policy_documents", "override_policy_documents")}
+        if statements.evaluated is None or statements.unknown_why is not None or any(
+                v.unknown_why is not None for v in listed.values()):
             return None
 
         def docs(key):
             out = []
-            for v in body.get(key) or ():
-                if isinstance(v, src.Pending) and v.res.type == "aws_iam_policy_document" and v.path == ("json",):
-                    d = self.data_document(v.res)
+            for i, _ in enumerate(listed[key].partial or ()):
+                v = self.resolve.in_block(r, key, i)
+                pending = v.pending(("json",), ("aws_iam_policy_document",))
+                if pending is not None:
+                    d = self.data_document(pending.res)
                 else:
-                    obj = src.decode_json(v)
+                    got = v.json()
                     try:
-                        d = None if isinstance(obj, src.Unknown) else iamdoc.from_object(src.to_plain(obj), r.address)
+                        d = None if got is None or got[2] is not None else iamdoc.from_object(got[0], r.address)
                     except iamdoc.PolicyParseError:
                         d = None
                 if d is None:
@@ -215,22 +216,19 @@ class DocumentLinks:
                 out.append(d)
             return out
 
-        if isinstance(body.get("source_policy_documents"), src.Unknown) or isinstance(
-                body.get("override_policy_documents"), src.Unknown):
-            return None
         sources, overrides = docs("source_policy_documents"), docs("override_policy_documents")
         if sources is None or overrides is None:
             return None
         try:
-            own = iamdoc.from_blocks(src.to_plain(body.get("statement") or []))
+            own = iamdoc.from_blocks(statements.plain() or [])
         except iamdoc.PolicyParseError:
             return None
-        statements = iamdoc.merge_by_sid([s for d in sources for s in d.statements], own)
+        merged = iamdoc.merge_by_sid([s for d in sources for s in d.statements], own)
         for d in overrides:
-            statements = iamdoc.merge_by_sid(statements, d.statements)
-        return iamdoc.Document(statements, r.address, ref=ref)
+            merged = iamdoc.merge_by_sid(merged, d.statements)
+        return iamdoc.Document(merged, r.address, ref=statements.ref)
 
-    def policy_documents(self) -> list[PolicyDoc]:
+    def all(self) -> list[PolicyDoc]:
         """Every policy document in the plan, once: on the resource that carries it,
         managed policies read by a data source and attached to a role, user or group,
         and standalone aws_iam_policy_document data sources no resource consumes."""
@@ -268,14 +266,14 @@ class DocumentLinks:
             # unknown parts in blocks the plan's configuration does not show: none at all (the
             # provider reads them back), or dynamic ones, which the plan's configuration leaves
             # out: only the source tells them apart
-            got = self._inline_policies_from_source(r)
+            got = self._block_inline_policies(r)
             if got is not None:
                 return got
         rv = self.resolve.value(r, "inline_policy")
         blocks = rv.value
         if blocks is UNKNOWN:  # the blocks themselves
             got = self._document_via(r, rv.targets, "inline_policy")
-            return (self._inline_policies_from_source(r) or [got]) if got.doc is None else [got]
+            return (self._block_inline_policies(r) or [got]) if got.doc is None else [got]
         out = []
         dynamic = not r.configured("inline_policy")  # blocks the plan shows but its configuration leaves out
         for i, blk in enumerate(blocks if isinstance(blocks, list) else ()):
@@ -299,25 +297,22 @@ class DocumentLinks:
                     out.append(PolicyDoc(r.address, None, error=f"inline_policy {i} is not valid: {e}"))
             elif pol is UNKNOWN:
                 got = self._document_via(r, pv.targets, f"inline_policy {i}")
-                if got.doc is None:
-                    got = self._document_from_source(pv, f"inline_policy {i}") or got
+                if got.doc is None and pv.evaluated is not None:
+                    got = self._document_of(pv, f"inline_policy {i}")
                 out.append(got)
         return out
 
-    def _inline_policies_from_source(self, r: Resource) -> list[PolicyDoc] | None:
+    def _block_inline_policies(self, r: Resource) -> list[PolicyDoc] | None:
         """The documents of ``r``'s inline_policy blocks as the source's evaluated block has
         them (dynamic ones expanded); None when the source cannot say."""
-        from .. import source as src
-
-        got = self.resolve.block(r)
-        blocks = got[0].get("inline_policy") if got is not None and isinstance(got[0], dict) else None
-        if isinstance(blocks, src.Unknown):  # a dynamic block over a collection known only after apply
-            return [PolicyDoc(r.address, None, unknown_reason=f"inline_policy is only known after apply: {blocks.why}",
-                              ref=got[1])]
-        if not isinstance(blocks, list):
+        blocks = self.resolve.in_block(r, "inline_policy")
+        if blocks.unknown_why is not None:  # a dynamic block over a collection known only after apply
+            return [PolicyDoc(r.address, None, unknown_reason=f"inline_policy is only known after apply: "
+                              f"{blocks.unknown_why}", ref=blocks.ref)]
+        if not isinstance(blocks.partial, list):
             return None
-        return [self._document_of_partial(r, f"inline_policy {i}", b.get("policy"), got[1])
-                for i, b in enumerate(blocks) if isinstance(b, dict) and b.get("policy") not in (None, "")]
+        return [self._document_of(self.resolve.in_block(r, "inline_policy", i, "policy"), f"inline_policy {i}")
+                for i, b in enumerate(blocks.partial) if isinstance(b, dict) and b.get("policy") not in (None, "")]
 
     def _attached_managed_policies(self) -> list[PolicyDoc]:
         """Existing managed policies (data aws_iam_policy, content read while planning)
@@ -350,7 +345,8 @@ class DocumentLinks:
                 out.append(PolicyDoc(r.address, None, unknown_reason="its policy is only known after apply"))
         return out
 
-    def queue_policies(self, q: Queue) -> list[PolicyDoc]:
+    def of_queue(self, q: Queue) -> list[PolicyDoc]:
+        """The documents of a queue's access policies (its own, and separate queue policies)."""
         out = []
         for res, attr in q.policy_sources:
             d = self.document_from(res, attr)

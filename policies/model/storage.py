@@ -1,15 +1,15 @@
-"""Buckets and tables: the claim-check buckets with their separate settings resources
-(encryption, public access block, lifecycle, policy) and the queues whose payloads they hold."""
+"""Buckets and tables (stage 4): the claim-check buckets with their separate settings
+resources (encryption, public access block, lifecycle, policy) and the queues whose payloads
+they hold, found through stage 1's queues, stage 2's consumers and the policy documents."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
-from ..graph import UNKNOWN, Resource
-from .documents import POLICY_ATTRS
-
-if TYPE_CHECKING:
-    from .queues import Queue
+from ..graph import UNKNOWN, Plan, Resource
+from ..resolve import Resolver
+from .consumers import Consumers
+from .documents import POLICY_ATTRS, Documents
+from .queues import Queue, QueueIndex
 
 
 class Bucket:
@@ -29,16 +29,23 @@ class Bucket:
         self.claim_check = False
 
 
-class StorageLinks:
-    """Model stage of buckets: settings resources attached, claim-check queues associated."""
+def link_storage(plan: Plan, resolve: Resolver, queues: QueueIndex, consumers: Consumers,
+                 documents: Documents) -> tuple[list[Bucket], list[Resource]]:
+    """Stage 4 (after the queues and consumers: a bucket's queues are found through the
+    functions that consume them): buckets with their settings, and the tables."""
+    buckets = _Storage(plan, resolve, queues, consumers, documents).buckets()
+    tables = [r for r in plan.of_type("aws_dynamodb_table") if r.mode == "managed"]
+    return buckets, tables
 
-    def _link_storage(self):
-        """Stage 4 (after the queues and consumers: a bucket's queues are found through the
-        functions that consume them): buckets with their settings, and the tables."""
-        self.buckets: list[Bucket] = self._buckets()
-        self.tables: list[Resource] = [r for r in self.plan.of_type("aws_dynamodb_table") if r.mode == "managed"]
 
-    def _buckets(self) -> list[Bucket]:
+class _Storage:
+    """What stage 4 reads from: the plan, the resolver and the stages before it."""
+
+    def __init__(self, plan: Plan, resolve: Resolver, queues: QueueIndex, consumers: Consumers,
+                 documents: Documents):
+        self.plan, self.resolve, self.queues, self.consumers, self.documents = plan, resolve, queues, consumers, documents
+
+    def buckets(self) -> list[Bucket]:
         buckets = [Bucket(r) for r in self.plan.of_type("aws_s3_bucket") if r.mode == "managed"]
         by_res = {b.address: b for b in buckets}
         by_name: dict[str, list[Bucket]] = {}
@@ -47,6 +54,8 @@ class StorageLinks:
                 by_name.setdefault(b.name, []).append(b)
 
         def owner(r: Resource) -> Bucket | None:
+            """The bucket a settings resource configures: the name the plan knows; a bucket its
+            references lead to; what the source says it is (a bucket's ID, or a name); else None."""
             rv = self.resolve.value(r, "bucket")
             name = rv.value
             if isinstance(name, str):
@@ -55,14 +64,13 @@ class StorageLinks:
             for t in rv.targets:
                 if t.res is not None and t.res.address in by_res:
                     return by_res[t.res.address]
-            if name is UNKNOWN:  # through a local value: the configuration source may name the bucket
-                pending = rv.pending(("id", "bucket"), ("aws_s3_bucket",))
-                if pending is not None:
-                    return by_res.get(pending.res.address)
-                v = rv.partial if rv.evaluated is not None else None
-                if isinstance(v, str) and v:
-                    got = by_name.get(v, [])
-                    return got[0] if len(got) == 1 else None
+            said = rv.named() if name is UNKNOWN else None  # through a local value
+            p = said.pending if said is not None else None
+            if p is not None and len(p.path) == 1 and p.path[0] in ("id", "bucket") and p.res.type == "aws_s3_bucket":
+                return by_res.get(p.res.address)
+            if p is None and said is not None and said.text:
+                got = by_name.get(said.text, [])
+                return got[0] if len(got) == 1 else None
             return None
 
         for typ, slot in (("aws_s3_bucket_server_side_encryption_configuration", "sse"),
@@ -89,7 +97,7 @@ class StorageLinks:
         granting access to both the bucket and a queue, (2) a Lambda function that
         references the bucket and consumes a queue, (3) the nearest enclosing
         (non-root) module instance that holds both."""
-        if not buckets or not self.queues:
+        if not buckets or not self.queues.all:
             return
         bucket_arn = re.compile(r"^arn:[a-z-]+:s3:::([^/]+)")
 
@@ -99,7 +107,7 @@ class StorageLinks:
                         "aws_sqs_queue", "aws_sqs_queue_policy", "aws_s3_bucket_policy", "aws_s3_bucket"):
                     yield r, None
                 elif r.type == "aws_lambda_function" and r.mode == "managed":
-                    yield r, self.functions.get(r.address)
+                    yield r, self.consumers.functions.get(r.address)
 
         def resource_policy(r: Resource) -> bool:
             """A document whose statements all name principals: a resource policy (a queue's
@@ -108,7 +116,7 @@ class StorageLinks:
                 return True
             if r.type != "aws_iam_policy_document":
                 return False
-            pd = self.document_from(r, "json")
+            pd = self.documents.document_from(r, "json")
             doc = pd.doc if pd is not None else None
             if doc is None or not doc.statements:
                 return False
@@ -119,7 +127,7 @@ class StorageLinks:
                 continue
             linked = self.resolve.references(r, "aws_s3_bucket", "aws_sqs_queue")
             bs = {x.address for x in linked if x.address in by_res}
-            qs = {x.address for x in linked if x.address in self.queue_by_res}
+            qs = {x.address for x in linked if x.address in self.queues.by_res}
             # known ARNs in a known policy JSON
             text = r.attr("json") if r.type == "aws_iam_policy_document" else r.attr("policy")
             if isinstance(text, str):
@@ -129,12 +137,12 @@ class StorageLinks:
                     if bm:
                         for b in by_name.get(bm.group(1), ()):
                             bs.add(b.address)
-                    for q in self.queue_for_arn(arn):
+                    for q in self.queues.for_arn(arn):
                         qs.add(q.address)
             elif r.mode == "managed" and text is UNKNOWN and r.type in POLICY_ATTRS:
                 # only known after apply (it names a queue's ARN, say): the bucket ARNs its
                 # statements write out (a literal name, a local) are read from the source
-                pd = self.document_from(r, POLICY_ATTRS[r.type])
+                pd = self.documents.document_from(r, POLICY_ATTRS[r.type])
                 for st in (pd.doc.statements if pd is not None and pd.doc is not None else ()):
                     for arn in st.resources if isinstance(st.resources, list) else ():
                         bm = bucket_arn.match(arn) if isinstance(arn, str) else None
@@ -147,7 +155,7 @@ class StorageLinks:
                 for v in env.values() if isinstance(env, dict) else ():
                     for b in by_name.get(v, ()) if isinstance(v, str) else ():
                         bs.add(b.address)
-                for e in self.esms:
+                for e in self.consumers.esms:
                     if e.function_link.one is not None and e.function_link.one.address == fn.address and e.queue_link.one:
                         qs.add(e.queue_link.one.address)
             if bs and qs:
@@ -155,7 +163,7 @@ class StorageLinks:
                     b = by_res[ba]
                     b.claim_check = True
                     for qa in qs:
-                        q = self.queue_by_res[qa]
+                        q = self.queues.by_res[qa]
                         if q not in b.queues:
                             b.queues.append(q)
         for b in buckets:
@@ -163,7 +171,7 @@ class StorageLinks:
                 continue
             mod = b.res.module
             while mod:
-                qs = [q for q in self.queues if q.res.module == mod or q.res.module.startswith(mod + ".")]
+                qs = [q for q in self.queues.all if q.res.module == mod or q.res.module.startswith(mod + ".")]
                 if qs:
                     b.queues = qs
                     b.claim_check = True

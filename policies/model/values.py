@@ -60,11 +60,23 @@ def lambda_function_name(ref: Any) -> str | None:
     return ref.split(":", 1)[0]
 
 
-def pending_text_type():
-    """source.PendingText, imported only when a redrive policy is read from source."""
-    from ..source import PendingText
+class Link:
+    """What following a link (a queue's DLQ, a mapping's queue or function) came to: the
+    resources found (``items``; ``one`` when exactly one), a place outside the plan
+    (``external``), or why none could be told (``unknown_reason``; ``candidates``: every
+    resource it could be, when several)."""
 
-    return PendingText
+    __slots__ = ("items", "unknown_reason", "external", "candidates")
+
+    def __init__(self, items=None, unknown_reason: str | None = None, external: str | None = None):
+        self.items = items or []
+        self.candidates = []
+        self.unknown_reason = unknown_reason
+        self.external = external
+
+    @property
+    def one(self):
+        return self.items[0] if len(self.items) == 1 else None
 
 
 def show(v: Any) -> str:

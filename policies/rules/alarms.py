@@ -270,8 +270,8 @@ def age_alarm(model: Model, opts):
                                   "it fires only after messages expire")
         elif unresolved:
             yield unknown(q.address, f"no alarm names this queue, but the queue of {unresolved[0].address} is only known after apply")
-        elif q.dlq_link is None and model.unresolved_service_dlqs:
-            address, what = model.unresolved_service_dlqs[0]
+        elif q.redrive is None and model.index.unresolved_service_dlqs:
+            address, what = model.index.unresolved_service_dlqs[0]
             yield unknown(q.address, f"no alarm on {metric}, which a source queue needs and a DLQ does not, and it "
                                      f"may be the {what} {address} (named through a value the plan does not show)")
         elif _elsewhere(q, metric):

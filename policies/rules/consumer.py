@@ -42,7 +42,7 @@ def visibility(model: Model, opts):
             continue
         link = e.function_link
         f = link.one
-        declared = model.declared_function_timeout(e) if f is None else None
+        declared = model.consumers.declared_function_timeout(e) if f is None else None
         if declared is not None:
             t, w, vis = declared[0], e.batching_window(), q.visibility()
             if not invalid_of(w, vis) and w is not UNKNOWN and vis is not UNKNOWN:

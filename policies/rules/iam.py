@@ -79,7 +79,7 @@ policy documents and resource policies; Deny statements with wildcards narrow ac
       options=(Option("services", list(SERVICES), list, "services whose service-wide wildcard is refused"),))
 def no_wildcards(model: Model, opts):
     services = {s.lower() for s in opts["services"]}
-    for d in model.policy_documents():
+    for d in model.documents.all():
         if d.doc is None:
             if d.error:
                 yield fail(d.address, d.error, ref=d.ref)
@@ -126,7 +126,7 @@ apply are references to resources of the plan, hence named.""",
       options=(Option("services", list(SERVICES), list, "services whose data actions must name resources"),))
 def scoped_resources(model: Model, opts):
     services = {s.lower() for s in opts["services"]}
-    for d in model.policy_documents():
+    for d in model.documents.all():
         if d.doc is None:
             continue  # IAM001 already reports an unknown or broken document
         bad, undecided = [], False

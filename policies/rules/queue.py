@@ -24,11 +24,12 @@ def _maybe(q: Queue, kind: str) -> str | None:
 
 def _dlq_or_unknown(q: Queue, what: str):
     """(dlq, None) or (None, Result) when the DLQ cannot be examined; (None, None) when there is none."""
-    link = q.dlq_link
-    if q.redrive_error and q.dlq is not None:
+    rd = q.redrive
+    if rd is not None and rd.error and q.dlq is not None:
         return q.dlq, None  # named by its URL (SQS002 fails that): the queue it clearly means
-    if link is None or q.redrive_error:
+    if rd is None or rd.error:
         return None, None  # no DLQ, or a broken redrive policy (SQS002 fails it)
+    link = rd.link
     if link.one is not None:
         return link.one, None
     if link.external:
@@ -81,24 +82,24 @@ configuration's; unknown when the plan shows neither.""",
       sources=('sqs-dlq',))
 def queue_has_dlq(model: Model, opts):
     for q in _sources(model):
-        link = q.dlq_link
+        rd = q.redrive
         maybe = _maybe(q, "redrive")
-        if link is None and maybe:
+        if rd is None and maybe:
             yield unknown(q.address, f"no inline redrive policy, and {maybe}")
-        elif link is None and model.unresolved_service_dlqs:
+        elif rd is None and model.index.unresolved_service_dlqs:
             yield unknown(q.address, "has no dead-letter queue of its own, but it may be the "
                                      f"{_unresolved_service_dlq(model)}")
-        elif link is None:
+        elif rd is None:
             yield fail(q.address, "has no dead-letter queue: no redrive_policy and no aws_sqs_queue_redrive_policy targets it")
-        elif q.redrive_error:
-            yield fail(q.address, q.redrive_error, q.redrive_fix, ref=q.redrive_ref)
-        elif link.one is not None or link.external:
-            yield _dlq_place(q, link, q.redrive_ref)
+        elif rd.error:
+            yield fail(q.address, rd.error, rd.fix, ref=rd.ref)
+        elif rd.link.one is not None or rd.link.external:
+            yield _dlq_place(q, rd.link, rd.ref)
         else:
-            yield unknown(q.address, f"a redrive policy is set but {link.unknown_reason}", ref=q.redrive_ref)
+            yield unknown(q.address, f"a redrive policy is set but {rd.link.unknown_reason}", ref=rd.ref)
     # an aws_sqs_queue_redrive_policy giving a queue the plan does not create (an existing queue
     # read by a data source, or named by its URL) its DLQ: judged on the redrive policy resource
-    for kind, r, link in model.unattached:
+    for kind, r, link in model.index.unattached:
         if kind == "redrive" and link.external:
             got = _external_source_dlq(model, r, link)
             if got is not None:
@@ -110,7 +111,7 @@ def _external_source_dlq(model: Model, r, link):
     source has a DLQ; it must be in the source's account and Region. The source's place is
     its data source's ARN or URL when read at plan time (else its provider configuration's),
     or its URL's."""
-    rp = model.redrive_policy(r)  # from the plan, else the source (--source-dir)
+    rp = model.index.redrive_policy(r)  # from the plan, else the source (--source-dir)
     arn = rp.arn
     if rp.error and rp.max_receive_count is None:
         return None  # SQS003 fails the redrive policy itself
@@ -118,7 +119,7 @@ def _external_source_dlq(model: Model, r, link):
         return fail(r.address, f"{rp.error}: the queue it configures gets no dead-letter queue",
                     rp.fix or "Set deadLetterTargetArn to the ARN of the dead-letter queue (aws_sqs_queue.<dlq>.arn).",
                     ref=rp.ref)
-    data = model.existing_queue_of(model.resolve.value(r, "queue_url").targets)
+    data = model.index.existing_queue_of(model.resolve.value(r, "queue_url").targets)
     if data is not None:
         source = f"the existing queue {data.address}"
         got = parse_sqs_arn(data.values.get("arn")) or parse_sqs_url(data.values.get("url"))
@@ -170,8 +171,8 @@ def _external_source_dlq(model: Model, r, link):
 
 def _unresolved_service_dlq(model: Model) -> str:
     """"dead-letter queue of <what> <address>, named through a value the plan does not show"."""
-    address, what = model.unresolved_service_dlqs[0]
-    more = len(model.unresolved_service_dlqs) - 1
+    address, what = model.index.unresolved_service_dlqs[0]
+    more = len(model.index.unresolved_service_dlqs) - 1
     return (f"{what} {address}{f' (or of {more} more)' if more else ''}, which names its queue through a value "
             "the plan does not show (a local value); read the configuration (--source-dir) to tell")
 
@@ -257,15 +258,16 @@ def max_receive_count(model: Model, opts):
         return ok(address, f"maxReceiveCount {mrc} within {lo}..{hi}", ref=ref)
 
     for q in _sources(model):
-        if q.dlq_link is None or (q.redrive_error and not isinstance(q.max_receive_count, Invalid)):
+        rd = q.redrive
+        if rd is None or (rd.error and not isinstance(rd.max_receive_count, Invalid)):
             continue
-        yield verdict(q.address, q.max_receive_count, q.redrive_ref, q.redrive_why)
+        yield verdict(q.address, rd.max_receive_count, rd.ref, rd.why)
     # a redrive policy resource whose queue is not in the plan (or cannot be told) is
     # still a redrive policy: its maxReceiveCount is evaluated on its own address, from the
     # plan, else (the JSON embeds the DLQ's ARN) from the source (--source-dir)
-    for kind, r, _link in model.unattached:
+    for kind, r, _link in model.index.unattached:
         if kind == "redrive":
-            rp = model.redrive_policy(r)
+            rp = model.index.redrive_policy(r)
             if rp.max_receive_count is None and rp.error:
                 yield fail(r.address, rp.error, "Set redrive_policy to a JSON object with deadLetterTargetArn and "
                                                 "maxReceiveCount.", ref=rp.ref)
@@ -306,7 +308,7 @@ def dlq_retention(model: Model, opts):
                        attrs=((dlq.address if src_r < 1209600 else q.address, "message_retention_seconds"),))
     # a redrive policy resource whose source queue is not a queue of the plan (an existing
     # queue read by a data source, a URL): the rule cannot compare, and says why
-    for kind, r, link in model.unattached:
+    for kind, r, link in model.index.unattached:
         if kind == "redrive":
             yield _unattached_retention(model, r, link)
 
@@ -323,7 +325,7 @@ def _unattached_retention(model: Model, r, link):
         source = f"the queue {url if len(url) <= 200 else url[:199] + '…'}, which this plan does not create"
     else:
         source = f"not told by the plan ({link.unknown_reason})" if link.unknown_reason else "not told by the plan"
-    dlqs = model.dlqs_of_redrive(r)
+    dlqs = model.index.redrive_policy(r).dlqs
     dlq = ""
     if len(dlqs) == 1:
         ret = dlqs[0].retention()
@@ -442,7 +444,7 @@ correct shape here and is not an IAM-wildcard finding.""",
       sources=('sqs-security',))
 def queue_policy_tls(model: Model, opts):
     for q in model.queues:
-        docs = model.queue_policies(q)
+        docs = model.documents.of_queue(q)
         if not docs and _maybe(q, "policy"):
             yield unknown(q.address, f"no inline policy, and {_maybe(q, 'policy')}")
             continue
@@ -456,9 +458,9 @@ def queue_policy_tls(model: Model, opts):
 
 
 def _unattached_policies(model: Model):
-    for kind, r, _link in model.unattached:
+    for kind, r, _link in model.index.unattached:
         if kind == "policy":
-            d = model.document_from(r, "policy")
+            d = model.documents.document_from(r, "policy")
             if d is not None:
                 yield d
 
@@ -490,7 +492,7 @@ policy resource is evaluated on its own when its queue is not in the plan.""",
       sources=('sqs-security',))
 def queue_policy_public(model: Model, opts):
     for q in model.queues:
-        yield _public_verdict(q.address, model.queue_policies(q))
+        yield _public_verdict(q.address, model.documents.of_queue(q))
     for d in _unattached_policies(model):
         yield _public_verdict(d.address, [d])
 
@@ -583,7 +585,7 @@ def dlq_redrive_allow(model: Model, opts):
             # the queues the policy is built from: those its expression references and, through
             # a local value, those the configuration source says (resolve.Resolved.linked)
             rv = model.resolve.value(d.allow_res, d.allow_attr)
-            built = model.queues_among(rv.linked("aws_sqs_queue"), d.allow_res)
+            built = model.index.among(rv.linked("aws_sqs_queue"), d.allow_res)
             missing = [s.address for s in d.sources if s not in built]
             why = f" ({d.allow_why})" if d.allow_why else ""
             if missing and rv.linked_all:
@@ -619,7 +621,7 @@ def dlq_redrive_allow(model: Model, opts):
                 yield ok(d.address, f"byQueue naming {names}", ref=ref)
     # a redrive-allow policy resource whose queue is not in the plan: its permission, on its own,
     # from the plan, else (the JSON embeds a source queue's ARN) from the source (--source-dir)
-    for kind, r, _link in model.unattached:
+    for kind, r, _link in model.index.unattached:
         if kind != "allow":
             continue
         raw, ref, why = r.attr("redrive_allow_policy"), None, None

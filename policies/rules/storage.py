@@ -81,7 +81,7 @@ when aws:SecureTransport is "false", on the bucket and its objects.""",
       sources=('s3-security',))
 def bucket_tls(model: Model, opts):
     for b in model.buckets:
-        docs = [d for d in (model.document_from(r, a) for r, a in b.policies) if d is not None]
+        docs = [d for d in (model.documents.document_from(r, a) for r, a in b.policies) if d is not None]
         if not docs:
             yield fail(b.address, "has no bucket policy, so requests without TLS are accepted")
             continue
@@ -205,7 +205,7 @@ def claim_check_expiry(model: Model, opts):
                 # FIFO: the DLQ resets the enqueue time, the message lives source + DLQ retention
                 fifo = q.fifo is True and q.dlq.fifo is True
                 parts, who = ([q.retention(), q.dlq.retention()] if fifo else [q.dlq.retention()]), q.dlq
-            elif q.dlq_link is not None:
+            elif q.redrive is not None:
                 undecided.append(f"the DLQ of {q.address} is not in this plan")
                 continue
             else:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..graph import module_parent, parse_module_address
 from .filefns import ARITY as FILE_ARITY
@@ -13,9 +12,6 @@ from .templates import _heredoc_expr, _unescape
 from .tree import MAX_ITEMS, MAX_TEXT, ModuleSource, _Error, _OutOfSteps, _TooLarge, _declared_sensitive, _name, _trees
 from .values import Template, Unknown, settled, first_unknown, is_unknown
 
-if TYPE_CHECKING:  # the reader imports this module
-    from .reader import Source
-
 
 _ROOTS = {"var", "local", "module", "data", "each", "count"}
 
@@ -23,7 +19,9 @@ _ROOTS = {"var", "local", "module", "data", "each", "count"}
 class Evaluator:
     """Partial evaluation of configuration expressions against the plan."""
 
-    def __init__(self, source: "Source", refine: bool = True):
+    def __init__(self, source, refine: bool = True):
+        """``source``: the reader.Source that owns it (its plan, module sources, notes); the
+        reader imports this module, not the other way round."""
         self.src = source
         self.plan = source.plan
         self._memo: dict = {}

@@ -18,13 +18,9 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .tree import _Error
 from .values import Unknown, is_unknown
-
-if TYPE_CHECKING:  # the reader imports this module
-    from .reader import Source
 
 # fileset(): at most this many directory entries are looked at for one call
 MAX_FILESET_ENTRIES = 10_000
@@ -36,7 +32,9 @@ class Files:
     """The file functions of one check's source: what they read is cached (each file is
     read and counted against the budget once)."""
 
-    def __init__(self, source: "Source"):
+    def __init__(self, source):
+        """``source``: the reader.Source that owns it (its root, module directories, budget,
+        notes); the reader imports this module, not the other way round."""
         self.src = source
         self._texts: dict[Path, str | Unknown] = {}
         self._templates: dict[Path, object] = {}

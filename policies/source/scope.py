@@ -3,16 +3,11 @@ for_each collections and namespaces, read on demand, and the :class:`Scope` an e
 evaluated in."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from typing import Any
 
 from ..graph import Resource
 from .tree import _Error
 from .values import Pending, Unknown
-
-if TYPE_CHECKING:  # the evaluator imports this module
-    from .evaluator import Evaluator
 
 
 # -- lazy objects: what a reference evaluates to --------------------------------------------------
@@ -91,7 +86,7 @@ class _ModObj(_Lazy):
 
     __slots__ = ("ev", "addr")
 
-    def __init__(self, ev: "Evaluator", addr: str):
+    def __init__(self, ev, addr: str):  # ev: the evaluator.Evaluator (which imports this module)
         self.ev = ev
         self.addr = addr
 

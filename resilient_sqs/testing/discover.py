@@ -251,10 +251,11 @@ def discover(plan: dict | None, state: dict, tables: list[str] | None = None) ->
         if q.is_dlq:
             continue
         dlq = q.dlq if isinstance(q.dlq, Queue) else None
-        if q.dlq_link is not None and dlq is None:
+        if q.redrive is not None and dlq is None:
             notes.append(f"{q.name}: its redrive policy names a DLQ that is not in the stack "
-                         f"({q.dlq_link.external or q.dlq_link.unknown_reason}); its scenarios use it by ARN where they can")
-        mrc = q.max_receive_count if isinstance(q.max_receive_count, int) else None
+                         f"({q.redrive.link.external or q.redrive.link.unknown_reason}); its scenarios use it by ARN where they can")
+        mrc = q.redrive.max_receive_count if q.redrive is not None else None
+        mrc = mrc if isinstance(mrc, int) else None
         allow = dlq.allow_value() if dlq is not None else None
         pair = Pair(queue=_queue_info(q), dlq=_queue_info(dlq) if dlq else None, max_receive_count=mrc,
                     redrive_allow=allow if isinstance(allow, dict) else None,
@@ -298,7 +299,7 @@ def discover(plan: dict | None, state: dict, tables: list[str] | None = None) ->
         if v.get("namespace") != "AWS/SQS" or v.get("metric_name") not in DEPTH_METRICS:
             continue
         qn = (v.get("dimensions") or {}).get("QueueName")
-        if not isinstance(qn, str) or model.queues_by_name.get(qn):
+        if not isinstance(qn, str) or model.index.by_name.get(qn):
             continue
         best, score = None, 0.0
         for p in dlq_pairs:

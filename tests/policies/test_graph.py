@@ -35,7 +35,7 @@ def test_module_redrive_link_through_known_arn(plan_doc):
     src = next(q for q in model.queues if q.address.endswith('["plantest-orders"].aws_sqs_queue.this'))
     assert json.loads(src.res.attr("redrive_policy")) == {
         "deadLetterTargetArn": "arn:aws:sqs:us-east-1:123456789012:plantest-orders-dlq", "maxReceiveCount": 4}
-    assert src.max_receive_count == 4
+    assert src.redrive.max_receive_count == 4
     assert src.dlq.address == 'module.messaging.module.queue["plantest-orders"].aws_sqs_queue.dlq[0]'
     # the DLQ's redrive-allow policy is known and names the source by its built ARN
     assert src.dlq.allow_value()["sourceQueueArns"] == ["arn:aws:sqs:us-east-1:123456789012:plantest-orders"]
@@ -53,7 +53,7 @@ def test_redrive_link_through_references_when_the_policy_is_unknown(plan_doc):
                      ('module.pair["x"].aws_sqs_queue.this', 'module.pair["x"].aws_sqs_queue.dlq'),
                      ('module.pair["y"].aws_sqs_queue.this', 'module.pair["y"].aws_sqs_queue.dlq')]:
         assert q[src].res.attr("redrive_policy") is UNKNOWN, src
-        assert q[src].max_receive_count is UNKNOWN, src
+        assert q[src].redrive.max_receive_count is UNKNOWN, src
         assert q[src].dlq is q[dlq], src
         assert q[dlq].sources == [q[src]], dlq
 
@@ -89,7 +89,7 @@ def test_separate_resources_attach_to_their_queue(plan_doc):
     assert sep_dlq.allow_res.address == "aws_sqs_queue_redrive_allow_policy.sep_dlq"
     assert [r.address for r, _ in sep.policy_sources if r.type == "aws_sqs_queue_policy"] == ['aws_sqs_queue_policy.sep["sep"]']
     assert q["aws_sqs_queue.literal"].dlq is q["aws_sqs_queue.literal_dlq"]  # literal ARN of a planned queue
-    assert q["aws_sqs_queue.uses_existing"].dlq_link.external == "arn:aws:sqs:us-east-1:123456789012:shared-dlq"
+    assert q["aws_sqs_queue.uses_existing"].redrive.link.external == "arn:aws:sqs:us-east-1:123456789012:shared-dlq"
 
 
 def test_null_and_unknown_computed_attributes_are_told_apart(plan_doc):

@@ -166,7 +166,7 @@ resource "aws_sqs_queue" "orders" {
     assert why is None and pol["maxReceiveCount"] == 5 and ref.label.startswith("main.tf:")
     assert pol["deadLetterTargetArn"].pending.res.address == "aws_sqs_queue.dlq"
     orders = model.queue_by_res["aws_sqs_queue.orders"]
-    assert orders.dlq is model.queue_by_res["aws_sqs_queue.dlq"] and orders.max_receive_count == 5
+    assert orders.dlq is model.queue_by_res["aws_sqs_queue.dlq"] and orders.redrive.max_receive_count == 5
 
 
 def test_the_source_reads_an_attribute_and_a_whole_block_the_same_way(tmp_path):
@@ -381,10 +381,10 @@ def test_a_document_merged_through_a_local_is_consumed(tmp_path):
                    _statement_doc("data.aws_iam_policy_document.consumer", ORDERS_ARN,
                                   source_policy_documents=_refs("local.base")))
     doc["resource_changes"][2]["change"]["after_unknown"]["source_policy_documents"] = True
-    without = [d.address for d in model_of(doc).policy_documents()]
+    without = [d.address for d in model_of(doc).documents.all()]
     assert without == ["data.aws_iam_policy_document.base", "data.aws_iam_policy_document.consumer"]
     model = model_of(doc, tmp_path, DOCS_TF)
-    docs = model.policy_documents()
+    docs = model.documents.all()
     assert [d.address for d in docs] == ["data.aws_iam_policy_document.consumer"]
     consumer = model.resolve.value(model.plan.by_address["data.aws_iam_policy_document.consumer"],
                                    "source_policy_documents")
@@ -433,12 +433,12 @@ def test_an_inline_role_policy_through_a_local_is_read_from_the_source(tmp_path)
     """inline_policy { policy = local.x }, the local being a document's JSON known after
     apply: the plan leaves the role's policy unknown; the source names the document."""
     doc = _role_doc(_refs("local.consume"))
-    without = {d.address: d for d in model_of(doc).policy_documents()}
+    without = {d.address: d for d in model_of(doc).documents.all()}
     assert without["aws_iam_role.worker"].doc is None
     assert without["aws_iam_role.worker"].unknown_reason == "inline_policy 0 is only known after apply"
     assert "data.aws_iam_policy_document.consume" in without  # judged on its own as well
     model = model_of(doc, tmp_path, ROLE_TF)
-    got = {d.address: d for d in model.policy_documents()}
+    got = {d.address: d for d in model.documents.all()}
     role = got["aws_iam_role.worker"]
     assert role.doc is not None and role.via == "data.aws_iam_policy_document.consume"
     assert [s.actions for s in role.doc.statements] == [["sqs:ReceiveMessage", "sqs:DeleteMessage"]]
@@ -468,13 +468,13 @@ def test_a_dynamic_inline_role_policy_is_read_from_the_source(tmp_path):
   }''')
     doc = _role_doc(None)
     del doc["configuration"]["root_module"]["resources"][2]["expressions"]["inline_policy"]
-    without = [(d.address, d.doc is None, d.unknown_reason) for d in model_of(doc).policy_documents()]
+    without = [(d.address, d.doc is None, d.unknown_reason) for d in model_of(doc).documents.all()]
     assert without == [
         ("aws_iam_role.worker", True, 'inline_policy 0 "consume" (a dynamic block) is only known after apply, and the '
                                       "plan does not say what it is built from: run with --source-dir (the "
                                       "configuration the plan was made from) to judge it"),
         ("data.aws_iam_policy_document.consume", False, None)]  # judged on its own as well
-    got = model_of(doc, tmp_path, tf).policy_documents()
+    got = model_of(doc, tmp_path, tf).documents.all()
     assert [(d.address, d.via) for d in got] == [("aws_iam_role.worker", "data.aws_iam_policy_document.consume")]
     assert [s.actions for s in got[0].doc.statements] == [["sqs:ReceiveMessage", "sqs:DeleteMessage"]]
 
@@ -484,7 +484,7 @@ def test_an_inline_role_policy_the_plan_knows_consumes_its_document():
     document is judged on the role, not a second time on its own."""
     text = '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"sqs:SendMessage","Resource":"*"}]}'
     doc = _role_doc(_refs("data.aws_iam_policy_document.consume.json", "data.aws_iam_policy_document.consume"), text)
-    got = [d.address for d in model_of(doc).policy_documents()]
+    got = [d.address for d in model_of(doc).documents.all()]
     assert got == ["aws_iam_role.worker"]
 
 
