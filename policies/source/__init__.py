@@ -28,7 +28,10 @@ The package, by job (each module imports only those above it):
 - ``templates``: strings, escapes, heredocs;
 - ``refs``: an expression's references as the plan lists them (the source is used only when they agree);
 - ``scope``: what a reference evaluates to (lazy resources, modules, namespaces) and ``Scope``;
-- ``functions``: value helpers and the Terraform function library;
+- ``functions``: value helpers and the Terraform function library (``yamldecode``: Terraform's
+  YAML reading, bounded);
+- ``filefns``: the file functions (``file``, ``templatefile``, ``fileexists``, ``fileset``), for
+  regular files inside the source directories;
 - ``evaluator``: the partial evaluator;
 - ``reader``: ``Source``, the facade the model's resolver asks.
 """

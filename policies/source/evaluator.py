@@ -1,7 +1,10 @@
 """The partial evaluator of configuration expressions against the plan."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..graph import module_parent, parse_module_address
+from .filefns import ARITY as FILE_ARITY
 from .functions import (FUNCTIONS, _TemplateOut, arity_error, _bool, _get, _index, _norm_num, _num, _num_str, _pairs, _plain,
                         _whole, _whole_deep, _why)
 from .scope import Scope, _Coll, _ModObj, _NS, _ResObj
@@ -266,6 +269,8 @@ class Evaluator:
         name = _name(node)
         if name in sc.bound:
             return sc.bound[name]
+        if sc.closed:  # a template file sees only templatefile()'s variables
+            raise _Error(f"templatefile: the template refers to {name!r}, which is not among its variables")
         if name in _ROOTS:
             return _NS(name, self, sc)
         if name in ("path", "terraform", "self"):
@@ -599,6 +604,8 @@ class Evaluator:
         expand = args_node is not None and any(not hasattr(c, "data") and c.type == "ELLIPSIS" for c in args_node.children)
         if name in ("try", "can"):
             return self._try(name, arg_nodes, sc)
+        if name in FILE_ARITY:
+            return self._file_function(name, arg_nodes, expand, sc)
         fn = FUNCTIONS.get(name)
         if fn is None:
             return Unknown(f"function `{name}` not evaluated")
@@ -620,6 +627,40 @@ class Evaluator:
             # Terraform fails the plan when a function gets arguments it cannot take
             # (max() of nothing, lower() of a number, ...): the expression fails, as any other.
             raise _Error(f"{name}: {' '.join(str(e).split())[:160] or type(e).__name__}") from None
+
+    def _file_function(self, name, arg_nodes, expand, sc):
+        """file(), fileexists(), fileset(), templatefile(): files inside the source directories
+        (source.filefns)."""
+        if expand:
+            return Unknown(f"`{name}` with its arguments expanded by ... is not evaluated")
+        least, most = FILE_ARITY[name]
+        if not least <= len(arg_nodes) <= most:
+            raise _Error(f"{name}: takes exactly {least} argument{'s' if least > 1 else ''}, got {len(arg_nodes)}")
+        if name == "templatefile" and sc.closed:
+            raise _Error("templatefile: a template cannot call templatefile")
+        args = [_whole_deep(self.eval(a, sc)) for a in arg_nodes]
+        files = self.src.files
+        if name == "templatefile":
+            return files.templatefile(args[0], args[1], self)
+        return getattr(files, name)(*args)
+
+    def path_value(self, module: str, name: str):
+        """``path.module`` (the module's directory, relative to the root module's, as Terraform
+        gives it), ``path.root`` (``.``); ``path.cwd`` is where Terraform ran: not known here."""
+        if name == "root":
+            return "."
+        if name == "module":
+            if not module:
+                return "."
+            d = self.src.module_dir(tuple(n for n, _ in parse_module_address(module)))
+            if d is None:
+                return Unknown(f"path.module of {module}: its directory is not known")
+            import os
+
+            return Path(os.path.relpath(d, self.src.root)).as_posix()
+        if name == "cwd":
+            return Unknown("path.cwd is the directory Terraform ran in, which the plan does not record")
+        raise _Error(f"path.{name} is not a path attribute")
 
     def _try(self, name, arg_nodes, sc):
         """try() / can(): the first argument that evaluates without failing."""

@@ -484,6 +484,47 @@ def _jsondecode(s):
         raise _Error(f"jsondecode: not valid JSON ({e})") from None
 
 
+def _yamldecode(s):
+    """yamldecode() as Terraform reads YAML (source.yamldecode), bounded against alias bombs
+    and deep nesting; a value Terraform keeps but the checker does not decide (an infinite
+    number) is unknown."""
+    from .yamldecode import Infinite, YamlError, yamldecode
+
+    if not isinstance(s, str):
+        raise _Error("yamldecode of a non-string")
+    try:
+        v = yamldecode(s)
+    except YamlError as e:
+        raise _Error(f"yamldecode: {e}") from None
+
+    def finite(x):
+        if isinstance(x, Infinite):
+            return Unknown("yamldecode gave an infinite number (.inf)")
+        if isinstance(x, dict):
+            return {k: finite(y) for k, y in x.items()}
+        if isinstance(x, list):
+            return [finite(y) for y in x]
+        return x
+
+    return finite(v)
+
+
+def _basename(p: str) -> str:
+    """basename(): the last element of a path, as Go's filepath.Base gives it."""
+    if p == "":
+        return "."
+    q = p.rstrip("/")
+    return q.rsplit("/", 1)[-1] if q else "/"
+
+
+def _dirname(p: str) -> str:
+    """dirname(): all but the last element of a path, as Go's filepath.Dir gives it."""
+    import posixpath
+
+    d = posixpath.dirname(p)
+    return posixpath.normpath(d) if d else "."
+
+
 def _identity(v):
     """tolist(), tomap(): the argument as it is."""
     return _whole(v)
@@ -492,6 +533,11 @@ def _identity(v):
 FUNCTIONS = {
     "jsonencode": _jsonencode,
     "jsondecode": _strict(_jsondecode),
+    "yamldecode": _strict(_yamldecode),
+    "trimsuffix": _strict(lambda s, x: s[:-len(x)] if x and s.endswith(x) else s),
+    "trimprefix": _strict(lambda s, x: s[len(x):] if s.startswith(x) else s),
+    "basename": _strict(_basename),
+    "dirname": _strict(_dirname),
     "format": _format,
     "concat": _shallow(_concat),
     "merge": _shallow(_merge),
@@ -536,7 +582,8 @@ FUNCTIONS = {
 # function is the count below which Terraform fails it (concat() and join(sep) of no list,
 # coalesce() and min() of nothing).
 ARITY: dict[str, tuple[int, int | None]] = {
-    "jsonencode": (1, 1), "jsondecode": (1, 1), "format": (1, None), "concat": (1, None),
+    "jsonencode": (1, 1), "jsondecode": (1, 1), "yamldecode": (1, 1), "trimsuffix": (2, 2), "trimprefix": (2, 2),
+    "basename": (1, 1), "dirname": (1, 1), "format": (1, None), "concat": (1, None),
     "merge": (0, None), "tolist": (1, 1), "toset": (1, 1), "tomap": (1, 1), "tostring": (1, 1),
     "tonumber": (1, 1), "tobool": (1, 1), "coalesce": (1, None), "coalescelist": (1, None),
     "lookup": (2, 3), "element": (2, 2), "length": (1, 1), "keys": (1, 1), "values": (1, 1),

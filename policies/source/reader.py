@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..graph import Plan, Resource, marked, module_parent, parse_module_address
 from .evaluator import Evaluator
+from .filefns import Files
 from .functions import _pairs, _whole, _whole_deep, _why
 from .refs import _longest, _plan_refs, _traversal, references
 from .scope import Scope, _Iter
@@ -67,6 +68,7 @@ class Source:
         self.steps = 0  # evaluation steps spent (both evaluators), up to max_steps
         self.max_steps = MAX_STEPS
         self._marks: dict | None = None
+        self.files = Files(self)  # the file functions' reads (file, templatefile, ...)
 
     def sensitive(self, value, address: str | None = None):
         """Values evaluated for something sensitive: never printed (sensitive.Secrets)."""

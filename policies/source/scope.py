@@ -174,6 +174,8 @@ class _NS(_Lazy):
             if name == "index" and isinstance(sc.key, int) and sc.each is None:
                 return sc.key
             raise _Error(f"count.{name}")
+        if k == "path":
+            return ev.path_value(sc.module, name)
         return Unknown(f"`{self.kind}.{name}` is not evaluated")
 
 
@@ -181,17 +183,19 @@ class Scope:
     """Where an expression is evaluated: module instance, instance key, for_each
     expression (for each.value), names bound by for expressions and dynamic blocks."""
 
-    __slots__ = ("module", "key", "each", "bound")
+    __slots__ = ("module", "key", "each", "bound", "closed")
 
-    def __init__(self, module: str, key=None, each=None, bound=None):
+    def __init__(self, module: str, key=None, each=None, bound=None, closed: bool = False):
         self.module = module
         self.key = key
         self.each = each  # (module instance, for_each expression node) or None
         self.bound = bound or {}
+        # a template file's scope (templatefile): only the bound names exist
+        self.closed = closed
 
     def bind(self, names: dict) -> "Scope":
         """This scope with ``names`` bound (for expressions, dynamic block iterators)."""
-        return Scope(self.module, self.key, self.each, {**self.bound, **names})
+        return Scope(self.module, self.key, self.each, {**self.bound, **names}, self.closed)
 
 
 class _Iter(_Lazy):

@@ -139,3 +139,17 @@ def _template_end(s: str, i: int) -> int | None:
             depth -= 1
         i += 1
     return None
+
+
+def template_expr(text: str):
+    """A template file's text (templatefile) as a template expression, or None when the
+    parser refuses it (the caller caches it per file)."""
+    got = None
+    quoted = _quote_template(text)
+    if quoted is not None:
+        try:
+            tree = _parser()(f"x = \"{quoted}\"\n")
+            got = _trees(_trees(_trees(tree)[0])[0])[-1]
+        except Exception:  # noqa: BLE001 - a template the parser refuses is left unevaluated (None)
+            got = None
+    return got

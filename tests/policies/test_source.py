@@ -95,9 +95,6 @@ EXPECTED = {
         ("IAM001", FAIL, E, "aws_iam_policy.worker"),  # s3:* in a source_policy_documents document
         # undecidable before apply, with the reason
         ("SQS003", UNK, E, "aws_sqs_queue.audit"),  # a condition on the DLQ's URL
-        ("IAM001", UNK, E, "aws_sqs_queue_policy.payments"),  # templatefile()
-        ("SQS009", UNK, E, "aws_sqs_queue.payments"),
-        ("SQS010", UNK, E, "aws_sqs_queue.payments"),
         # the rest of the stack (found without the source too)
         ("S3001", FAIL, E, "aws_s3_bucket.payloads"),
         ("S3002", FAIL, E, "aws_s3_bucket.payloads"),
@@ -175,7 +172,10 @@ def test_good_stack_unknowns_before_and_after(plan_doc):
 def test_bad_stack_says_why_it_stays_unknown(plan_doc):
     report = evaluate(plan_doc("config:source-bad"), source_dir=str(_source_of("config:source-bad")))
     msgs = {(f.rule_id, f.address): f.message for f in report.findings}
-    assert "function `templatefile` not evaluated" in msgs[("IAM001", "aws_sqs_queue_policy.payments")]
+    # the policy templatefile() renders (queue-policy.json.tftpl) is decided, from the line that calls it
+    tls = next(f for f in report.passed if f.rule_id == "SQS009" and f.address == "aws_sqs_queue.payments")
+    main = (_source_of("config:source-bad") / "main.tf").read_text().splitlines()
+    assert "templatefile(" in main[tls.source.line - 1] and "queue-policy.json.tftpl" in main[tls.source.line - 1]
     assert "the URL of aws_sqs_queue.audit_dlq, known after apply" in msgs[("SQS003", "aws_sqs_queue.audit")]
     assert "is the ID of aws_sqs_queue.refunds_dlq, not its ARN" in msgs[("SQS002", "aws_sqs_queue.refunds")]
     assert report.findings[[(f.rule_id, f.address) for f in report.findings].index(
@@ -436,7 +436,8 @@ def test_unknown_reasons_are_specific(plan_doc):
     def expr(text):
         return _trees(_trees(_trees(parses_to_tree(f"x = {text}\n"))[0])[0])[-1]
 
-    for text, why in (('templatefile("p.tftpl", {})', "function `templatefile` not evaluated"),
+    for text, why in (('filebase64sha256("p.zip")', "function `filebase64sha256` not evaluated"),
+                      ('templatefile("/etc/hostname", {})', "reads a file outside the source directories"),
                       ("terraform_data.later.id == \"x\" ? 1 : 2", "the ID of terraform_data.later, known after apply"),
                       ("[for x in [terraform_data.later.id] : x][0]", None),
                       ("<<-EOT\n  %{~if true~}a%{~endif~}\n  EOT\n", "heredoc"),

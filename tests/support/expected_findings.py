@@ -228,6 +228,19 @@ EXPECTED = {
         ("SQS011", UNK, W, 'aws_sqs_queue.work_dlq["shipping"]'),
         ("SQS011", UNK, W, "module.audit.aws_sqs_queue.dlq"),
     },
+    # settings kept in files (yamldecode, jsondecode, fileset, templatefile): the redrive and
+    # queue policies embed ARNs of new queues, so without the source all are unknown
+    # (tests/policies/test_file_functions.py decides them from the files)
+    "config:file-functions": {
+        *{(rule, UNK, E, f'aws_sqs_queue.{kind}["{q}"]') for rule in ("SQS009", "SQS010") for kind in ("queue", "dlq")
+          for q in ("invoices", "orders", "payments", "team-billing", "team-shipping")},
+        *{("SQS003", UNK, E, f'aws_sqs_queue.queue["{q}"]')
+          for q in ("invoices", "orders", "payments", "team-billing", "team-shipping")},
+        *{("SQS011", UNK, W, f'aws_sqs_queue.dlq["{q}"]')
+          for q in ("invoices", "orders", "payments", "team-billing", "team-shipping")},
+        *{("IAM001", UNK, E, f'aws_sqs_queue_policy.{kind}["{q}"]') for kind in ("queue", "dlq")
+          for q in ("invoices", "orders", "payments", "team-billing", "team-shipping")},
+    },
     "config:source-bad": {
         # mistakes hidden in values unknown until apply: without the source most are unknown
         ("CW001", FAIL, W, "aws_sqs_queue.audit_dlq"),

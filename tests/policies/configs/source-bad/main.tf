@@ -1,8 +1,8 @@
 # The styles of source-good with the mistakes a plan hides: each sits in a value
 # that is unknown until apply, so only the source shows it (--source-dir).
-# Two values stay unknown with the source too: a policy rendered by
-# templatefile() and a maxReceiveCount chosen by a condition on a value known
-# only after apply.
+# One value stays unknown with the source too: a maxReceiveCount chosen by a
+# condition on a value known only after apply. The policy rendered by
+# templatefile() is read from its template file.
 variable "queues" {
   type = map(object({ max_receive = number }))
   default = {
@@ -156,7 +156,7 @@ module "legacy" {
   max_receive_count = 1
 }
 
-# undecidable before apply, with the source too
+# rendered from a template file beside the configuration (templatefile)
 resource "aws_sqs_queue_policy" "payments" {
   queue_url = aws_sqs_queue.payments.id
   policy    = templatefile("${path.module}/queue-policy.json.tftpl", { queue_arn = aws_sqs_queue.payments.arn })
