@@ -215,6 +215,9 @@ locals {
   kms_region_problems = concat(
     [for src, r in local.kms_region_of : "${local.kms_paths[src]}: \"${local.kms_ids[src]}\" is a key in ${r}, but the ${startswith(src, "claim_check_bucket") ? "bucket" : "queue"} is created in ${data.aws_region.current.id}: a KMS key serves resources of its own region only, so the apply would fail. Use a key of ${data.aws_region.current.id} (a multi-Region key's replica there has its own ARN)." if r != null && r != data.aws_region.current.id],
     [for a in local.iam_in.kms_key_arns : "iam.kms_key_arns: \"${a}\" is a key in ${regex("^arn:[a-z-]+:kms:([a-z0-9-]+):", a)[0]}, but the queues, the bucket and the table of this module are in ${data.aws_region.current.id} and cannot be encrypted with it, so granting it gives the roles nothing they need. List the ARN of the key in ${data.aws_region.current.id} behind the queues' alias." if can(regex("^arn:[a-z-]+:kms:([a-z0-9-]+):", a)) && try(regex("^arn:[a-z-]+:kms:([a-z0-9-]+):", a)[0] != data.aws_region.current.id, false)],
+    # a key of another partition (aws-cn, aws-us-gov) cannot serve this one at all
+    [for src, id in local.kms_ids : "${local.kms_paths[src]}: \"${id}\" is a key in partition ${regex("^arn:([a-z-]+):", id)[0]}, but this stack plans in partition ${data.aws_partition.current.partition}: ARNs do not cross partitions, so the apply would fail. Use a key of ${data.aws_partition.current.partition}." if can(regex("^arn:([a-z-]+):", id)) && try(regex("^arn:([a-z-]+):", id)[0] != data.aws_partition.current.partition, false)],
+    [for a in local.iam_in.kms_key_arns : "iam.kms_key_arns: \"${a}\" is a key in partition ${regex("^arn:([a-z-]+):", a)[0]}, but this stack plans in partition ${data.aws_partition.current.partition}: a grant on it gives the roles nothing. List keys of ${data.aws_partition.current.partition}." if can(regex("^arn:([a-z-]+):", a)) && try(regex("^arn:([a-z-]+):", a)[0] != data.aws_partition.current.partition, false)],
   )
 
   bucket_kms_arn = try(local.kms_resolved["claim_check_bucket.kms_key_arn"], null)
@@ -276,6 +279,45 @@ module "iam" {
   tags         = merge(var.tags, each.value.tags)
 }
 
+# --- ARNs of other services: the partition and Region of this stack ------------------
+#
+# What the module's resources use by ARN must be where they are: ARNs do not cross
+# partitions (aws, aws-cn, aws-us-gov), CloudWatch alarms notify SNS topics of their own
+# Region only, and a KMS key serves its own Region. AWS refuses the rest at apply; here
+# they are refused at plan, naming the input. (Queues' and DLQs' keys: kms_region_problems.)
+locals {
+  here = { partition = data.aws_partition.current.partition, region = data.aws_region.current.id }
+  # { input, arn, what (it is), give (what to give instead), why } of each ARN given
+  placed_arns = {
+    alarms = concat(
+      [for a in compact([local.alarms.sns_topic_arn]) : { input = "alarms.sns_topic_arn", arn = a, what = "an SNS topic", give = "an SNS topic", why = "CloudWatch alarms notify topics of their own Region only" }],
+      [for a in compact([local.alarms.sns_kms_master_key_id]) : { input = "alarms.sns_kms_master_key_id", arn = a, what = "a KMS key", give = "a KMS key", why = "a KMS key serves its own Region only" } if startswith(a, "arn:")],
+    )
+    dlq_redrive = [for a in coalesce(local.dlq_redrive.alarm_actions, []) : { input = "dlq_redrive.alarm_actions", arn = a, what = "an ARN", give = "an SNS topic", why = "CloudWatch alarms notify topics of their own Region only" } if can(regex("^arn:[a-z-]+:[a-z0-9-]+:[a-z0-9-]*:", a))]
+    # an event source mapping joins a queue and a function of its own Region
+    consumers         = [for k, c in module.inputs.consumers : { input = c.input_names.function_name, arn = c.function_name, what = "a Lambda function", give = "a function", why = "an event source mapping connects a queue to a function of its own Region" } if can(regex("^arn:", c.function_name))]
+    idempotency_table = [for a in compact([module.inputs.idempotency_table.kms_key_arn]) : { input = "idempotency_table.kms_key_arn", arn = a, what = "a KMS key", give = "a KMS key", why = "a KMS key serves its own Region only" } if module.inputs.idempotency_table.enabled && startswith(a, "arn:")]
+  }
+  arn_place_problems = {
+    for group, arns in local.placed_arns : group => [
+      for x in arns : "${x.input}: \"${x.arn}\" is ${x.what} in ${split(":", x.arn)[1] != local.here.partition ? "partition ${split(":", x.arn)[1]}" : split(":", x.arn)[3]}, but this stack plans in ${split(":", x.arn)[1] != local.here.partition ? "partition ${local.here.partition}: ARNs do not cross partitions" : "${local.here.region}: ${x.why}"}, so the apply would fail. Give ${x.give} of ${local.here.partition}/${local.here.region}."
+      if try(split(":", x.arn)[1] != local.here.partition || split(":", x.arn)[3] != local.here.region, false)
+    ]
+  }
+}
+
+# IAM names are unique per account whatever their case (IAM refuses "orders-producer"
+# beside "Orders-producer"), and the module rewrites queue names into them (.fifo ->
+# -fifo; a redrive function and its role: <queue name without .fifo>-dlq-redrive): two
+# queues SQS keeps apart may name one IAM policy or role. Refused at plan, naming both.
+locals {
+  iam_policy_bases = { for k, x in local.queues : k => lower("${local.iam_in.name_prefix}${replace(x.queue_name, ".fifo", "-fifo")}") if local.iam_in.create_managed_policies }
+  iam_name_groups  = { for k, n in local.iam_policy_bases : n => k... }
+  iam_name_problems = [
+    for n, ks in local.iam_name_groups : "iam.create_managed_policies: ${join(" and ", [for k in ks : "queues[\"${k}\"] (queue ${local.queues[k].queue_name})"])} would name the same IAM policies, ${join(", ", [for r in ["producer", "consumer", "redrive-operator"] : "\"${n}-${r}\""])} (IAM names are unique per account whatever their case, and .fifo becomes -fifo), so the apply would fail on the second. Rename one of the queues (its key or name), or set iam.create_managed_policies = false and attach the documents (output iam_policies) yourself." if length(ks) > 1
+  ]
+}
+
 # --- alarms ----------------------------------------------------------------------
 #
 # On by default (the DLQ alarm is the point), but a topic (and the KMS key it
@@ -286,6 +328,29 @@ locals {
   alarms_on = local.alarms.enabled && length(local.queues) > 0
   # the alarms would notify nobody, and nobody said that is intended
   alarms_unheard = local.alarms_on && local.alarms.sns_topic_arn == null && local.alarms.create_sns_topic == null
+}
+
+locals {
+  # modules/queue's defaults (its variables message_retention_seconds, dlq_message_retention_seconds)
+  default_retention = { queue = 345600, dlq = 1209600 }
+  # how long the DLQ each queue's alarms watch keeps a message, read from the settings
+  # (not from module.queue: the alarms do not depend on the queues), and how to name it
+  alarm_dlq_retention = {
+    for k, x in local.queues : k => (
+      x.dlq_own ? {
+        seconds = coalesce(x.settings.dlq_message_retention_seconds, local.default_retention.dlq)
+        input   = x.settings.dlq_message_retention_seconds != null ? x.input_names.dlq_message_retention_seconds : "queues[\"${k}\"].dlq_message_retention_seconds, the default"
+      } :
+      x.dlq_target == null ? { seconds = null, input = null } :
+      x.dlq_target.role == "queue" ? {
+        seconds = coalesce(local.queues[x.dlq_target.key].settings.message_retention_seconds, local.default_retention.queue)
+        input   = "the retention of queues[\"${x.dlq_target.key}\"], the DLQ queues[\"${k}\"].dlq_arn names"
+        } : {
+        seconds = coalesce(local.queues[x.dlq_target.key].settings.dlq_message_retention_seconds, local.default_retention.dlq)
+        input   = "the DLQ retention of queues[\"${x.dlq_target.key}\"], whose DLQ queues[\"${k}\"].dlq_arn names"
+      }
+    )
+  }
 }
 
 module "alarms" {
@@ -300,6 +365,12 @@ module "alarms" {
       # a DLQ shared by several queues is watched once
       dlq_alarms = x.dlq_alarms
       input_name = "queues[\"${k}\"].alarm_thresholds"
+      # how long the queue and its DLQ keep a message: an age alarm above that never fires
+      # (an existing DLQ outside this call: not known, not checked)
+      retention_seconds     = try(tonumber(coalesce(x.settings.message_retention_seconds, local.default_retention.queue)), null)
+      retention_input       = x.settings.message_retention_seconds != null ? x.input_names.message_retention_seconds : "queues[\"${k}\"].message_retention_seconds, the default"
+      dlq_retention_seconds = try(tonumber(local.alarm_dlq_retention[k].seconds), null)
+      dlq_retention_input   = local.alarm_dlq_retention[k].input
     }
     # a queue whose name or dlq_arn is not valid is refused by modules/queue, naming
     # the input: the alarms leave it out rather than refuse it a second time
@@ -393,6 +464,11 @@ locals {
       : "${substr(trimsuffix(local.queues[k].queue_name, ".fifo"), 0, 34)}-${substr(sha1(local.queues[k].queue_name), 0, 8)}-dlq-redrive"
     ) if contains(local.q_keys, k) && local.rd_bucket != null && !contains(local.rd_foreign_dlq, k) # the output's preconditions refuse the rest
   }
+  # a function, and its IAM role (<name>-role), per name: IAM ignores case
+  rd_name_groups = { for k, n in local.rd_names : lower(n) => k... }
+  rd_name_problems = [
+    for n, ks in local.rd_name_groups : "dlq_redrive.queues: ${join(" and ", [for k in ks : "queues[\"${k}\"] (queue ${local.queues[k].queue_name})"])} would get the same redrive function and IAM role, \"${local.rd_names[ks[0]]}\" and \"${local.rd_names[ks[0]]}-role\" (the function is named after the queue without .fifo, and IAM names are unique whatever their case), so the apply would fail on the second. Rename one of the queues, or leave one out of dlq_redrive.queues." if length(ks) > 1
+  ]
 }
 
 module "dlq_redrive" {

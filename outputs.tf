@@ -84,6 +84,11 @@ output "idempotency_table" {
     sort_key_attr = module.idempotency_table[0].sort_key_attr
     expiry_attr   = module.idempotency_table[0].expiry_attr
   } : null
+
+  precondition {
+    condition     = length(local.arn_place_problems.idempotency_table) == 0
+    error_message = join("\n", local.arn_place_problems.idempotency_table)
+  }
 }
 
 output "iam_policies" {
@@ -119,6 +124,11 @@ output "iam_policies" {
     condition     = length(local.kms_region_problems) == 0
     error_message = join("\n", local.kms_region_problems)
   }
+
+  precondition {
+    condition     = length(local.iam_name_problems) == 0
+    error_message = join("\n", local.iam_name_problems)
+  }
 }
 
 output "alarms" {
@@ -130,6 +140,11 @@ output "alarms" {
     alarm_names     = module.alarms[0].alarm_names
     alarm_arns      = module.alarms[0].alarm_arns
   } : null
+
+  precondition {
+    condition     = length(local.arn_place_problems.alarms) == 0
+    error_message = join("\n", local.arn_place_problems.alarms)
+  }
 }
 
 output "consumers" {
@@ -143,6 +158,11 @@ output "consumers" {
       maximum_concurrency        = m.maximum_concurrency
       report_batch_item_failures = m.report_batch_item_failures
     }
+  }
+
+  precondition {
+    condition     = length(local.arn_place_problems.consumers) == 0
+    error_message = join("\n", local.arn_place_problems.consumers)
   }
 }
 
@@ -173,6 +193,16 @@ output "dlq_redrive" {
   precondition {
     condition     = !local.dlq_redrive.enabled || length(local.rd_queue_keys) > 0
     error_message = "dlq_redrive: enabled, but it covers no DLQ: ${length(local.queues) == 0 ? "queues is empty" : local.dlq_redrive.queues != null ? "dlq_redrive.queues is empty" : "every queue uses an existing DLQ (dlq_arn), which is redriven where it is managed"}, so no redrive function is created. List the queue keys whose DLQs to redrive, or set dlq_redrive.enabled = false."
+  }
+
+  precondition {
+    condition     = length(local.rd_name_problems) == 0
+    error_message = join("\n", local.rd_name_problems)
+  }
+
+  precondition {
+    condition     = length(local.arn_place_problems.dlq_redrive) == 0
+    error_message = join("\n", local.arn_place_problems.dlq_redrive)
   }
 
   precondition {

@@ -181,3 +181,82 @@ run "redrive_covers_no_dlq" {
   }
   expect_failures = [output.dlq_redrive]
 }
+
+# --- ARNs of another partition or Region: AWS refuses them at apply --------------------
+
+run "alarm_topic_in_another_region" {
+  command = plan
+  variables {
+    alarms = { sns_topic_arn = "arn:aws:sns:eu-west-1:123456789012:oncall" }
+  }
+  expect_failures = [output.alarms]
+}
+
+run "alarm_topic_in_another_partition" {
+  command = plan
+  variables {
+    alarms = { sns_topic_arn = "arn:aws-us-gov:sns:us-east-1:123456789012:oncall" }
+  }
+  expect_failures = [output.alarms]
+}
+
+run "redrive_alarm_action_in_another_region" {
+  command = plan
+  variables {
+    dlq_redrive = { enabled = true, archive_bucket_name = "acme-dlq-archive", alarm_actions = ["arn:aws:sns:us-west-2:123456789012:oncall"] }
+  }
+  expect_failures = [output.dlq_redrive]
+}
+
+run "table_kms_key_in_another_region" {
+  command = plan
+  variables {
+    idempotency_table = { enabled = true, name = "acme-idempotency", kms_key_arn = "arn:aws:kms:eu-central-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab" }
+  }
+  expect_failures = [output.idempotency_table]
+}
+
+run "queue_kms_key_in_another_partition" {
+  command = plan
+  variables {
+    queues = { orders = { kms_master_key_id = "arn:aws-cn:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab" } }
+  }
+  expect_failures = [output.iam_policies]
+}
+
+run "consumer_function_in_another_region" {
+  command = plan
+  variables {
+    queues = { orders = { consumer = { timeout_seconds = 30, function_name = "arn:aws:lambda:eu-west-1:123456789012:function:orders-consumer" } } }
+  }
+  expect_failures = [output.consumers]
+}
+
+# --- IAM names that collide: whatever their case, or after the module's rewriting ------
+
+run "iam_policy_names_differ_only_in_case" {
+  command = plan
+  variables {
+    queues = { Orders = {}, orders = {} }
+    iam    = { create_managed_policies = true }
+  }
+  expect_failures = [output.iam_policies]
+}
+
+run "iam_policy_names_collide_after_fifo_rewrite" {
+  command = plan
+  variables {
+    queues = { orders-fifo = {}, orders = { fifo = true } }
+    iam    = { create_managed_policies = true }
+  }
+  expect_failures = [output.iam_policies]
+}
+
+run "redrive_function_names_collide" {
+  command = plan
+  variables {
+    queues      = { orders = {}, "orders.fifo" = { fifo = true } }
+    dlq_redrive = { enabled = true, archive_bucket_name = "acme-dlq-archive" }
+  }
+  expect_failures = [output.dlq_redrive]
+}

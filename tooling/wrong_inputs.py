@@ -75,6 +75,15 @@ def q(**settings):
     return {"queues": {"orders": settings}}
 
 
+def partner(i: int) -> dict:
+    """A statement letting partner account i send (a named principal, no condition needed)."""
+    return {"sid": f"Partner{i}", "actions": ["sqs:SendMessage"], "principals": [{"type": "AWS", "identifiers": [f"arn:aws:iam::{100000000000 + i}:root"]}]}
+
+
+OPERATOR_ACTIONS = ["sqs:SendMessage", "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility",
+                    "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ListDeadLetterSourceQueues", "sqs:ListQueueTags"]
+
+
 # (id, variables, the root path the refusal must name)
 CASES: list[tuple[str, dict, str]] = [
     # --- 1. silent accepts -------------------------------------------------------------------
@@ -205,6 +214,54 @@ CASES: list[tuple[str, dict, str]] = [
     ("name-prefix-too-long-name", {"queues": {"o" * 70: {}}, "name_prefix": "prod-team-"}, 'queues["' + "o" * 70 + '"]'),
     ("dlq-arn-and-create-dlq-true", q(dlq_arn=f"arn:aws:sqs:us-east-1:{ACCOUNT}:shared-dlq", create_dlq=True), 'queues["orders"].create_dlq'),
     ("throughput-on-standard", q(fifo_throughput_limit="perMessageGroupId"), 'queues["orders"].fifo_throughput_limit'),
+    # --- issue 34 §2: a failing message must reach its DLQ, an alarm must be able to fire --------
+    # a nightly report job holds its message 12 h and is retried 3 times on a 1-day queue
+    ("lifecycle-long-job-short-retention", {"queues": {"reports": {"visibility_timeout_seconds": 43200, "max_receive_count": 3, "message_retention_seconds": 86400}}}, 'queues["reports"].max_receive_count'),
+    # a 15-minute function (visibility derived: 6 x 900 s) retried 20 times before the DLQ, 1-day retention
+    ("lifecycle-slow-consumer-many-retries", {"queues": {"imports": {"consumer": {"timeout_seconds": 900}, "max_receive_count": 20, "message_retention_seconds": 86400}}}, 'queues["imports"].max_receive_count'),
+    # the team-wide defaults meet on a queue left at the 4-day default retention
+    ("lifecycle-defaults-meet-default-retention", {"queues": {"orders": {}}, "queue_defaults": {"visibility_timeout_seconds": 7200, "max_receive_count": 50}}, 'queue_defaults.max_receive_count'),
+    # "page me if anything waits a week" on a queue that keeps messages 4 days
+    ("alarm-age-week-on-default-retention", {**q(), "alarms": {"create_sns_topic": False, "thresholds": {"age_critical_seconds": 604800}}}, "alarms.thresholds.age_critical_seconds"),
+    # both age alarms tuned above a 2-day retention
+    ("alarm-age-warning-above-retention", {"queues": {"orders": {"message_retention_seconds": 172800, "alarm_thresholds": {"age_warning_seconds": 180000, "age_critical_seconds": 190000}}}, "alarms": {"create_sns_topic": False, "kinds": ["dlq_depth", "age_warning", "age_critical"]}}, 'queues["orders"].alarm_thresholds.age_warning_seconds'),
+    # a weekly triage alarm on a DLQ that keeps failures 3 days
+    ("alarm-stale-week-on-3-day-dlq", {"queues": {"orders": {"message_retention_seconds": 86400, "dlq_message_retention_seconds": 259200}}, "alarms": {"create_sns_topic": False, "kinds": ["dlq_depth", "dlq_stale"], "thresholds": {"dlq_stale_age_seconds": 604800}}}, "alarms.thresholds.dlq_stale_age_seconds"),
+    # alarms "configured" with a topic, but no kind of alarm
+    ("alarms-topic-but-no-kinds", {**q(), "alarms": {"sns_topic_arn": f"arn:aws:sns:us-east-1:{ACCOUNT}:oncall", "kinds": []}}, "alarms.kinds"),
+    # --- issue 34 §3: what AWS refuses at apply, refused at plan ---------------------------------
+    # one statement per partner account: 20 partners + the module's TLS-only deny
+    ("policy-one-statement-per-partner", q(queue_policy_statements=[partner(i) for i in range(20)]), 'queues["orders"].queue_policy_statements'),
+    # an operator role granted everything it might need, in one statement
+    ("policy-operator-eight-actions", q(queue_policy_statements=[{**partner(0), "actions": OPERATOR_ACTIONS}]), 'queues["orders"].queue_policy_statements[0]'),
+    # actions filled from a lookup that came back empty
+    ("policy-actions-empty-list", q(queue_policy_statements=[{**partner(0), "actions": []}]), 'queues["orders"].queue_policy_statements[0]'),
+    # principals filled from a list of roles that is empty in this environment
+    ("policy-principal-no-roles", q(queue_policy_statements=[{**partner(0), "principals": [{"type": "AWS", "identifiers": []}]}]), 'queues["orders"].queue_policy_statements[0]'),
+    # operators typed from memory
+    ("policy-condition-stringequal", q(queue_policy_statements=[{**partner(0), "principals": [{"type": "AWS", "identifiers": ["*"]}], "condition": [{"test": "StringEqual", "variable": "aws:PrincipalOrgID", "values": ["o-abc123"]}]}]), 'queues["orders"].queue_policy_statements[0]'),
+    ("policy-condition-ifexist", q(queue_policy_statements=[{**partner(0), "conditions": [{"test": "ArnLikeIfExist", "variable": "aws:PrincipalArn", "values": [f"arn:aws:iam::{ACCOUNT}:role/*"]}]}]), 'queues["orders"].queue_policy_statements[0]'),
+    ("policy-document-condition-foranyvalues", q(source_queue_policy_documents=[doc({"Sid": "Tagged", "Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:root"}, "Action": "sqs:SendMessage", "Condition": {"ForAnyValues:StringEquals": {"aws:PrincipalTag/team": ["orders"]}}})]), 'queues["orders"].source_queue_policy_documents[0]'),
+    # "nobody but us": a Deny to everyone, the exception forgotten
+    ("policy-deny-all-no-exception", q(queue_policy_statements=[{"sid": "OnlyUs", "effect": "Deny", "actions": ["sqs:*"], "principals": [{"type": "*", "identifiers": ["*"]}]}]), 'queues["orders"].queue_policy_statements[0]'),
+    ("policy-document-deny-all-no-exception", q(override_dlq_queue_policy_documents=[doc({"Sid": "OnlyUs", "Effect": "Deny", "Principal": "*", "Action": "sqs:*"})]), 'queues["orders"].override_dlq_queue_policy_documents[0]'),
+    # cost-allocation tags of the platform and of the team add up past 50
+    ("tags-platform-plus-team", {"queues": {"orders": {"tags": {f"team:{i}": "x" for i in range(6)}, "dlq_arn": f"arn:aws:sqs:us-east-1:{ACCOUNT}:shared-dlq"}}, "tags": {f"platform:{i}": "x" for i in range(45)}}, 'queues["orders"].tags'),
+    ("tags-dlq-plus-module-tag", {"queues": {"orders": {"dlq_tags": {"triage": "team-a", "pager": "yes"}}}, "tags": {f"platform:{i}": "x" for i in range(48)}}, 'queues["orders"].dlq_tags'),
+    # every key of the organisation granted to every role
+    ("iam-policy-too-long", {**q(kms_master_key_id=KEY), "iam": {"create_managed_policies": True, "kms_key_arns": [KEY[:-12] + f"{i:012d}" for i in range(80)]}}, "iam.kms_key_arns"),
+    # two teams' queues, one in capitals
+    ("iam-names-case", {"queues": {"Orders": {}, "orders": {}}, "iam": {"create_managed_policies": True}}, "iam.create_managed_policies"),
+    ("iam-names-fifo-rewrite", {"queues": {"payments-fifo": {}, "payments": {"fifo": True}}, "iam": {"create_managed_policies": True}}, "iam.create_managed_policies"),
+    ("redrive-names-fifo-twin", {"queues": {"payments": {}, "payments.fifo": {"fifo": True}}, "claim_check_bucket": {"enabled": True, "name": "wi-claim-check"}, "dlq_redrive": {"enabled": True}}, "dlq_redrive.queues"),
+    # ARNs copied from another Region's or partition's stack
+    ("alarm-topic-other-region", {**q(), "alarms": {"sns_topic_arn": f"arn:aws:sns:eu-west-1:{ACCOUNT}:oncall"}}, "alarms.sns_topic_arn"),
+    ("alarm-topic-govcloud", {**q(), "alarms": {"sns_topic_arn": f"arn:aws-us-gov:sns:us-gov-west-1:{ACCOUNT}:oncall"}}, "alarms.sns_topic_arn"),
+    ("redrive-alarm-other-region", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check"}, "dlq_redrive": {"enabled": True, "alarm_actions": [f"arn:aws:sns:us-west-2:{ACCOUNT}:oncall"]}}, "dlq_redrive.alarm_actions"),
+    ("dlq-arn-china-partition", q(dlq_arn=f"arn:aws-cn:sqs:us-east-1:{ACCOUNT}:shared-dlq"), 'queues["orders"].dlq_arn'),
+    ("consumer-function-arn-other-region", q(consumer={"timeout_seconds": 30, "function_name": f"arn:aws:lambda:eu-west-1:{ACCOUNT}:function:orders"}), 'queues["orders"].consumer.function_name'),
+    ("table-kms-other-region", {**q(), "idempotency_table": {"enabled": True, "name": "wi-idem", "kms_key_arn": KEY.replace("us-east-1", "eu-west-1")}}, "idempotency_table.kms_key_arn"),
+    ("bucket-kms-china-partition", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check", "kms_key_arn": KEY.replace("arn:aws:", "arn:aws-cn:")}}, "claim_check_bucket.kms_key_arn"),
 ]
 
 # Valid inputs near the wrong ones, which must plan: a refusal of one is a failure (the
@@ -224,6 +281,22 @@ VALID: list[tuple[str, dict, str]] = [
     # as every other null in the switch objects does
     ("redrive-timeout-null", {**q(), "dlq_redrive": {"enabled": True, "archive_bucket_name": "archive", "timeout_seconds": None}},
      "null means not given: the function gets the default timeout, 120 s"),
+    # issue 34 §2, the valid side
+    ("lifecycle-long-job-long-retention", {"queues": {"reports": {"visibility_timeout_seconds": 43200, "max_receive_count": 3, "message_retention_seconds": 172800}}},
+     "3 x 12 h = 36 h < 2 days: a failing message reaches the DLQ with 12 h to spare"),
+    ("alarm-age-3-days-on-default-retention", {**q(), "alarms": {"create_sns_topic": False, "thresholds": {"age_critical_seconds": 259200}}},
+     "3 days < the 4-day default retention: the alarm fires a day before messages expire"),
+    # issue 34 §3, the valid side
+    ("policy-19-partners-plus-tls", q(queue_policy_statements=[partner(i) for i in range(19)]),
+     "19 statements + the TLS-only deny = 20, SQS's maximum"),
+    ("policy-seven-actions-and-set-operators", q(queue_policy_statements=[{**partner(0), "actions": OPERATOR_ACTIONS[:7], "condition": [{"test": "ForAnyValue:StringLikeIfExists", "variable": "aws:PrincipalTag/team", "values": ["orders*"]}]}]),
+     "7 actions is SQS's maximum per statement; ForAnyValue: + StringLike + IfExists is an IAM operator"),
+    ("policy-deny-outside-org", q(queue_policy_statements=[{"sid": "OrgOnly", "effect": "Deny", "actions": ["sqs:*"], "principals": [{"type": "*", "identifiers": ["*"]}], "condition": [{"test": "StringNotEquals", "variable": "aws:PrincipalOrgID", "values": ["o-abc123"]}]}]),
+     "a Deny of sqs:* to everyone outside the organisation: the condition keeps the organisation's producers and consumers in"),
+    ("queues-differ-in-case-documents-only", {"queues": {"Orders": {}, "orders": {}}},
+     "SQS queue names are case-sensitive; without managed policies no IAM name is created"),
+    ("alarm-stale-on-external-dlq", {**q(dlq_arn=f"arn:aws:sqs:us-east-1:{ACCOUNT}:shared-dlq"), "alarms": {"create_sns_topic": False, "kinds": ["dlq_depth", "dlq_stale"], "thresholds": {"dlq_stale_age_seconds": 1000000}}},
+     "an existing DLQ outside the call: its retention is not known here, so the threshold is not judged against it (up to 14 days)"),
 ]
 
 INTERNAL = re.compile(r'module\.(inputs|queue\[[^\]]*\]|alarms\[0\]|claim_check_bucket\[0\]|idempotency_table\[0\]|dlq_redrive\[[^\]]*\]|consumer\[[^\]]*\]|iam\[[^\]]*\])\.var\.|var\.(switches_raw|queue_defaults_raw|consumer_functions_raw)|Invalid value for input variable|Invalid value for module argument')

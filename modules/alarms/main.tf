@@ -48,6 +48,30 @@ locals {
   }
   name_prefix = var.alarm_name_prefix
 
+  # Age alarms whose threshold the metric can never exceed: a message is deleted at the
+  # retention age (for a DLQ: its retention; a standard queue's message keeps its enqueue
+  # time when it moves, so it is deleted even sooner), so the alarm stays OK while
+  # messages expire unseen.
+  age_alarms = {
+    age_warning  = { attr = "age_warning_seconds", dlq = false }
+    age_critical = { attr = "age_critical_seconds", dlq = false }
+    dlq_stale    = { attr = "dlq_stale_age_seconds", dlq = true }
+  }
+  # by kind (not filtered by var.kinds here: its validation reads this)
+  never_firing = { for kind, a in local.age_alarms : kind => [
+    for k, q in var.queues : format(
+      "%s = %d s is not below the message retention of %s %s, %d s (%s): SQS deletes a message at that age, so the oldest message is never older than the retention and the %s alarm could never fire while messages %s. Set %s below %d s (well below: the alarm must leave time to act), or raise the retention.",
+      q.thresholds[a.attr] != null ? "${coalesce(q.input_name, "queues[\"${k}\"].thresholds")}.${a.attr}" : "${var.input_prefix}thresholds.${a.attr}",
+      local.thresholds[k][a.attr],
+      a.dlq ? "DLQ" : "queue", a.dlq ? q.dlq_name : q.queue_name,
+      a.dlq ? q.dlq_retention_seconds : q.retention_seconds,
+      coalesce(a.dlq ? q.dlq_retention_input : q.retention_input, "queues[\"${k}\"].${a.dlq ? "dlq_" : ""}retention_seconds"),
+      kind, a.dlq ? "wait unattended in the DLQ until they are deleted" : "expire unprocessed",
+      a.attr, a.dlq ? q.dlq_retention_seconds : q.retention_seconds,
+    )
+    if(a.dlq ? q.dlq_alarms && q.dlq_retention_seconds != null : q.retention_seconds != null) && try(local.thresholds[k][a.attr] >= (a.dlq ? q.dlq_retention_seconds : q.retention_seconds), false)
+  ] }
+
   # The queues each kind of alarm is created for, as a map of key => key, not
   # of the queue objects: Terraform re-evaluates a resource's for_each for each
   # instance it plans and walks the whole value every time, so for_each over N

@@ -1,10 +1,16 @@
 variable "queues" {
-  description = "Queue/DLQ pairs to watch, keyed by any stable label (the root module uses its queue keys): `queue_name`, `dlq_name`, and optional per-queue `thresholds` overriding the module-wide ones. `dlq_alarms` (true) false leaves out the three DLQ alarms (a DLQ shared by several entries is watched once). `input_name`: how refusal messages name the entry's thresholds (default `queues[\"<key>\"].thresholds`)."
+  description = "Queue/DLQ pairs to watch, keyed by any stable label (the root module uses its queue keys): `queue_name`, `dlq_name`, and optional per-queue `thresholds` overriding the module-wide ones. `dlq_alarms` (true) false leaves out the three DLQ alarms (a DLQ shared by several entries is watched once). `input_name`: how refusal messages name the entry's thresholds (default `queues[\"<key>\"].thresholds`). `retention_seconds` and `dlq_retention_seconds` (optional): how long the queue and the DLQ keep a message; an age threshold (`age_warning_seconds`, `age_critical_seconds`; `dlq_stale_age_seconds` for the DLQ) not below them is refused, as the oldest message is deleted at that age and the alarm could never fire (`retention_input`, `dlq_retention_input`: how refusals name them)."
   type = map(object({
     queue_name = string
     dlq_name   = string
     dlq_alarms = optional(bool, true)
     input_name = optional(string)
+    # how long the queue and its DLQ keep a message (null: not known, not checked), and how
+    # refusals name them: an age alarm above them could never fire
+    retention_seconds     = optional(number)
+    dlq_retention_seconds = optional(number)
+    retention_input       = optional(string)
+    dlq_retention_input   = optional(string)
     thresholds = optional(object({
       dlq_influx_messages           = optional(number)
       dlq_influx_evaluation_periods = optional(number)
@@ -47,7 +53,7 @@ variable "queues" {
 }
 
 variable "kinds" {
-  description = "Which alarms to create for each pair. DLQ: `dlq_depth` (any visible message), `dlq_influx` (more than `dlq_influx_messages` added per minute), `dlq_stale` (oldest message older than `dlq_stale_age_seconds`). Source queue: `age_warning` and `age_critical` (oldest message older than `age_warning_seconds` / `age_critical_seconds`), `backlog` (more than `backlog_messages` visible). Default: `dlq_depth` and `age_critical`, the two that make a failed message and a stalled consumer visible (the plan checker's CW001 and CW002 ask for them); each further kind is one more CloudWatch alarm per queue."
+  description = "Which alarms to create for each pair. DLQ: `dlq_depth` (any visible message), `dlq_influx` (more than `dlq_influx_messages` added per minute), `dlq_stale` (oldest message older than `dlq_stale_age_seconds`). Source queue: `age_warning` and `age_critical` (oldest message older than `age_warning_seconds` / `age_critical_seconds`), `backlog` (more than `backlog_messages` visible). Default: `dlq_depth` and `age_critical`, the two that make a failed message and a stalled consumer visible (the plan checker's CW001 and CW002 ask for them); each further kind is one more CloudWatch alarm per queue. An empty list is refused: it creates no alarm (do not call the module instead)."
   type        = set(string)
   default     = ["dlq_depth", "age_critical"]
   nullable    = false
@@ -66,6 +72,19 @@ variable "kinds" {
       for k, t in local.thresholds : t.age_critical_seconds > t.age_warning_seconds
     ])
     error_message = "${join("; ", distinct([for k, t in local.thresholds : "${var.queues[k].thresholds.age_critical_seconds != null || var.queues[k].thresholds.age_warning_seconds != null ? coalesce(var.queues[k].input_name, "queues[\"${k}\"].thresholds") : "${var.input_prefix}thresholds"}: age_critical_seconds (${t.age_critical_seconds}) must be greater than age_warning_seconds (${t.age_warning_seconds})" if t.age_critical_seconds <= t.age_warning_seconds]))}, or the warning never comes first."
+  }
+
+  # kinds = [] with alarms on: no alarm at all, which is what not calling the module says
+  validation {
+    condition     = length(var.kinds) > 0
+    error_message = "${var.input_prefix}kinds: [] creates no alarm for any queue: a failed message in a DLQ or a stalled consumer would go unseen while the alarms look configured. List the kinds to create (the default is [\"dlq_depth\", \"age_critical\"]), or, to go without alarms, ${var.input_prefix == "alarms." ? "set alarms.enabled = false" : "do not call this module"}."
+  }
+
+  # An age alarm at or above the retention can never fire: SQS deletes a message at
+  # the retention age, so ApproximateAgeOfOldestMessage never exceeds it.
+  validation {
+    condition     = length(flatten([for kind, m in local.never_firing : m if contains(var.kinds, kind)])) == 0
+    error_message = join("\n", flatten([for kind, m in local.never_firing : m if contains(var.kinds, kind)]))
   }
 }
 

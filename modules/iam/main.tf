@@ -36,6 +36,12 @@ resource "aws_iam_policy" "this" {
   tags        = var.tags
 
   lifecycle {
+    # IAM counts a managed policy's characters without whitespace: at most 6,144
+    precondition {
+      condition     = length(replace(each.value, "/\\s/", "")) <= 6144
+      error_message = "${lookup(var.input_names, "name", "name")}: the ${each.key} policy \"${coalesce(var.name, "unnamed")}-${each.key}\" would be ${length(replace(each.value, "/\\s/", ""))} characters (whitespace not counted); IAM refuses a managed policy over 6,144 at apply. It names ${length(distinct(concat(var.producer_queue_arns, var.consumer_queue_arns, var.consumer_dlq_arns)))} queue ARNs and ${length(var.kms_key_arns)} KMS keys (${var.input_prefix}kms_key_arns): grant fewer keys per policy (only those of these queues), or split the queues across more policies."
+    }
+
     precondition {
       condition     = var.name != null
       error_message = "name: create_managed_policies = true needs a base name for the policies (<name>-producer, <name>-consumer, <name>-redrive-operator). Set name, or set create_managed_policies = false to get only the JSON documents."

@@ -56,7 +56,7 @@ variable "kms_key_arns" {
 }
 
 variable "create_managed_policies" {
-  description = "Also create customer-managed IAM policies from the documents (named `<name>-producer`, `<name>-consumer`, `<name>-redrive-operator`). Default false: only the JSON documents are output, to attach where you like."
+  description = "Also create customer-managed IAM policies from the documents (named `<name>-producer`, `<name>-consumer`, `<name>-redrive-operator`). Default false: only the JSON documents are output, to attach where you like. A policy over IAM's 6,144 characters (whitespace not counted) is refused at plan."
   type        = bool
   default     = false
   nullable    = false

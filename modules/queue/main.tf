@@ -64,6 +64,9 @@ locals {
   # messages are already in flight before the function starts.
   consumer_visibility = var.consumer == null ? null : local.visibility_timeout_multiplier * var.consumer.timeout_seconds + var.consumer.maximum_batching_window_seconds
   visibility_timeout  = coalesce(var.visibility_timeout_seconds, local.consumer_visibility, 30)
+  visibility_from     = var.visibility_timeout_seconds != null ? local.n.visibility_timeout_seconds : local.consumer_visibility != null ? "derived from ${local.n.consumer}: ${local.visibility_timeout_multiplier} x timeout + batching window" : "the default"
+  # the earliest a message that fails every receive can move to the DLQ
+  redrive_lead_time = var.delay_seconds + var.max_receive_count * local.visibility_timeout
 
   sse_sqs       = var.kms_master_key_id == null
   dlq_kms       = var.dlq_kms_master_key_id != null ? var.dlq_kms_master_key_id : var.kms_master_key_id
@@ -188,7 +191,8 @@ locals {
   }
   policy_problems = {
     for which in ["queue", "dlq"] : which => concat(
-      local.statement_problems[which], local.document_problems["${which}_source"], local.document_problems["${which}_override"]
+      local.statement_problems[which], local.document_problems["${which}_source"], local.document_problems["${which}_override"],
+      local.limit_problems[which], # limits.tf
     )
   }
 
@@ -388,6 +392,11 @@ resource "aws_sqs_queue" "dlq" {
     }
 
     precondition {
+      condition     = local.dlq_tag_count <= local.max_tags
+      error_message = "${length(var.dlq_tags) > 0 ? "${local.n.tags} + ${local.n.dlq_tags}" : local.n.tags}: the DLQ would carry ${local.dlq_tag_count} tags (${length(var.dlq_tags) > 0 ? "tags, dlq_tags" : "tags"} and the module's own dlq_for); SQS allows at most ${local.max_tags} per queue and refuses the rest at apply. Drop ${local.dlq_tag_count - local.max_tags} (tags the provider's default_tags add count too)."
+    }
+
+    precondition {
       condition     = var.dlq_fifo_throughput_limit != "perMessageGroupId" || var.dlq_deduplication_scope == "messageGroup"
       error_message = "${local.n.dlq_fifo_throughput_limit}: \"perMessageGroupId\" requires ${local.n.dlq_deduplication_scope} = \"messageGroup\"; it is ${var.dlq_deduplication_scope == null ? "unset (AWS default \"queue\")" : "\"${coalesce(var.dlq_deduplication_scope, "queue")}\""}. SQS rejects the combination."
     }
@@ -440,8 +449,8 @@ resource "aws_sqs_queue" "this" {
     }
 
     precondition {
-      condition     = local.create_dlq || (local.dlq_arn_parts[3] == local.region && local.dlq_arn_parts[4] == local.account_id)
-      error_message = "${local.n.dlq_arn}: ${var.dlq_arn} is in ${local.dlq_arn_parts[3]}/${local.dlq_arn_parts[4]}, but this queue is in ${local.region}/${coalesce(local.account_id, "?")}. SQS requires the DLQ in the same account and region as its source queue."
+      condition     = local.create_dlq || (local.dlq_arn_parts[1] == local.partition && local.dlq_arn_parts[3] == local.region && local.dlq_arn_parts[4] == local.account_id)
+      error_message = "${local.n.dlq_arn}: ${var.dlq_arn} is in ${local.dlq_arn_parts[1] != local.partition ? "partition ${local.dlq_arn_parts[1]}, " : ""}${local.dlq_arn_parts[3]}/${local.dlq_arn_parts[4]}, but this queue is in ${local.dlq_arn_parts[1] != local.partition ? "partition ${local.partition}, " : ""}${local.region}/${coalesce(local.account_id, "?")}. SQS requires the DLQ in the same partition, account and region as its source queue."
     }
 
     precondition {
@@ -452,6 +461,20 @@ resource "aws_sqs_queue" "this" {
     precondition {
       condition     = !local.create_dlq || var.dlq_message_retention_seconds > var.message_retention_seconds
       error_message = "${local.n.dlq_message_retention_seconds}: ${var.dlq_message_retention_seconds} s must be greater than ${local.n.message_retention_seconds} (${var.message_retention_seconds} s). ${var.fifo ? "On a FIFO queue a message's retention restarts when it moves to the DLQ, so a failure is kept there for the DLQ retention from the moment it fails; the module still requires the DLQ to keep failures longer than the source keeps unprocessed messages, so that failures are never the first thing lost." : "On a standard queue a message keeps its original enqueue time when it moves to the DLQ, so a DLQ that keeps messages no longer than the source deletes failures before anyone can inspect or redrive them."} Raise the DLQ retention (max 1209600) or lower the source retention."
+    }
+
+    # A message that fails every receive reaches the DLQ only when a receive after its
+    # maxReceiveCount-th finds it: at the earliest delay + maxReceiveCount x visibility
+    # timeout after it was sent. A retention no longer than that deletes it first, and
+    # the failure is lost without a trace (no DLQ message, no alarm).
+    precondition {
+      condition = local.redrive_lead_time < var.message_retention_seconds
+      error_message = "${local.n.max_receive_count} x visibility timeout: ${var.max_receive_count} receives x ${local.visibility_timeout} s (${local.visibility_from})${var.delay_seconds > 0 ? " + delay ${var.delay_seconds} s (${local.n.delay_seconds})" : ""} = ${local.redrive_lead_time} s, not below ${local.n.message_retention_seconds} ${var.message_retention_seconds} s. A message that fails every receive is deleted by the retention before its ${var.max_receive_count} receives are spent and it moves to the DLQ: it is lost without a trace (no DLQ message, no alarm). Fix one of: ${join("; ", compact([
+        floor((var.message_retention_seconds - 1 - var.delay_seconds) / max(local.visibility_timeout, 1)) >= local.max_receive_count_min ? "lower max_receive_count to at most ${floor((var.message_retention_seconds - 1 - var.delay_seconds) / max(local.visibility_timeout, 1))}" : "",
+        var.visibility_timeout_seconds != null && var.message_retention_seconds > var.delay_seconds + var.max_receive_count ? "lower the visibility timeout to at most ${floor((var.message_retention_seconds - 1 - var.delay_seconds) / var.max_receive_count)} s" : "",
+        local.redrive_lead_time < 1209600 ? "raise message_retention_seconds above ${local.redrive_lead_time} (at most 1209600; the DLQ's retention must stay above it)" : "",
+        local.consumer_visibility != null && var.visibility_timeout_seconds == null ? "shorten the consumer's timeout_seconds or maximum_batching_window_seconds, from which the visibility timeout is derived" : "",
+      ]))}."
     }
 
     precondition {
@@ -472,6 +495,11 @@ resource "aws_sqs_queue" "this" {
     precondition {
       condition     = var.fifo || !endswith(var.name, ".fifo")
       error_message = "${local.n.name}: \"${var.name}\" ends with .fifo but fifo = false. Set fifo = true for a FIFO pair, or drop the suffix."
+    }
+
+    precondition {
+      condition     = local.queue_tag_count <= local.max_tags
+      error_message = "${local.n.tags}: the source queue would carry ${local.queue_tag_count} tags; SQS allows at most ${local.max_tags} per queue and refuses the rest at apply. Drop ${local.queue_tag_count - local.max_tags} (tags the provider's default_tags add count too)."
     }
 
     precondition {

@@ -64,7 +64,10 @@ QUEUE_CASES: dict[str, list[str]] = {
     'create_dlq_false_without_dlq_arn': ['create_dlq: false needs dlq_arn'],
     'dlq_arn_is_the_queue_itself': ['dlq_arn:', "is this queue's own ARN"],
     'dlq_arn_standard_for_fifo_queue': ['dlq_arn:', 'is a standard queue but this queue is FIFO'],
-    'dlq_arn_in_another_region': ['dlq_arn:', 'is in eu-west-1/', 'same account and region'],
+    'dlq_arn_in_another_region': ['dlq_arn:', 'is in eu-west-1/', 'same partition, account and region'],
+    'dlq_arn_in_another_partition': [
+        'dlq_arn: arn:aws-cn:sqs:us-east-1:123456789012:shared-dlq is in partition aws-cn, us-east-1/123456789012, but this queue is in partition aws, us-east-1/',
+    ],
     'dlq_arn_with_dlq_visibility': ['dlq_arn: the DLQ is an existing queue', 'dlq_visibility_timeout_seconds would not be applied'],
     'dlq_arn_not_an_arn': ['dlq_arn:', 'must be an SQS queue ARN'],
     'dlq_short_polling': ['dlq_receive_wait_time_seconds: 0 (short polling) is refused'],
@@ -76,6 +79,41 @@ QUEUE_CASES: dict[str, list[str]] = {
     'document_public_principal': ['source_queue_policy_documents[0] statement "Open": an Allow to principal "*" without a Condition that pins the caller', 'makes the source queue public'],
     'partition_not_a_partition': ['partition:', '"aws-cn"'],
     'region_not_a_region': ['region:', '"eu-west-1"'],
+    # a message that fails every receive must reach the DLQ before the retention deletes it
+    'receives_times_visibility_reach_retention': [
+        'max_receive_count x visibility timeout: 3 receives x 43200 s', '= 129600 s, not below', 'message_retention_seconds 86400 s',
+        'lost without a trace', 'lower the visibility timeout to at most 28799 s', 'raise message_retention_seconds above 129600',
+    ],
+    'receives_times_visibility_equal_to_retention': ['2 receives x 43200 s', '= 86400 s, not below', 'message_retention_seconds 86400 s'],
+    'receives_times_consumer_visibility_plus_delay_reach_retention': [
+        '15 receives x 5700 s (derived from', 'consumer: 6 x timeout + batching window) + delay 900 s', '= 86400 s, not below',
+        'lower max_receive_count to at most 14', "shorten the consumer's timeout_seconds or maximum_batching_window_seconds",
+    ],
+    # what SQS refuses at apply (its policy quotas: 20 statements, 7 actions per statement; 50 tags)
+    'policy_above_20_statements': [
+        'queue_policy_statements + ', 'the policy of the source queue would have 21 statements (the module\'s TLS-only deny included',
+        'SQS allows at most 20 in a queue policy',
+    ],
+    'policy_statement_with_8_actions': ['queue_policy_statements[0] (sid "Operator"): actions: 8 actions; SQS allows at most 7 per statement'],
+    'policy_statement_without_actions': ['queue_policy_statements[0] (sid "Nothing"): actions: [] names no action; AWS refuses'],
+    'policy_principal_without_identifiers': ['queue_policy_statements[0] (sid "Nobody"): principal "AWS" has no identifiers (identifiers = [])'],
+    'policy_condition_operator_misspelled': [
+        'queue_policy_statements[0] (sid "Org"): condition test "StringEqual" is not an IAM condition operator',
+        'ArnNotLike and Null, each but Null optionally ending in IfExists and prefixed with ForAllValues: or ForAnyValue:',
+    ],
+    'dlq_document_condition_operator_misspelled': [
+        'source_dlq_queue_policy_documents[0] statement "Redriver": Condition operator "ArnEqual" is not an IAM condition operator',
+    ],
+    'policy_deny_everything_to_everyone': [
+        'queue_policy_statements[0] (sid "Lockdown"): a Deny of ["sqs:*"] to principal "*" without a condition denies every request to the source queue',
+        'Add the condition that says whom to keep out',
+    ],
+    'document_deny_everything_to_everyone': [
+        'override_queue_policy_documents[0] statement "Lockdown": a Deny of ["*"] to principal "*" without a Condition',
+    ],
+    'queue_tags_above_50': ['tags: the DLQ would carry 51 tags (tags and the module\'s own dlq_for); SQS allows at most 50 per queue', 'Drop 1'],
+    'queue_tags_above_50_with_an_existing_dlq': ['tags: the source queue would carry 51 tags; SQS allows at most 50 per queue'],
+    'dlq_tags_above_50_with_dlq_for': ['dlq_tags: the DLQ would carry 51 tags (tags, dlq_tags and the module\'s own dlq_for)', 'Drop 1'],
 }
 
 # modules/queue runs checked in the module only: DLQ-side and policy-document twins of the
@@ -162,6 +200,10 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
         "policy_name_with_space": ['name: the policy base name "orders policy" must be 1-110 characters', "+=,.@_-"],
         "path_without_slashes": ["path:", 'begin and end with "/"'],
         "managed_policies_without_name": ["name: create_managed_policies = true needs a base name"],
+        "managed_policy_above_6144_characters": [
+            'the consumer policy "orders-consumer" would be 6734 characters (whitespace not counted); IAM refuses a managed policy over 6,144 at apply',
+            "80 KMS keys (kms_key_arns)",
+        ],
     },
     "modules/alarms": {
         "queue_url_instead_of_name": [
@@ -192,6 +234,16 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
         "aws_managed_sns_key": ["sns_kms_master_key_id: alias/aws/sns", "every notification would be dropped"],
         "prefix_with_space": ["alarm_name_prefix:", "at most 100"],
         "account_id_not_12_digits": ["account_id:", "12-digit"],
+        # alarms that could never fire
+        "no_kinds": ["kinds: [] creates no alarm for any queue", "do not call this module"],
+        "age_threshold_at_queue_retention": [
+            "thresholds.age_critical_seconds = 86400 s is not below the message retention of queue orders, 86400 s (queues[\"orders\"].retention_seconds)",
+            "the age_critical alarm could never fire", "Set age_critical_seconds below 86400 s",
+        ],
+        "per_queue_stale_threshold_above_dlq_retention": [
+            'queues["orders"].thresholds.dlq_stale_age_seconds = 259200 s is not below the message retention of DLQ orders-dlq, 172800 s',
+            "the dlq_stale alarm could never fire",
+        ],
     },
     "modules/lambda-consumer": {
         "function_name_with_space": ["function_name:", "1-64 letters"],
@@ -276,6 +328,37 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
         "redrive_covers_no_dlq": [
             "dlq_redrive: enabled, but it covers no DLQ: dlq_redrive.queues is empty", "set dlq_redrive.enabled = false",
         ],
+        # ARNs of another partition or Region, which AWS refuses at apply
+        "alarm_topic_in_another_region": [
+            'alarms.sns_topic_arn: "arn:aws:sns:eu-west-1:123456789012:oncall" is an SNS topic in eu-west-1, but this stack plans in us-east-1: CloudWatch alarms notify topics of their own Region only',
+            "Give an SNS topic of aws/us-east-1",
+        ],
+        "alarm_topic_in_another_partition": [
+            'alarms.sns_topic_arn: "arn:aws-us-gov:sns:us-east-1:123456789012:oncall" is an SNS topic in partition aws-us-gov, but this stack plans in partition aws: ARNs do not cross partitions',
+        ],
+        "redrive_alarm_action_in_another_region": [
+            'dlq_redrive.alarm_actions: "arn:aws:sns:us-west-2:123456789012:oncall" is an ARN in us-west-2, but this stack plans in us-east-1',
+        ],
+        "table_kms_key_in_another_region": [
+            'idempotency_table.kms_key_arn: "arn:aws:kms:eu-central-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab" is a KMS key in eu-central-1, but this stack plans in us-east-1: a KMS key serves its own Region only',
+        ],
+        "consumer_function_in_another_region": [
+            'queues["orders"].consumer.function_name: "arn:aws:lambda:eu-west-1:123456789012:function:orders-consumer" is a Lambda function in eu-west-1, but this stack plans in us-east-1: an event source mapping connects a queue to a function of its own Region',
+        ],
+        "iam_policy_names_differ_only_in_case": [
+            'iam.create_managed_policies: queues["Orders"] (queue Orders) and queues["orders"] (queue orders) would name the same IAM policies, "orders-producer", "orders-consumer", "orders-redrive-operator"',
+            "IAM names are unique per account whatever their case",
+        ],
+        "iam_policy_names_collide_after_fifo_rewrite": [
+            'queues["orders"] (queue orders.fifo) and queues["orders-fifo"] (queue orders-fifo) would name the same IAM policies, "orders-fifo-producer"',
+            ".fifo becomes -fifo",
+        ],
+        "redrive_function_names_collide": [
+            'dlq_redrive.queues: queues["orders"] (queue orders) and queues["orders.fifo"] (queue orders.fifo) would get the same redrive function and IAM role, "orders-dlq-redrive" and "orders-dlq-redrive-role"',
+        ],
+        "queue_kms_key_in_another_partition": [
+            'queues["orders"].kms_master_key_id: "arn:aws-cn:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab" is a key in partition aws-cn, but this stack plans in partition aws',
+        ],
         # tests/fixtures/root-refusals.tftest.hcl: submodule refusals reached through the root
         "root_bucket_expiry_below_dlq_retention": [
             "expiration_days: 9 days is shorter than a message served by this bucket can live",
@@ -299,6 +382,22 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
             "alarms.create_sns_topic: true together with alarms.sns_topic_arn (arn:aws:sns:us-east-1:123456789012:oncall)"
         ],
         "root_iam_kms_alias_arn_refused": ["kms_key_arns:", "Aliases, alias ARNs and bare key IDs are refused"],
+        # alarms that could never fire, failures that never reach the DLQ
+        "root_alarm_kinds_empty": ["alarms.kinds: [] creates no alarm for any queue", "set alarms.enabled = false"],
+        "root_age_alarm_above_default_retention": [
+            'alarms.thresholds.age_critical_seconds = 432000 s is not below the message retention of queue orders, 345600 s (queues["orders"].message_retention_seconds, the default)',
+            "Set age_critical_seconds below 345600 s",
+        ],
+        "root_stale_alarm_above_dlq_retention": [
+            'queues["orders"].alarm_thresholds.dlq_stale_age_seconds = 172800 s is not below the message retention of DLQ orders-dlq, 172800 s (queues["orders"].dlq_message_retention_seconds)',
+        ],
+        "root_stale_alarm_above_retention_of_a_queue_used_as_dlq": [
+            'alarms.thresholds.dlq_stale_age_seconds = 700000 s is not below the message retention of DLQ errors, 604800 s (the retention of queues["errors"], the DLQ queues["orders"].dlq_arn names)',
+        ],
+        "root_receives_times_visibility_from_defaults_reach_retention": [
+            'queue_defaults.max_receive_count (used by queues["orders"]) x visibility timeout: 5 receives x 43200 s (queue_defaults.visibility_timeout_seconds (used by queues["orders"])) = 216000 s, not below queues["orders"].message_retention_seconds 172800 s',
+            "lower max_receive_count to at most 3",
+        ],
         # attributes the module does not know: refused with the closest valid name, never dropped
         "root_queue_attribute_typo": [
             'queues["orders"]: unknown attribute "visibility_timeout"; did you mean "visibility_timeout_seconds"?',

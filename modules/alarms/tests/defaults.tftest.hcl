@@ -210,3 +210,29 @@ run "given_kms_key_for_created_topic" {
     error_message = "the topic name should be used as given"
   }
 }
+
+# thresholds just below the retentions can fire: planned; a DLQ alarm left out
+# (dlq_alarms = false) is not judged against a retention it does not watch
+run "age_thresholds_below_retention" {
+  command = plan
+  variables {
+    kinds = ["dlq_depth", "dlq_stale", "age_critical"]
+    queues = {
+      orders = {
+        queue_name = "orders", dlq_name = "orders-dlq", retention_seconds = 86400, dlq_retention_seconds = 172800
+        thresholds = { age_critical_seconds = 86399, dlq_stale_age_seconds = 172799 }
+      }
+      emails = {
+        queue_name = "emails", dlq_name = "orders-dlq", dlq_alarms = false, retention_seconds = 86400, dlq_retention_seconds = 60
+      }
+    }
+  }
+  assert {
+    condition     = aws_cloudwatch_metric_alarm.age_critical["orders"].threshold == 86399 && aws_cloudwatch_metric_alarm.dlq_stale["orders"].threshold == 172799
+    error_message = "thresholds a second below the retentions must plan as given"
+  }
+  assert {
+    condition     = !contains(keys(aws_cloudwatch_metric_alarm.dlq_stale), "emails")
+    error_message = "a queue whose DLQ is watched by another entry gets no DLQ alarm"
+  }
+}

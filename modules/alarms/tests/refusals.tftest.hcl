@@ -140,3 +140,36 @@ run "created_topic_without_name" {
   }
   expect_failures = [var.sns_topic_name]
 }
+
+# --- alarms that could never fire ----------------------------------------------------
+
+run "no_kinds" {
+  command = plan
+  variables {
+    kinds = []
+  }
+  expect_failures = [var.kinds]
+}
+
+run "age_threshold_at_queue_retention" {
+  command = plan
+  variables {
+    queues     = { orders = { queue_name = "orders", dlq_name = "orders-dlq", retention_seconds = 86400 } }
+    thresholds = { age_critical_seconds = 86400 }
+  }
+  expect_failures = [var.kinds]
+}
+
+run "per_queue_stale_threshold_above_dlq_retention" {
+  command = plan
+  variables {
+    kinds = ["dlq_depth", "dlq_stale"]
+    queues = {
+      orders = {
+        queue_name = "orders", dlq_name = "orders-dlq", retention_seconds = 86400, dlq_retention_seconds = 172800
+        thresholds = { dlq_stale_age_seconds = 259200 }
+      }
+    }
+  }
+  expect_failures = [var.kinds]
+}

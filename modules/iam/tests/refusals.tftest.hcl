@@ -101,3 +101,16 @@ run "managed_policies_without_name" {
   }
   expect_failures = [aws_iam_policy.this]
 }
+
+# IAM refuses a managed policy over 6,144 characters (whitespace not counted)
+run "managed_policy_above_6144_characters" {
+  command = plan
+  variables {
+    create_managed_policies = true
+    name                    = "orders"
+    consumer_queue_arns     = ["arn:aws:sqs:us-east-1:123456789012:orders"]
+    consumer_dlq_arns       = ["arn:aws:sqs:us-east-1:123456789012:orders-dlq"]
+    kms_key_arns            = [for i in range(80) : format("arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-%012d", i)]
+  }
+  expect_failures = [aws_iam_policy.this]
+}

@@ -363,3 +363,54 @@ run "prevent_destroy_guard_with_an_existing_dlq" {
     error_message = "the guard covers the queue alone when the DLQ is an existing one"
   }
 }
+
+# a message that fails every receive reaches the DLQ with a second to spare: plans
+# (one second more is refused: refusals.tftest.hcl receives_times_visibility_equal_to_retention)
+run "receives_times_visibility_just_below_retention" {
+  command = plan
+
+  variables {
+    max_receive_count          = 2
+    visibility_timeout_seconds = 43199
+    delay_seconds              = 1
+    message_retention_seconds  = 86400
+  }
+
+  assert {
+    condition     = jsondecode(aws_sqs_queue.this.redrive_policy).maxReceiveCount == 2 && aws_sqs_queue.this.visibility_timeout_seconds == 43199
+    error_message = "2 x 43199 s + 1 s delay = 86399 s is below the 86400 s retention: the pair must plan"
+  }
+}
+
+# AWS's limits reached, not passed: 19 statements + the TLS-only deny = 20, 7 actions in one
+# statement, condition operators with IfExists and a set prefix, 50 tags on the DLQ (49 +
+# the module's dlq_for): plans
+run "policy_and_tags_at_the_limits" {
+  command = plan
+
+  variables {
+    queue_policy_statements = concat(
+      [for i in range(17) : { sid = "Producer${i}", actions = ["sqs:SendMessage"], principals = [{ type = "AWS", identifiers = ["arn:aws:iam::123456789012:role/producer-${i}"] }] }],
+      [{
+        sid        = "Operator"
+        actions    = ["sqs:SendMessage", "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ListQueueTags"]
+        principals = [{ type = "AWS", identifiers = ["*"] }]
+        condition = [
+          { test = "ForAnyValue:StringLikeIfExists", variable = "aws:PrincipalOrgPaths", values = ["o-abc123/r-ab12/ou-ab12-11111111/*"] },
+          { test = "StringEquals", variable = "aws:PrincipalOrgID", values = ["o-abc123"] },
+        ]
+      }],
+    )
+    # a Deny to everyone with a condition keeps out only those it names
+    source_queue_policy_documents = [jsonencode({
+      Version   = "2012-10-17"
+      Statement = [{ Sid = "OrgOnly", Effect = "Deny", Action = "sqs:*", Principal = "*", Condition = { StringNotEqualsIfExists = { "aws:PrincipalOrgID" = "o-abc123" }, Null = { "aws:PrincipalOrgID" = "false" } } }]
+    })]
+    tags = { for i in range(49) : "team-tag-${i}" => "x" }
+  }
+
+  assert {
+    condition     = length(jsondecode(aws_sqs_queue.this.policy).Statement) == 20 && length(aws_sqs_queue.dlq[0].tags) == 50
+    error_message = "20 statements (19 + the TLS-only deny) and 50 tags are within SQS's limits: they must plan"
+  }
+}

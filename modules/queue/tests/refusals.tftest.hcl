@@ -416,6 +416,16 @@ run "dlq_arn_in_another_region" {
   expect_failures = [aws_sqs_queue.this]
 }
 
+run "dlq_arn_in_another_partition" {
+  command = plan
+
+  variables {
+    dlq_arn = "arn:aws-cn:sqs:us-east-1:123456789012:shared-dlq"
+  }
+
+  expect_failures = [aws_sqs_queue.this]
+}
+
 run "dlq_arn_with_settings_of_a_created_dlq" {
   command = plan
 
@@ -845,4 +855,175 @@ run "kms_reuse_below_60_with_key" {
   }
 
   expect_failures = [var.name]
+}
+
+# --- a failing message must reach its DLQ before the retention deletes it ----------
+
+run "receives_times_visibility_reach_retention" {
+  command = plan
+
+  variables {
+    max_receive_count          = 3
+    visibility_timeout_seconds = 43200
+    message_retention_seconds  = 86400
+  }
+
+  expect_failures = [aws_sqs_queue.this]
+}
+
+# the boundary: 2 x 43200 s = 86400 s is the retention itself, so the message is gone
+# when its third receive would move it (one second less plans: defaults.tftest.hcl)
+run "receives_times_visibility_equal_to_retention" {
+  command = plan
+
+  variables {
+    max_receive_count          = 2
+    visibility_timeout_seconds = 43200
+    message_retention_seconds  = 86400
+  }
+
+  expect_failures = [aws_sqs_queue.this]
+}
+
+run "receives_times_consumer_visibility_plus_delay_reach_retention" {
+  command = plan
+
+  variables {
+    max_receive_count         = 15
+    delay_seconds             = 900
+    message_retention_seconds = 86400
+    consumer                  = { timeout_seconds = 900, maximum_batching_window_seconds = 300 }
+  }
+
+  expect_failures = [aws_sqs_queue.this]
+}
+
+# --- what SQS refuses at apply, refused at plan ---------------------------------------
+
+run "policy_above_20_statements" {
+  command = plan
+
+  variables {
+    queue_policy_statements = [for i in range(20) : { sid = "Producer${i}", actions = ["sqs:SendMessage"], principals = [{ type = "AWS", identifiers = ["arn:aws:iam::123456789012:role/producer-${i}"] }] }]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.queue]
+}
+
+run "policy_statement_with_8_actions" {
+  command = plan
+
+  variables {
+    queue_policy_statements = [{
+      sid        = "Operator"
+      actions    = ["sqs:SendMessage", "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ListDeadLetterSourceQueues", "sqs:ListQueueTags"]
+      principals = [{ type = "AWS", identifiers = ["arn:aws:iam::123456789012:role/operator"] }]
+    }]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.queue]
+}
+
+run "policy_statement_without_actions" {
+  command = plan
+
+  variables {
+    queue_policy_statements = [{ sid = "Nothing", actions = [], principals = [{ type = "AWS", identifiers = ["arn:aws:iam::123456789012:role/producer"] }] }]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.queue]
+}
+
+run "policy_principal_without_identifiers" {
+  command = plan
+
+  variables {
+    queue_policy_statements = [{ sid = "Nobody", actions = ["sqs:SendMessage"], principals = [{ type = "AWS", identifiers = [] }] }]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.queue]
+}
+
+run "policy_condition_operator_misspelled" {
+  command = plan
+
+  variables {
+    queue_policy_statements = [{
+      sid        = "Org"
+      actions    = ["sqs:SendMessage"]
+      principals = [{ type = "AWS", identifiers = ["*"] }]
+      condition  = [{ test = "StringEqual", variable = "aws:PrincipalOrgID", values = ["o-abc123"] }]
+    }]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.queue]
+}
+
+run "dlq_document_condition_operator_misspelled" {
+  command = plan
+
+  variables {
+    source_dlq_queue_policy_documents = [jsonencode({
+      Version   = "2012-10-17"
+      Statement = [{ Sid = "Redriver", Effect = "Allow", Action = "sqs:ReceiveMessage", Principal = { AWS = "arn:aws:iam::123456789012:role/redrive" }, Condition = { ArnEqual = { "aws:PrincipalArn" = "arn:aws:iam::123456789012:role/redrive" } } }]
+    })]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.dlq]
+}
+
+run "policy_deny_everything_to_everyone" {
+  command = plan
+
+  variables {
+    queue_policy_statements = [{ sid = "Lockdown", effect = "Deny", actions = ["sqs:*"], principals = [{ type = "*", identifiers = ["*"] }] }]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.queue]
+}
+
+run "document_deny_everything_to_everyone" {
+  command = plan
+
+  variables {
+    override_queue_policy_documents = [jsonencode({
+      Version   = "2012-10-17"
+      Statement = [{ Sid = "Lockdown", Effect = "Deny", Action = "*", Principal = { AWS = "*" } }]
+    })]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.queue]
+}
+
+# with a DLQ of its own, the DLQ (the same tags and dlq_for) is refused first
+run "queue_tags_above_50" {
+  command = plan
+
+  variables {
+    tags = { for i in range(50) : "team-tag-${i}" => "x" }
+  }
+
+  expect_failures = [aws_sqs_queue.dlq]
+}
+
+run "queue_tags_above_50_with_an_existing_dlq" {
+  command = plan
+
+  variables {
+    dlq_arn = "arn:aws:sqs:us-east-1:123456789012:shared-dlq"
+    tags    = { for i in range(51) : "team-tag-${i}" => "x" }
+  }
+
+  expect_failures = [aws_sqs_queue.this]
+}
+
+run "dlq_tags_above_50_with_dlq_for" {
+  command = plan
+
+  variables {
+    tags     = { for i in range(30) : "team-tag-${i}" => "x" }
+    dlq_tags = { for i in range(20) : "dlq-tag-${i}" => "x" }
+  }
+
+  expect_failures = [aws_sqs_queue.dlq]
 }
