@@ -25,7 +25,7 @@ from .consumers import ESM, Consumers, Function
 from .documents import ATTACHMENTS, POLICY_ATTRS, Documents, PolicyDoc
 from .queues import SERVICE_DLQS, Queue, QueueIndex, link_queues
 from .redrive import Redrive
-from .storage import Bucket, link_storage
+from .storage import Bucket, link_storage, opt_in
 from .values import (AWS_DEFAULT_RETENTION, AWS_DEFAULT_VISIBILITY, ESM_DEFAULT_BATCH_SQS, LAMBDA_DEFAULT_TIMEOUT,
                      Invalid, Link, flag, invalid_of, lambda_function_name, loads, number, parse_arn, parse_sqs_arn,
                      parse_sqs_url, place_mismatch, receive_count, same_place, show, str_list)
@@ -33,7 +33,7 @@ from .values import (AWS_DEFAULT_RETENTION, AWS_DEFAULT_VISIBILITY, ESM_DEFAULT_
 __all__ = ["ATTACHMENTS", "AWS_DEFAULT_RETENTION", "AWS_DEFAULT_VISIBILITY", "Alarm", "Bucket", "Consumers",
            "Documents", "ESM", "ESM_DEFAULT_BATCH_SQS", "Function", "Invalid", "LAMBDA_DEFAULT_TIMEOUT", "Link",
            "Model", "POLICY_ATTRS", "PolicyDoc", "Queue", "QueueIndex", "Redrive", "SERVICE_DLQS", "flag",
-           "invalid_of", "lambda_function_name", "loads", "number", "parse_arn", "parse_sqs_arn", "parse_sqs_url",
+           "invalid_of", "lambda_function_name", "opt_in", "loads", "number", "parse_arn", "parse_sqs_arn", "parse_sqs_url",
            "place_mismatch", "receive_count", "same_place", "show", "str_list"]
 
 

@@ -19,9 +19,9 @@ import re
 from .. import changes as _changes
 from ..changes import Change, Changes
 from ..graph import UNKNOWN
-from ..model import Bucket, Model
+from ..model import Bucket, Model, opt_in
 from . import Option, fail, ok, rule, seconds, unknown
-from .storage import TABLE_OPT, is_idempotency_table
+from .storage import CLAIM_CHECK_OPT, TABLE_OPT, is_idempotency_table
 
 DAY = 86400
 
@@ -455,9 +455,11 @@ def table_replaced(model: Model, opts, ch: Changes, qs: _Queues):
 # ------------------------------------------------------------------------------------
 # claim-check bucket
 # ------------------------------------------------------------------------------------
-def _claim_check_buckets(model: Model, ch: Changes) -> dict[str, tuple[Change, Bucket | None]]:
+def _claim_check_buckets(model: Model, ch: Changes, patterns=()) -> dict[str, tuple[Change, Bucket | None]]:
     """{address: (change, end-state bucket or None)} of the buckets that hold payloads of
-    queues, now or in the prior state."""
+    queues, now or in the prior state; ``patterns``: the buckets the configuration names as
+    claim-check buckets (option claim_check_buckets, model.opt_in)."""
+    opt_in(model.buckets, model.index, patterns)
     after = {b.address: b for b in model.buckets}
     out = {}
     prior = None
@@ -469,7 +471,9 @@ def _claim_check_buckets(model: Model, ch: Changes) -> dict[str, tuple[Change, B
             out[c.address] = (c, b)
             continue
         if prior is None:
-            prior = {x.address: x for x in ch.prior_model().buckets}
+            pm = ch.prior_model()
+            opt_in(pm.buckets, pm.index, patterns)
+            prior = {x.address: x for x in pm.buckets}
         pb = prior.get(c.address)
         if pb is not None and pb.claim_check:
             out[c.address] = (c, b)
@@ -485,10 +489,11 @@ delete a bucket that still holds objects, so the apply fails part-way instead. A
 claim-check bucket when it is linked to queues (see S3004) now or in the prior state.""",
       fix="Keep the bucket's name; to move payloads to a new bucket, create it beside the old one, switch producers, "
           "and delete the old one only after the longest DLQ retention has passed.",
-      sources=(SQS_LARGE, TF_JSON))
+      sources=(SQS_LARGE, TF_JSON),
+      options=(CLAIM_CHECK_OPT,))
 @_on_update
 def bucket_replaced(model: Model, opts, ch: Changes, qs: _Queues):
-    for addr, (c, _b) in _claim_check_buckets(model, ch).items():
+    for addr, (c, _b) in _claim_check_buckets(model, ch, opts["claim_check_buckets"]).items():
         if addr in qs.moved:
             continue
         name = c.was("bucket")
@@ -568,10 +573,10 @@ longest DLQ retention is safe and not reported; S3004 judges the end state eithe
       fix="Keep the expiry at least the longest DLQ retention (in days, rounded up) of the queues the bucket serves.",
       sources=(S3_LIFECYCLE, SQS_LARGE, SQS_DLQ),
       options=(Option("payload_prefix", "", str,
-                      "key prefix of the payloads; empty: every expiration rule of the bucket counts"),))
+                      "key prefix of the payloads; empty: every expiration rule of the bucket counts"), CLAIM_CHECK_OPT))
 @_on_update
 def expiry_shortened(model: Model, opts, ch: Changes, qs: _Queues):
-    for addr, (c, b) in _claim_check_buckets(model, ch).items():
+    for addr, (c, b) in _claim_check_buckets(model, ch, opts["claim_check_buckets"]).items():
         if not c.kept:
             continue
         for lc in _lifecycle(ch, c):
@@ -613,10 +618,11 @@ later write. Removing the payload expiry (the lifecycle configuration or its exp
 payloads in the bucket forever (cost, and data kept longer than intended). Neither deletes a payload
 now, hence a warning; S3004 reports the missing expiry in the end state as an error.""",
       fix="Keep versioning enabled and the lifecycle expiration rule on the payload prefix.",
-      sources=(S3_VERSIONING, S3_LIFECYCLE))
+      sources=(S3_VERSIONING, S3_LIFECYCLE),
+      options=(CLAIM_CHECK_OPT,))
 @_on_update
 def protection_removed(model: Model, opts, ch: Changes, qs: _Queues):
-    for addr, (c, _b) in _claim_check_buckets(model, ch).items():
+    for addr, (c, _b) in _claim_check_buckets(model, ch, opts["claim_check_buckets"]).items():
         if not c.kept:
             continue
         name = c.was("bucket")

@@ -304,6 +304,15 @@ EXPECTED = {
         ("SQS011", UNK, W, 'aws_sqs_queue.work_dlq["billing"]'),
         ("SQS011", UNK, W, 'aws_sqs_queue.work_dlq["shipping"]'),
     },
+    # issue 33 §3: a KMS key policy is not judged by IAM001/IAM002, a system-of-record bucket
+    # that notifies its queue is not a claim-check store (S3004), alarms per region
+    "config:judged-scope": {
+        ("CW001", FAIL, W, 'aws_sqs_queue.eu_dlq["orders"]'),
+        ("CW002", FAIL, W, 'aws_sqs_queue.eu["orders"]'),
+        ("IAM001", UNK, E, "aws_iam_role_policy.reader"),
+        # its name is generated; the Deny naming it by reference is decided with the source
+        ("S3003", UNK, E, "aws_s3_bucket.generated"),
+    },
     "config:inline-waivers": {
         # evaluated without its source, the # sqs-policy:ignore comments are not read: nothing is
         # waived (tests/policies/test_inline_waivers.py checks them with the source)
