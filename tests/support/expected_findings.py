@@ -142,6 +142,10 @@ EXPECTED = {
         *{("SQS002", UNK, E, f'aws_sqs_queue.dlq["{k}"]') for k in ("svcl-async-failures", "svcl-rule-dlq", "svcl-sns-dlq")},
         *{("CW002", UNK, W, f'aws_sqs_queue.dlq["{k}"]') for k in ("svcl-async-failures", "svcl-rule-dlq", "svcl-sns-dlq")},
         ("SQS002", UNK, E, "aws_sqs_queue.subscriber"),
+        # the subscriber queue's policy does not admit the topic; its subscription DLQ is named
+        # through a local value (with the source: a DLQ that does not admit the topic either)
+        ("PRD001", FAIL, E, "aws_sns_topic_subscription.subscriber"),
+        ("PRD003", UNK, E, "aws_sns_topic_subscription.subscriber"),
     },
     # SSE-KMS keys through locals, coalesce(), try() and `!= null`: encryption unknown without
     # the source (see test_source.py for the verdicts with it); one DLQ left unencrypted
@@ -312,6 +316,35 @@ EXPECTED = {
         ("IAM001", UNK, E, "aws_iam_role_policy.reader"),
         # its name is generated; the Deny naming it by reference is decided with the source
         ("S3003", UNK, E, "aws_s3_bucket.generated"),
+    },
+    # issue 33 §1: every producer path as it must be
+    "config:producers-good": set(),
+    # ... and broken the way teams break it
+    "config:producers-bad": {
+        # the queue policy still names the topic this one replaced; no subscription DLQ;
+        # the queue on alias/aws/sqs
+        ("PRD001", FAIL, E, "aws_sns_topic_subscription.payments"),
+        ("PRD003", FAIL, E, "aws_sns_topic_subscription.payments"),
+        ("PRD008", FAIL, E, "aws_sns_topic_subscription.payments"),
+        # any topic may send (no aws:SourceArn), which SQS010 also says; a DLQ without the topic
+        ("PRD001", FAIL, E, "aws_sns_topic_subscription.audit"),
+        ("SQS010", FAIL, E, "module.audit.aws_sqs_queue.this"),
+        ("PRD003", FAIL, E, "aws_sns_topic_subscription.audit"),
+        # a standard topic subscribing a FIFO queue (whose DLQ does not admit it either)
+        ("PRD002", FAIL, E, "aws_sns_topic_subscription.ledger"),
+        ("PRD003", FAIL, E, "aws_sns_topic_subscription.ledger"),
+        # EventBridge: no statement for it, no DLQ, a key with the default key policy
+        ("PRD004", FAIL, E, "aws_cloudwatch_event_target.reports"),
+        ("PRD006", FAIL, E, "aws_cloudwatch_event_target.reports"),
+        ("PRD008", FAIL, E, "aws_cloudwatch_event_target.reports"),
+        # a FIFO target with no message group, and no retry policy
+        ("PRD005", FAIL, E, "aws_cloudwatch_event_target.ordered"),
+        ("PRD006", FAIL, W, "aws_cloudwatch_event_target.ordered"),
+        # S3: an aws:SourceArn wildcard; the queue's key is outside the plan
+        ("PRD007", FAIL, E, "aws_s3_bucket_notification.scans"),
+        ("PRD008", UNK, E, "aws_s3_bucket_notification.scans"),
+        # the alarm topic on alias/aws/sns
+        ("PRD009", FAIL, E, "aws_sns_topic.oncall"),
     },
     "config:inline-waivers": {
         # evaluated without its source, the # sqs-policy:ignore comments are not read: nothing is
