@@ -538,3 +538,202 @@ def redrive_dlq(resolve: Resolver, index: QueueIndex, r: Resource) -> tuple:
         got = index.for_arn(said.text)
         return (Link(got) if len(got) == 1 else Link(external=said.text)), v
     return Link(unknown_reason="its redrive_policy is only known after apply"), v
+
+
+# ------------------------------------------------------------------------------------------
+# senders that act through an IAM role (Lambda destinations and DLQs, Scheduler, Pipes,
+# API Gateway): the role must be allowed sqs:SendMessage on the queue
+# ------------------------------------------------------------------------------------------
+class Sender:
+    """A resource that sends to a queue with an IAM role's permissions: ``res`` (the invoke
+    config, function, schedule, pipe or integration), ``what`` it is, ``queue`` (Link), and
+    ``role`` (the aws_iam_role of the plan, or None with ``role_why``)."""
+
+    def __init__(self, res: Resource, what: str, queue: Link, role: Resource | None, role_why: str | None):
+        self.res, self.what, self.queue, self.role, self.role_why = res, what, queue, role, role_why
+        self.address = res.address
+
+
+# (resource type, path of the queue ARN, what, how its role is found: "function" (the
+# function_name's execution role), "self" (its own role attribute), or a path to the role ARN)
+SENDERS = (
+    ("aws_lambda_function_event_invoke_config", ("destination_config", 0, "on_failure", 0, "destination"),
+     "on-failure destination of the Lambda function", "function"),
+    ("aws_lambda_function_event_invoke_config", ("destination_config", 0, "on_success", 0, "destination"),
+     "on-success destination of the Lambda function", "function"),
+    ("aws_lambda_function", ("dead_letter_config", 0, "target_arn"), "dead-letter queue of the Lambda function", "self"),
+    ("aws_scheduler_schedule", ("target", 0, "arn"), "target of the EventBridge Scheduler schedule",
+     ("target", 0, "role_arn")),
+    ("aws_pipes_pipe", ("target",), "target of the EventBridge pipe", ("role_arn",)),
+)
+
+
+def link_senders(plan: Plan, resolve: Resolver, index: QueueIndex) -> list[Sender]:
+    out = []
+    for typ, at, what, how in SENDERS:
+        for r in plan.of_type(typ):
+            if r.mode != "managed" or not (r.values.get(at[0]) or r.configured(at[0])):
+                continue
+            v = r.path(*at) if len(at) > 1 else r.attr(at[0])
+            if v is None or (isinstance(v, str) and ":sqs:" not in v):
+                continue
+            q = queue_of(resolve, index, r, at)
+            if q.one is None and not q.candidates and not isinstance(v, str):
+                continue  # not a queue of the plan (a function, a topic, an event bus)
+            if how == "function":
+                fn, why = _function(plan, resolve, r)
+                role, role_why = _role(plan, resolve, fn, ("role",)) if fn is not None else (None, why)
+            elif how == "self":
+                role, role_why = _role(plan, resolve, r, ("role",))
+            else:
+                role, role_why = _role(plan, resolve, r, how)
+            out.append(Sender(r, what, q, role, role_why))
+    for r in plan.of_type("aws_apigatewayv2_integration"):
+        if r.mode != "managed" or r.attr("integration_subtype") not in ("SQS-SendMessage",):
+            continue
+        rv = resolve.value(r, "request_parameters")
+        found = index.in_targets(rv.targets, r)
+        params = rv.value
+        url = params.get("QueueUrl") if isinstance(params, dict) else None
+        q = Link(found) if len(found) == 1 else (Link(index.for_url(url)) if isinstance(url, str) and len(
+            index.for_url(url)) == 1 else Link(unknown_reason="its request_parameters.QueueUrl names no queue of the plan"))
+        role, role_why = _role(plan, resolve, r, ("credentials_arn",))
+        out.append(Sender(r, "SQS-SendMessage integration of the HTTP API", q, role, role_why))
+    return out
+
+
+def _function(plan: Plan, resolve: Resolver, r: Resource) -> tuple:
+    rv = resolve.value(r, "function_name")
+    found = rv.resources("aws_lambda_function")
+    if len(found) == 1 and found[0].mode == "managed":
+        return found[0], None
+    v = rv.value
+    if isinstance(v, str):
+        name = v.split(":function:", 1)[1].split(":", 1)[0] if ":function:" in v else v
+        got = [f for f in plan.of_type("aws_lambda_function") if f.mode == "managed" and f.attr("function_name") == name]
+        if len(got) == 1:
+            return got[0], None
+        return None, f"the function {v} is not in this plan"
+    return None, "its function_name is only known after apply and names no function of the plan"
+
+
+def _role(plan: Plan, resolve: Resolver, r: Resource, at: tuple) -> tuple:
+    rv = resolve.value(r, *at) if len(at) == 1 else resolve.in_block(r, *at)
+    found = [x for x in rv.resources("aws_iam_role") if x.mode == "managed"]
+    if len(found) == 1:
+        return found[0], None
+    said = rv.named()
+    if said is not None and said.pending is not None and said.pending.res.type == "aws_iam_role":
+        return said.pending.res, None
+    v = rv.value if isinstance(rv.value, str) else (said.text if said is not None else None)
+    if isinstance(v, str) and ":role/" in v:
+        name = v.rsplit("/", 1)[-1]
+        got = [x for x in plan.of_type("aws_iam_role") if x.mode == "managed" and x.attr("name") == name]
+        if len(got) == 1:
+            return got[0], None
+        return None, f"its role {v} is not created by this plan, so its permissions cannot be read"
+    if v is None and rv.value is None:
+        return None, "it has no role"
+    return None, "its role is only known after apply and names no role of the plan"
+
+
+# AWS managed policies that allow sqs:SendMessage on every queue
+_MANAGED_SENDERS = ("AmazonSQSFullAccess", "AdministratorAccess", "PowerUserAccess")
+
+
+def role_documents(role: Resource, documents: Documents, resolve: Resolver, plan: Plan) -> tuple:
+    """(policy documents of the role: inline, aws_iam_role_policy, attached aws_iam_policy of the
+    plan; AWS managed policies attached that allow SendMessage everywhere; attachments not read)."""
+    docs = [d for d in documents.all() if d.address == role.address]
+    managed, unread = [], []
+
+    def is_role(r: Resource, attr: str) -> bool:
+        rv = resolve.value(r, attr)
+        if any(x.address == role.address for x in rv.resources("aws_iam_role")):
+            return True
+        return isinstance(rv.value, str) and rv.value in (role.attr("name"), role.attr("id"), role.attr("arn"))
+
+    for r in plan.of_type("aws_iam_role_policy"):
+        if r.mode == "managed" and is_role(r, "role"):
+            d = documents.document_from(r, "policy")
+            if d is not None:
+                docs.append(d)
+    arns = []
+    for r in plan.of_type("aws_iam_role_policy_attachment"):
+        if r.mode == "managed" and is_role(r, "role"):
+            arns.append((r, resolve.value(r, "policy_arn")))
+    rv = resolve.value(role, "managed_policy_arns")
+    if isinstance(rv.value, list) or rv.value is UNKNOWN:
+        arns.append((role, rv))
+    for r, pv in arns:
+        pols = [p for p in pv.resources("aws_iam_policy") if p.mode == "managed"]
+        for p in pols:
+            d = documents.document_from(p, "policy")
+            if d is not None:
+                docs.append(d)
+        vals = pv.value if isinstance(pv.value, list) else [pv.value]
+        for v in vals:
+            if isinstance(v, str) and ":policy/" in v:
+                name = v.rsplit("/", 1)[-1]
+                if v.split(":")[4] == "aws" and name in _MANAGED_SENDERS:
+                    managed.append(v)
+                elif not any(p.attr("arn") == v for p in pols):
+                    unread.append(v)
+            elif v is UNKNOWN and not pols:
+                unread.append(f"a policy attached by {r.address}")
+    return docs, managed, unread
+
+
+def may_send(docs: list[PolicyDoc], q: Queue, resolve: Resolver):
+    """Whether an Allow of the documents grants sqs:SendMessage on queue ``q``: (True, where),
+    (False, None), or (UNKNOWN, why)."""
+    why = None
+    for pd in docs:
+        if pd.doc is None:
+            why = why or f"the policy of {pd.address} {pd.unknown_reason or pd.error or 'is unknown'}"
+            continue
+        for s in pd.doc.statements:
+            if s.effect != "Allow" or s.not_actions:
+                continue
+            a = _allows_action(s.actions, "sqs:SendMessage")
+            if a is UNKNOWN:
+                why = why or f"the actions of {s.label} of {pd.address} are only known after apply"
+                continue
+            if a is not True:
+                continue
+            got = _covers_queue(s.resources, q, pd, resolve)
+            if got is True:
+                return True, f"{s.label} of {pd.address}"
+            if got is UNKNOWN:
+                why = why or f"the resources of {s.label} of {pd.address} are only known after apply"
+    return (UNKNOWN, why) if why else (False, None)
+
+
+def _covers_queue(resources, q: Queue, pd: PolicyDoc, resolve: Resolver):
+    if resources is UNKNOWN:
+        return UNKNOWN
+    verdict = False
+    for r in resources or ():
+        if r is UNKNOWN or r is None:
+            plan = resolve.plan
+            res = [x for x in (plan.by_address.get(pd.address), plan.by_address.get(pd.via or "")) if x is not None]
+            if any(x.address == q.address for y in res for x in resolve.references(y, "aws_sqs_queue")):
+                return True
+            verdict = UNKNOWN
+            continue
+        if not isinstance(r, str):
+            continue
+        pending = getattr(r, "pending", None)
+        if pending is not None:
+            if pending.res.address == q.address:
+                return True
+            continue
+        if r == "*":
+            return True
+        bits = r.split(":", 5)
+        if len(bits) == 6 and bits[0] == "arn" and wildcard.match(bits[2], "sqs", any_char=True) and isinstance(
+                q.name, str) and wildcard.match(bits[5], q.name, any_char=True):
+            if (not bits[3] or not q.region or wildcard.match(bits[3], q.region, any_char=True)) and (
+                    not bits[4] or not q.account or wildcard.match(bits[4], q.account, any_char=True)):
+                return True
+    return verdict

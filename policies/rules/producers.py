@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..graph import UNKNOWN
 from ..model import Delivery, Model, Queue
 from ..model.producers import (CLOUDWATCH, EXACT, OTHER, WILD, Admission, admits, is_fifo_topic, key_allows,
-                               redrive_dlq, service_name)
+                               may_send, redrive_dlq, role_documents, service_name)
 from . import fail, ok, rule, unknown
 
 
@@ -347,3 +347,47 @@ def alarm_topic_key(model: Model, opts):
             else:
                 yield fail(t.address, f"CloudWatch cannot publish the notifications of {a.address} to {t.address}: "
                                       f"{got.what}, so the alarm pages nobody", ref=got.ref, attrs=attrs)
+
+
+# ------------------------------------------------------------------------------------------
+# senders acting through a role
+# ------------------------------------------------------------------------------------------
+@rule("PRD010", "sender-role-may-send", "error", "producers",
+      "The role of a Lambda destination, Scheduler schedule, pipe or API Gateway integration may sqs:SendMessage",
+      why="""
+A Lambda function's on-failure (or on-success) destination and dead-letter queue, an EventBridge
+Scheduler schedule, an EventBridge pipe and an API Gateway SQS-SendMessage integration send to the
+queue with an IAM role's permissions (the function's execution role, the schedule's, pipe's or
+integration's role). Without sqs:SendMessage on that queue every send fails: the failed invocation's
+record, the scheduled event, the request is lost. Read from the role's inline policies,
+aws_iam_role_policy resources and attached policies of the plan (AmazonSQSFullAccess allows it); a
+role or policy outside the plan is unknown, naming it.""",
+      fix="Allow sqs:SendMessage on the queue's ARN in a policy of the role that sends (the function's execution role, "
+          "the schedule's, pipe's or integration's role).",
+      sources=("sqs-api-permissions", "lambda-sqs"))
+def sender_role(model: Model, opts):
+    for s in model.senders:
+        q = s.queue.one
+        if q is None:
+            if not s.queue.external:
+                yield unknown(s.address, f"which queue the {s.what} is cannot be told: {s.queue.unknown_reason}")
+            continue
+        if s.role is None:
+            yield unknown(s.address, f"whether it may send to {q.address} cannot be told: {s.role_why}")
+            continue
+        docs, managed, unread = role_documents(s.role, model.documents, model.resolve, model.plan)
+        if managed:
+            yield ok(s.address, f"role {s.role.address} has {managed[0]}, which allows sqs:SendMessage on {q.address}")
+            continue
+        got, where = may_send(docs, q, model.resolve)
+        if got is True:
+            yield ok(s.address, f"role {s.role.address} may sqs:SendMessage on {q.address} ({where})")
+        elif got is UNKNOWN or unread:
+            why = where or f"{unread[0]} is not in this plan"
+            yield unknown(s.address, f"whether role {s.role.address} may sqs:SendMessage on {q.address} cannot be "
+                                     f"told: {why}")
+        else:
+            yield fail(s.address, f"the {s.what} is {q.address}, but role {s.role.address} may not sqs:SendMessage on "
+                                  "it: every send fails and what it carries is lost",
+                       f"Allow sqs:SendMessage on {q.address}'s ARN in a policy of {s.role.address}.",
+                       attrs=((s.role.address, "inline_policy"),))

@@ -23,6 +23,7 @@ GOOD_PASSES = {
     ("PRD005", "aws_cloudwatch_event_target.ordered"),
     ("PRD007", "aws_s3_bucket_notification.uploads"), ("PRD008", "aws_s3_bucket_notification.uploads"),
     ("PRD009", "aws_sns_topic.oncall"),
+    ("PRD010", "aws_lambda_function_event_invoke_config.worker"), ("PRD010", "aws_scheduler_schedule.jobs"),
 }
 
 
@@ -66,6 +67,10 @@ def test_broken_paths_say_what_breaks_them(plan_doc, how):
     assert outside.status == "unknown" and "key/0d5e1c2a-3b4c-4d5e-8f90-1a2b3c4d5e6f is not created by this plan" in \
         outside.message
     assert "alias/aws/sns" in msg[("PRD009", "aws_sns_topic.oncall")]
+    assert "role aws_iam_role.worker may not sqs:SendMessage" in msg[
+        ("PRD010", "aws_lambda_function_event_invoke_config.worker")]
+    assert "module.reports.aws_sqs_queue.this, but role aws_iam_role.scheduler may not" in msg[
+        ("PRD010", "aws_scheduler_schedule.reports")]
 
 
 def test_a_retry_policy_left_to_the_defaults_is_a_warning(plan_doc):

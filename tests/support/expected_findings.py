@@ -345,6 +345,9 @@ EXPECTED = {
         ("PRD008", UNK, E, "aws_s3_bucket_notification.scans"),
         # the alarm topic on alias/aws/sns
         ("PRD009", FAIL, E, "aws_sns_topic.oncall"),
+        # the function's role may only write logs; the schedule's role may send to another queue
+        ("PRD010", FAIL, E, "aws_lambda_function_event_invoke_config.worker"),
+        ("PRD010", FAIL, E, "aws_scheduler_schedule.reports"),
     },
     "config:inline-waivers": {
         # evaluated without its source, the # sqs-policy:ignore comments are not read: nothing is

@@ -13,7 +13,7 @@ resource "aws_sns_topic" "oncall" {
 
 # a queue policy: deny plain HTTP, and allow what `allow` lists
 data "aws_iam_policy_document" "tls" {
-  for_each = toset(["payments", "audit", "audit-undelivered", "reports", "scans"])
+  for_each = toset(["payments", "audit", "audit-undelivered", "reports", "scans", "async-failures"])
   statement {
     sid       = "DenyInsecureTransport"
     effect    = "Deny"
@@ -403,5 +403,93 @@ resource "aws_s3_bucket_notification" "scans" {
   queue {
     queue_arn = module.scans.arn
     events    = ["s3:ObjectCreated:*"]
+  }
+}
+
+# --- senders acting through a role: the function's role may only write logs, the
+# schedule's role may send to another queue (PRD010) ---------------------------------------
+resource "aws_sqs_queue" "async_failures" {
+  name                      = "async-failures"
+  message_retention_seconds = 1209600
+  receive_wait_time_seconds = 20
+  sqs_managed_sse_enabled   = true
+  policy                    = data.aws_iam_policy_document.tls["async-failures"].json
+}
+
+resource "aws_cloudwatch_metric_alarm" "async_failures" {
+  alarm_name          = "async-failures-depth"
+  namespace           = "AWS/SQS"
+  metric_name         = "ApproximateNumberOfMessagesVisible"
+  dimensions          = { QueueName = "async-failures" }
+  statistic           = "Maximum"
+  period              = 60
+  evaluation_periods  = 1
+  comparison_operator = "GreaterThanThreshold"
+  threshold           = 0
+  alarm_actions       = [aws_sns_topic.oncall.arn]
+}
+
+resource "aws_iam_role" "worker" {
+  name = "async-worker"
+  assume_role_policy = jsonencode({
+    Version   = "2012-10-17"
+    Statement = [{ Effect = "Allow", Principal = { Service = "lambda.amazonaws.com" }, Action = "sts:AssumeRole" }]
+  })
+}
+
+resource "aws_iam_role_policy" "worker" {
+  role = aws_iam_role.worker.id
+  policy = jsonencode({
+    Version = "2012-10-17"
+    Statement = [{
+      Effect   = "Allow"
+      Action   = ["logs:CreateLogStream", "logs:PutLogEvents"]
+      Resource = "arn:aws:logs:us-east-1:${local.account}:log-group:/aws/lambda/async-worker:*"
+    }]
+  })
+}
+
+resource "aws_lambda_function" "worker" {
+  function_name = "async-worker"
+  role          = aws_iam_role.worker.arn
+  handler       = "index.handler"
+  runtime       = "python3.12"
+  filename      = "fn.zip"
+  timeout       = 30
+}
+
+resource "aws_lambda_function_event_invoke_config" "worker" {
+  function_name = aws_lambda_function.worker.function_name
+  destination_config {
+    on_failure {
+      destination = aws_sqs_queue.async_failures.arn
+    }
+  }
+}
+
+resource "aws_iam_role" "scheduler" {
+  name = "reports-scheduler"
+  assume_role_policy = jsonencode({
+    Version   = "2012-10-17"
+    Statement = [{ Effect = "Allow", Principal = { Service = "scheduler.amazonaws.com" }, Action = "sts:AssumeRole" }]
+  })
+  inline_policy {
+    name = "send"
+    policy = jsonencode({
+      Version   = "2012-10-17"
+      Statement = [{ Effect = "Allow", Action = "sqs:SendMessage", Resource = "${local.prefix}:payments" }]
+    })
+  }
+}
+
+resource "aws_scheduler_schedule" "reports" {
+  name                = "reports-every-morning"
+  schedule_expression = "cron(0 6 * * ? *)"
+  flexible_time_window {
+    mode = "OFF"
+  }
+  target {
+    arn      = module.reports.arn
+    role_arn = aws_iam_role.scheduler.arn
   }
 }

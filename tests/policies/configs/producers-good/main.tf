@@ -66,7 +66,7 @@ resource "aws_sns_topic" "oncall" {
 # the DLQs other services send what they could not deliver to: they deny plain HTTP and admit
 # only their producer
 resource "aws_sqs_queue" "undelivered" {
-  for_each                  = toset(["orders-fanout-undelivered", "jobs-undelivered"])
+  for_each                  = toset(["orders-fanout-undelivered", "jobs-undelivered", "async-failures"])
   name                      = each.key
   message_retention_seconds = 1209600
   receive_wait_time_seconds = 20
@@ -82,7 +82,7 @@ resource "aws_sqs_queue" "ledger_undelivered" {
 }
 
 resource "aws_cloudwatch_metric_alarm" "undelivered" {
-  for_each            = toset(["orders-fanout-undelivered", "jobs-undelivered", "ledger-undelivered.fifo"])
+  for_each            = toset(["orders-fanout-undelivered", "jobs-undelivered", "ledger-undelivered.fifo", "async-failures"])
   alarm_name          = "${each.key}-depth"
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateNumberOfMessagesVisible"
@@ -431,4 +431,94 @@ resource "aws_s3_bucket_notification" "uploads" {
     events    = ["s3:ObjectCreated:*"]
   }
   depends_on = [aws_sqs_queue_policy.uploads]
+}
+
+# --- senders acting through a role: a Lambda function's on-failure destination and an
+# EventBridge Scheduler schedule, each role allowed sqs:SendMessage on its queue ----------
+data "aws_iam_policy_document" "async_failures" {
+  statement {
+    sid       = "DenyInsecureTransport"
+    effect    = "Deny"
+    actions   = ["sqs:*"]
+    resources = ["${local.prefix}:async-failures"]
+    principals {
+      type        = "*"
+      identifiers = ["*"]
+    }
+    condition {
+      test     = "Bool"
+      variable = "aws:SecureTransport"
+      values   = ["false"]
+    }
+  }
+}
+
+resource "aws_sqs_queue_policy" "async_failures" {
+  queue_url = aws_sqs_queue.undelivered["async-failures"].url
+  policy    = data.aws_iam_policy_document.async_failures.json
+}
+
+resource "aws_iam_role" "worker" {
+  name = "async-worker"
+  assume_role_policy = jsonencode({
+    Version   = "2012-10-17"
+    Statement = [{ Effect = "Allow", Principal = { Service = "lambda.amazonaws.com" }, Action = "sts:AssumeRole" }]
+  })
+}
+
+resource "aws_iam_role_policy" "worker" {
+  role = aws_iam_role.worker.id
+  policy = jsonencode({
+    Version = "2012-10-17"
+    Statement = [{
+      Effect   = "Allow"
+      Action   = "sqs:SendMessage"
+      Resource = "${local.prefix}:async-failures"
+    }]
+  })
+}
+
+resource "aws_lambda_function" "worker" {
+  function_name = "async-worker"
+  role          = aws_iam_role.worker.arn
+  handler       = "index.handler"
+  runtime       = "python3.12"
+  filename      = "fn.zip"
+  timeout       = 30
+}
+
+resource "aws_lambda_function_event_invoke_config" "worker" {
+  function_name = aws_lambda_function.worker.function_name
+  destination_config {
+    on_failure {
+      destination = aws_sqs_queue.undelivered["async-failures"].arn
+    }
+  }
+}
+
+resource "aws_iam_role" "scheduler" {
+  name = "jobs-scheduler"
+  assume_role_policy = jsonencode({
+    Version   = "2012-10-17"
+    Statement = [{ Effect = "Allow", Principal = { Service = "scheduler.amazonaws.com" }, Action = "sts:AssumeRole" }]
+  })
+  inline_policy {
+    name = "send"
+    policy = jsonencode({
+      Version   = "2012-10-17"
+      Statement = [{ Effect = "Allow", Action = "sqs:SendMessage", Resource = "${local.prefix}:jobs" }]
+    })
+  }
+}
+
+resource "aws_scheduler_schedule" "jobs" {
+  name                = "jobs-every-morning"
+  schedule_expression = "cron(0 6 * * ? *)"
+  flexible_time_window {
+    mode = "OFF"
+  }
+  target {
+    arn      = module.jobs.arn
+    role_arn = aws_iam_role.scheduler.arn
+  }
 }
