@@ -501,13 +501,14 @@ def _key_policy(key: Resource, documents: Documents, plan: Plan) -> PolicyDoc | 
 
 
 def is_fifo_topic(res: Resource | None):
+    """True, False or UNKNOWN (also for a value the provider would not plan)."""
     if res is None:
         return UNKNOWN
     f = flag(res.attr("fifo_topic"), "fifo_topic")
     if f is None:
         name = res.attr("name")
         return name.endswith(".fifo") if isinstance(name, str) else UNKNOWN
-    return f
+    return f if isinstance(f, bool) else UNKNOWN
 
 
 def redrive_dlq(resolve: Resolver, index: QueueIndex, r: Resource) -> tuple:
@@ -675,7 +676,7 @@ def role_documents(role: Resource, documents: Documents, resolve: Resolver, plan
         for v in vals:
             if isinstance(v, str) and ":policy/" in v:
                 name = v.rsplit("/", 1)[-1]
-                if v.split(":")[4] == "aws" and name in _MANAGED_SENDERS:
+                if v.startswith("arn:") and v.split(":")[4:5] == ["aws"] and name in _MANAGED_SENDERS:
                     managed.append(v)
                 elif not any(p.attr("arn") == v for p in pols):
                     unread.append(v)

@@ -103,7 +103,7 @@ def sns_fifo(model: Model, opts):
             continue
         topic_fifo = is_fifo_topic(d.source.res) if d.source.res is not None else (
             d.source.name.endswith(".fifo") if isinstance(d.source.name, str) else UNKNOWN)
-        if topic_fifo is UNKNOWN or q.fifo is UNKNOWN:
+        if topic_fifo is UNKNOWN or not isinstance(q.fifo, bool):
             yield unknown(d.address, "whether the topic or the queue is FIFO is only known after apply")
         elif topic_fifo is True and q.fifo is not True:
             yield fail(d.address, f"FIFO topic {d.source.label} delivers to standard queue {q.address}: message order "
@@ -190,7 +190,7 @@ def events_fifo(model: Model, opts):
         if res is not None:
             yield res
             continue
-        if q.fifo is UNKNOWN:
+        if not isinstance(q.fifo, bool):
             yield unknown(d.address, f"whether {q.address} is FIFO is only known after apply")
             continue
         if q.fifo is not True:

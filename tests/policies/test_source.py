@@ -130,6 +130,8 @@ EXPECTED["config:service-dlq-locals"] = {
     # the subscriber queue and the subscription DLQ the source names admit no topic
     ("PRD001", FAIL, E, "aws_sns_topic_subscription.subscriber"),
     ("PRD003", FAIL, E, "aws_sns_topic_subscription.subscriber"),
+    # the function's on-failure destination the source names: its role may not send there
+    ("PRD010", FAIL, E, "aws_lambda_function_event_invoke_config.worker"),
 }
 
 

@@ -106,6 +106,10 @@ EXPECTED = {
         ("CW001", FAIL, W, 'aws_sqs_queue.dlq["svc-async-failures"]'),
         ("CW001", FAIL, W, 'aws_sqs_queue.dlq["svc-events-dlq"]'),
         ("CW001", FAIL, W, 'aws_sqs_queue.dlq["svc-fn-dlq"]'),
+        # the function's role is not in the plan: whether it may send to its DLQ and
+        # destination cannot be read
+        ("PRD010", UNK, E, "aws_lambda_function.worker"),
+        ("PRD010", UNK, E, "aws_lambda_function_event_invoke_config.worker"),
     },
     # documents merged from source/override documents, decided though their JSON is unknown
     "config:iam-sources": {
