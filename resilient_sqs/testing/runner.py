@@ -17,12 +17,10 @@ from .discover import Discovery, Pair, Table, discover
 from .stack import DESTROY_TIMEOUT, state_resources
 from .env import endpoint_env
 from .env import region as env_region
+from .emulators import EMBEDDED, EMBEDDED_KINDS, REAL_AWS, unknown_emulator
 
 Progress = Callable[[str], None]
 
-EMBEDDED = "embedded"  # LocalStack, or "embedded:ministack"
-EMBEDDED_KINDS = ("localstack", "ministack")
-REAL_AWS = "aws"
 
 
 class EndpointError(RuntimeError):
@@ -35,16 +33,6 @@ USAGE = ("say where to run the behaviour checks: an endpoint of a running LocalS
          "pytest --sqs-localstack=embedded to start an embedded LocalStack (installed on first use into a "
          "per-user cache; needs Python 3.11, a JDK 17+ with javac, and npm), or --embedded ministack / "
          "pytest --sqs-localstack=embedded:ministack for ministack (pip only)")
-
-
-def unknown_emulator(name: str, flag: str) -> str:
-    """The message for an embedded emulator name that is not one: ``flag`` is how the user gave it
-    (``--embedded=``, ``--emulator ``, ``--sqs-localstack=embedded:``)."""
-    import difflib
-
-    close = difflib.get_close_matches(name.lower(), EMBEDDED_KINDS, n=1, cutoff=0.6)
-    return (f"{flag}{name}: not an embedded emulator; choose one of {', '.join(EMBEDDED_KINDS)}"
-            + (f" (did you mean {close[0]}?)" if close else ""))
 
 
 def stderr_progress(msg: str) -> None:
