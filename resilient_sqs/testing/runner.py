@@ -296,7 +296,7 @@ class BehaveRun:
         paused = self._pause_consumers(ctx)
         t0 = time.monotonic()
         self.progress(f"running {len(units)} scenario(s) on {len(by_subject)} subject(s), {len(groups)} at a time"
-                      + (f" (sharing a queue, one after another: {'; '.join(', '.join(g) for g in shared)})"
+                      + (f" (sharing a queue or producer, one after another: {'; '.join(', '.join(g) for g in shared)})"
                          if shared else ""))
         # daemon threads: an interrupt (Ctrl-C, SIGTERM) stops the run without waiting for them
         threads = [threading.Thread(target=work_group, args=(g,), daemon=True, name=f"sqs-behave-{i}")
@@ -354,12 +354,18 @@ class BehaveRun:
                 self.progress(f"could not resume event source mapping {u}: {exc}")
 
     def _groups(self, subjects: list[str]) -> list[list[str]]:
-        """Subjects that share a queue (pairs with one DLQ; a queue that is another's DLQ) in one
-        group, run one after another: one pair's messages and purges would hit the other's checks."""
-        queues: dict[str, set[str]] = {}
+        """Subjects that share a queue (pairs with one DLQ; a queue that is another's DLQ) or a producer
+        (an SNS topic, EventBridge rule or bucket feeding both queues) in one group, run one after
+        another: one pair's messages and purges would hit the other's checks (a topic publishes the
+        test message to every queue subscribed to it)."""
+        from .scenarios.producers_deliver import producer_key
+
+        queues: dict[str, set] = {}
         for name in subjects:
             pair = next((p for p in self.discovery.pairs if p.name == name), None)
             urls = {pair.queue.url, pair.dlq.url if pair.dlq else None} - {None} if pair is not None else {name}
+            if pair is not None:
+                urls |= {producer_key(prod) for prod in pair.producers or ()}
             queues[name] = urls
         groups: list[tuple[set[str], list[str]]] = []
         for name in subjects:
