@@ -212,7 +212,9 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         variable=Variable(
             (
                 "How long the source queue keeps a message, 86400-1209600 s. Default 4 days (345600, the AWS "
-                "default). Less than 1 day is refused: an outage over a weekend night would silently delete work."
+                "default). Less than 1 day is refused: an outage over a weekend night would silently delete work. "
+                "It must be above `delay_seconds` + `max_receive_count` x the visibility timeout, or a message "
+                "that fails every receive is deleted before it reaches the DLQ (refused, with the numbers)."
             ),
             type="number",
             default="345600",
@@ -240,7 +242,8 @@ ATTRIBUTES: tuple[Attribute, ...] = (
             (
                 "Receives before a message moves to the DLQ (the redrive policy's maxReceiveCount), 2-1000. "
                 "Default 5. 1 is refused: a single timeout or a console peek would send a good message to the "
-                "DLQ."
+                "DLQ. `delay_seconds` + max_receive_count x the visibility timeout must stay below "
+                "`message_retention_seconds` (see there)."
             ),
             type="number",
             default="5",

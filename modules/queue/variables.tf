@@ -236,7 +236,7 @@ variable "consumer" {
 }
 
 variable "message_retention_seconds" {
-  description = "How long the source queue keeps a message, 86400-1209600 s. Default 4 days (345600, the AWS default). Less than 1 day is refused: an outage over a weekend night would silently delete work. It must be above `delay_seconds` + `max_receive_count` x the visibility timeout, or a message that fails every receive is deleted before it reaches the DLQ."
+  description = "How long the source queue keeps a message, 86400-1209600 s. Default 4 days (345600, the AWS default). Less than 1 day is refused: an outage over a weekend night would silently delete work. It must be above `delay_seconds` + `max_receive_count` x the visibility timeout, or a message that fails every receive is deleted before it reaches the DLQ (refused, with the numbers)."
   type        = number
   default     = 345600
   nullable    = false
@@ -250,7 +250,7 @@ variable "dlq_message_retention_seconds" {
 }
 
 variable "max_receive_count" {
-  description = "Receives before a message moves to the DLQ (the redrive policy's maxReceiveCount), 2-1000. Default 5. 1 is refused: a single timeout or a console peek would send a good message to the DLQ. `delay_seconds` + max_receive_count x the visibility timeout must stay below `message_retention_seconds`: a message that fails every receive would otherwise be deleted before it reaches the DLQ (refused, with the numbers)."
+  description = "Receives before a message moves to the DLQ (the redrive policy's maxReceiveCount), 2-1000. Default 5. 1 is refused: a single timeout or a console peek would send a good message to the DLQ. `delay_seconds` + max_receive_count x the visibility timeout must stay below `message_retention_seconds` (see there)."
   type        = number
   default     = 5
   nullable    = false
@@ -385,7 +385,7 @@ variable "dlq_tags" {
 # --- queue policies ------------------------------------------------------------------
 
 variable "queue_policy_statements" {
-  description = "Extra statements for the source queue's policy (for example SNS or EventBridge as sender), in the shape of aws_iam_policy_document's `statement`: `sid`, `effect` (Allow), `actions` or `not_actions`, `principals` or `not_principals` (each `{ type, identifiers }`), `conditions` or `condition` (each `{ test, variable, values }`; both spellings are used). The resource is always the source queue, so `resources`/`not_resources` are refused. `not_actions` and `not_principals` are accepted in Deny statements only (in an Allow they grant everything else). Wildcard actions in an Allow are refused. The TLS-only deny statement is always present. What SQS refuses at apply is refused at plan: more than 20 statements in the policy (the TLS-only deny and the documents' statements included) or 7 actions in one, `actions = []`, empty `identifiers`, a condition `test` that is not an IAM condition operator; so is a Deny of `sqs:*` to principal `*` without a condition, which locks everyone out."
+  description = "Extra statements for the source queue's policy (for example SNS or EventBridge as sender), in the shape of aws_iam_policy_document's `statement`: `sid`, `effect` (Allow), `actions` or `not_actions`, `principals` or `not_principals` (each `{ type, identifiers }`), `conditions` or `condition` (each `{ test, variable, values }`; both spellings are used). The resource is always the source queue, so `resources`/`not_resources` are refused. `not_actions` and `not_principals` are accepted in Deny statements only (in an Allow they grant everything else). Wildcard actions in an Allow are refused. The TLS-only deny statement is always present."
   type = list(object({
     sid            = optional(string)
     effect         = optional(string, "Allow")
