@@ -20,10 +20,11 @@ from .values import Link, flag, loads
 
 SNS, EVENTS, S3 = "sns.amazonaws.com", "events.amazonaws.com", "s3.amazonaws.com"
 CLOUDWATCH = "cloudwatch.amazonaws.com"
+SCHEDULER = "scheduler.amazonaws.com"
 # the AWS managed keys whose key policy no one can change: only the owning service, in the
 # account, may use them; SNS, EventBridge, S3 and CloudWatch cannot encrypt with them
 MANAGED_KEYS = {"sqs": "alias/aws/sqs", "sns": "alias/aws/sns"}
-_WHAT = {SNS: "SNS", EVENTS: "EventBridge", S3: "S3", CLOUDWATCH: "CloudWatch"}
+_WHAT = {SNS: "SNS", EVENTS: "EventBridge", S3: "S3", CLOUDWATCH: "CloudWatch", SCHEDULER: "EventBridge Scheduler"}
 
 
 def service_name(principal: str) -> str:
@@ -81,6 +82,16 @@ def link_producers(plan: Plan, resolve: Resolver, index: QueueIndex) -> list[Del
         if q.one is None and not q.candidates and not (isinstance(r.attr("arn"), str) and ":sqs:" in r.attr("arn")):
             continue  # a target that is not a queue (a function, a topic)
         out.append(Delivery("events", r, EVENTS, _rule(plan, resolve, r), q, ("arn",)))
+    for r in plan.of_type("aws_scheduler_schedule"):
+        if r.mode != "managed":
+            continue
+        at = ("target", 0, "arn")
+        v = r.path(*at)
+        q = queue_of(resolve, index, r, at)
+        if q.one is None and not q.candidates and not (isinstance(v, str) and ":sqs:" in v):
+            continue
+        # Scheduler sends with the schedule's role (PRD010), not as a service principal
+        out.append(Delivery("scheduler", r, SCHEDULER, Source("scheduler", r), q, at))
     for r in plan.of_type("aws_s3_bucket_notification"):
         if r.mode != "managed":
             continue

@@ -493,3 +493,24 @@ resource "aws_scheduler_schedule" "reports" {
     role_arn = aws_iam_role.scheduler.arn
   }
 }
+
+# a FIFO queue target without a message group (PRD005) whose DLQ the role may not send to
+# (PRD006), and the role may not send to the queue either (PRD010)
+resource "aws_scheduler_schedule" "ordered" {
+  name                = "reports-ordered-every-morning"
+  schedule_expression = "cron(0 6 * * ? *)"
+  flexible_time_window {
+    mode = "OFF"
+  }
+  target {
+    arn      = module.ordered.arn
+    role_arn = aws_iam_role.scheduler.arn
+    dead_letter_config {
+      arn = aws_sqs_queue.events_undelivered.arn
+    }
+    retry_policy {
+      maximum_event_age_in_seconds = 3600
+      maximum_retry_attempts       = 10
+    }
+  }
+}

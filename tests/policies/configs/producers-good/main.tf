@@ -505,8 +505,12 @@ resource "aws_iam_role" "scheduler" {
   inline_policy {
     name = "send"
     policy = jsonencode({
-      Version   = "2012-10-17"
-      Statement = [{ Effect = "Allow", Action = "sqs:SendMessage", Resource = "${local.prefix}:jobs" }]
+      Version = "2012-10-17"
+      Statement = [{
+        Effect   = "Allow"
+        Action   = "sqs:SendMessage"
+        Resource = ["${local.prefix}:jobs", "${local.prefix}:jobs-undelivered"]
+      }]
     })
   }
 }
@@ -520,5 +524,12 @@ resource "aws_scheduler_schedule" "jobs" {
   target {
     arn      = module.jobs.arn
     role_arn = aws_iam_role.scheduler.arn
+    dead_letter_config {
+      arn = aws_sqs_queue.undelivered["jobs-undelivered"].arn
+    }
+    retry_policy {
+      maximum_event_age_in_seconds = 3600
+      maximum_retry_attempts       = 10
+    }
   }
 }
