@@ -600,6 +600,19 @@ def link_senders(plan: Plan, resolve: Resolver, index: QueueIndex) -> list[Sende
             else:
                 role, role_why = _role(plan, resolve, r, how)
             out.append(Sender(r, what, q, role, role_why))
+    for r in plan.of_type("aws_api_gateway_integration"):
+        uri = r.attr("uri")
+        if r.mode != "managed" or not (uri is UNKNOWN or (isinstance(uri, str) and ":sqs:" in uri)):
+            continue
+        rv = resolve.value(r, "uri")
+        found = index.in_targets(rv.targets, r)
+        if isinstance(uri, str) and len(found) != 1:  # arn:aws:apigateway:REGION:sqs:path/ACCOUNT/NAME
+            found = index.named(uri.rstrip("/").rsplit("/", 1)[-1], r) if ":sqs:path/" in uri else []
+        if uri is UNKNOWN and not found:
+            continue  # not shown to be a queue
+        q = Link(found) if len(found) == 1 else Link(unknown_reason="its uri names no one queue of the plan")
+        role, role_why = _role(plan, resolve, r, ("credentials",))
+        out.append(Sender(r, "SQS integration of the REST API", q, role, role_why))
     for r in plan.of_type("aws_apigatewayv2_integration"):
         if r.mode != "managed" or r.attr("integration_subtype") not in ("SQS-SendMessage",):
             continue

@@ -25,6 +25,8 @@ GOOD_PASSES = {
     ("PRD009", "aws_sns_topic.oncall"),
     ("PRD010", "aws_lambda_function_event_invoke_config.worker"), ("PRD010", "aws_scheduler_schedule.jobs"),
     ("PRD006", "aws_scheduler_schedule.jobs"),
+    *{("PRD010", a) for a in ("aws_pipes_pipe.fanout_to_uploads", "aws_api_gateway_integration.ingest",
+                              "aws_apigatewayv2_integration.ingest")},
 }
 
 

@@ -358,6 +358,8 @@ EXPECTED = {
         ("PRD005", FAIL, E, "aws_scheduler_schedule.ordered"),
         ("PRD006", FAIL, E, "aws_scheduler_schedule.ordered"),
         ("PRD010", FAIL, E, "aws_scheduler_schedule.ordered"),
+        # an HTTP API whose role may only receive from the queue it sends to
+        ("PRD010", FAIL, E, "aws_apigatewayv2_integration.ingest"),
     },
     "config:inline-waivers": {
         # evaluated without its source, the # sqs-policy:ignore comments are not read: nothing is

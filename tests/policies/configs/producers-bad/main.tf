@@ -514,3 +514,35 @@ resource "aws_scheduler_schedule" "ordered" {
     }
   }
 }
+
+# --- an HTTP API sending to a queue with a role that may only receive from it (PRD010) -----
+resource "aws_iam_role" "gateway" {
+  name = "ingest-gateway"
+  assume_role_policy = jsonencode({
+    Version   = "2012-10-17"
+    Statement = [{ Effect = "Allow", Principal = { Service = "apigateway.amazonaws.com" }, Action = "sts:AssumeRole" }]
+  })
+  inline_policy {
+    name = "read"
+    policy = jsonencode({
+      Version   = "2012-10-17"
+      Statement = [{ Effect = "Allow", Action = ["sqs:ReceiveMessage"], Resource = "${local.prefix}:scans" }]
+    })
+  }
+}
+
+resource "aws_apigatewayv2_api" "ingest" {
+  name          = "ingest-http"
+  protocol_type = "HTTP"
+}
+
+resource "aws_apigatewayv2_integration" "ingest" {
+  api_id              = aws_apigatewayv2_api.ingest.id
+  integration_type    = "AWS_PROXY"
+  integration_subtype = "SQS-SendMessage"
+  credentials_arn     = aws_iam_role.gateway.arn
+  request_parameters = {
+    QueueUrl    = module.scans.url
+    MessageBody = "$request.body"
+  }
+}
