@@ -357,15 +357,21 @@ alarm_actions name.""",
           "kms:GenerateDataKey* and kms:Decrypt (or leave it unencrypted).",
       sources=("cloudwatch-sns-encrypted", "sns-key-management"), attrs=("kms_master_key_id",))
 def alarm_topic_key(model: Model, opts):
+    plan_topics = [t for t in model.plan.of_type("aws_sns_topic") if t.mode == "managed"]
+    if not plan_topics:
+        return  # no topic of the plan for an alarm to notify
+    by_name: dict = {}
+    for t in plan_topics:
+        by_name.setdefault(t.attr("name"), []).append(t)
     seen = set()
     for a in model.alarms:
         rv = model.resolve.value(a.res, "alarm_actions")
-        topics = rv.linked("aws_sns_topic")
         acts = rv.value
+        known = isinstance(acts, list) and all(isinstance(x, str) for x in acts)
+        topics = [] if known else list(rv.linked("aws_sns_topic"))  # a known ARN is read as such
         for arn in acts if isinstance(acts, list) else ():
             if isinstance(arn, str) and ":sns:" in arn:
-                name = arn.rsplit(":", 1)[-1]
-                topics += [t for t in model.plan.of_type("aws_sns_topic") if t.mode == "managed" and t.attr("name") == name]
+                topics += by_name.get(arn.rsplit(":", 1)[-1], [])
         for t in topics:
             if t.mode != "managed" or t.address in seen:
                 continue
