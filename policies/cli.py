@@ -17,7 +17,27 @@ import sys
 import time
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help, with lines broken at spaces only: a format or option name such as
+    hcp-run-task stays whole."""
+
+    def _split_lines(self, text, width):
+        import textwrap
+
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False, break_long_words=False)
+
+    def _fill_text(self, text, width, indent):
+        import textwrap
+
+        return textwrap.fill(" ".join(text.split()), width, initial_indent=indent, subsequent_indent=indent,
+                             break_on_hyphens=False, break_long_words=False)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *a, **kw):
+        kw.setdefault("formatter_class", _Formatter)
+        super().__init__(*a, **kw)
+
     def error(self, message):  # one line, exit 2 (the message may quote an argument)
         from .terminal import line
 
