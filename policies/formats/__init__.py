@@ -50,6 +50,8 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
            "markdown", "markdown", needs_passes=True),
     Format("atlantis", "the text report and a conftest-form summary line, for an Atlantis custom_policy_check "
            "(exit 0 whenever it is written: Atlantis reads the verdict from the output)", "atlantis", "text"),
+    Format("spacelift", "a Spacelift plan policy's custom input (--report spacelift=sqs-policy.custom.spacelift.json)",
+           "spacelift", "json"),
     Format("hcp-run-task", "the JSON:API body of an HCP Terraform / Terraform Enterprise run task result "
            "(what `sqs-policy run-task serve` sends)", "hcp_run_task", "json"),
 )}
