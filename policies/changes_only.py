@@ -95,7 +95,7 @@ def plan_changes(doc: dict) -> tuple[dict[str, tuple[str, str]], dict[str, str],
             if rc.get("deposed") is None:
                 changes[addr] = what
             else:  # a deposed object of a resource: the resource itself says what the plan does to it
-                changes.setdefault(addr, what)
+                changes.setdefault(addr, ("deletes a deposed object of", ""))
             if moved:
                 changes.setdefault(moved, ("moves", f" to {addr}"))
         if "delete" in actions and "create" not in actions and rc.get("deposed") is None:
@@ -109,6 +109,16 @@ def plan_changes(doc: dict) -> tuple[dict[str, tuple[str, str]], dict[str, str],
                     if isinstance(before.get(k), str) and before[k]:
                         ids.setdefault(before[k], addr)
     return changes, ids, strings
+
+
+def changed_addresses(doc: dict) -> tuple[set[str], set[str], set[str], set[str]]:
+    """(changed, deleted, every string the deleted resources' prior values hold, their names/ARNs/URLs/IDs)."""
+    changes, ids, strings = plan_changes(doc)
+    return set(changes), _deleted(changes), set(strings), set(ids)
+
+
+def _deleted(changes: dict[str, tuple[str, str]]) -> set[str]:
+    return {a for a, (verb, _) in changes.items() if verb == "deletes"}
 
 
 def _list(items: list[str], sep: str = "; ") -> str:
@@ -197,7 +207,7 @@ def apply(report, doc: dict) -> None:
         f.judged = False
         skipped += 1
     changed = set(changes)
-    deleted = {a for a, v in changes.items() if v[0] == "deletes"}
+    deleted = _deleted(changes)
     report.changed_only = {"changed": sorted(changed), "deleted": sorted(deleted),
                            "judged_resources": len(why), "not_judged_findings": skipped}
     if not changed:
