@@ -38,7 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     from .. import __version__
 
     p.add_argument("--version", action="version", version=f"sqs-policy {__version__}")
-    sub = p.add_subparsers(dest="cmd", metavar="{check,baseline,list-rules,explain,checkov-dir}")
+    sub = p.add_subparsers(dest="cmd", metavar="{check,baseline,run-task,list-rules,explain,checkov-dir}")
     sub.required = True
     fmt_help = "; ".join(f"{f.name}: {f.help}" for f in FORMATS.values())
     c = sub.add_parser("check", help="check one or many plan JSON files",
@@ -102,6 +102,37 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--output", "-o", metavar="FILE", required=True, help="the baseline file to write")
     b.add_argument("--update", action="store_true",
                    help="shrink the existing baseline FILE: drop the findings that are gone, keep the rest, add none")
+    rt = sub.add_parser("run-task", help="serve the checker as an HCP Terraform / Terraform Enterprise run task",
+                        description="HCP Terraform / Terraform Enterprise run tasks (docs/run-tasks.md).")
+    rts = rt.add_subparsers(dest="run_task_cmd", metavar="{serve}")
+    rts.required = True
+    sv = rts.add_parser("serve", help="answer run task requests over HTTP",
+                        description="Answer HCP Terraform run task requests: verify the HMAC signature, fetch the "
+                        "plan JSON, check it, and send the result to the run's callback URL (docs/run-tasks.md).",
+                        epilog="the HMAC key: --hmac-key-file FILE, $SQS_POLICY_RUN_TASK_HMAC_KEY_FILE or "
+                        "$SQS_POLICY_RUN_TASK_HMAC_KEY; exit codes: 2 usage error or a port that cannot be bound")
+    sv.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1; 0.0.0.0 in a "
+                    "container)")
+    sv.add_argument("--port", type=int, default=8080, help="port to listen on (default: 8080; 0: any free one)")
+    sv.add_argument("--hmac-key-file", metavar="FILE", help="file holding the run task's HMAC key")
+    sv.add_argument("--tfe-host", action="append", default=[], metavar="HOST[:PORT]",
+                    help="host the payload's URLs may point at, the only one the run's token is sent to (repeatable; "
+                    "default: app.terraform.io; your Terraform Enterprise host)")
+    sv.add_argument("--allow-http", action="store_true", help="also use plain HTTP URLs of --tfe-host")
+    sv.add_argument("--max-plan-mib", type=_positive, default=64, metavar="N",
+                    help="refuse a plan JSON over N MiB (default: 64); the run gets a failed result saying so")
+    sv.add_argument("--fetch-timeout", type=_positive, default=60, metavar="SECONDS",
+                    help="give up fetching a plan after SECONDS (default: 60)")
+    sv.add_argument("--callback-retries", type=int, choices=range(0, 11), default=5, metavar="N",
+                    help="retry a failed callback N times, waiting 1, 2, 4 ... s (default: 5)")
+    sv.add_argument("--workers", type=int, choices=range(1, 65), default=2, metavar="N",
+                    help="runs checked at once (default: 2); up to 32 more wait, past that a request gets 503")
+    sv.add_argument("--config", metavar="FILE", help="YAML or TOML file: rule selection, thresholds, waivers")
+    sv.add_argument("--strict", action="store_true", help="findings that cannot be decided before apply fail")
+    sv.add_argument("--fail-on", choices=("error", "warning"), default="error",
+                    help="lowest severity that makes the result failed (default: error)")
+    sv.add_argument("--results-url", metavar="URL", help="the result's url (where users read more, e.g. your "
+                    "docs page about the rules)")
     lr = sub.add_parser("list-rules", help="list the rule catalog")
     lr.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or json")
     e = sub.add_parser("explain", help="explain one rule")
@@ -465,6 +496,28 @@ def _checks_nothing(cfg, strict: bool) -> str | None:
     return msg
 
 
+def _run_task(args) -> int:
+    """``run-task serve`` (run_task.py): until interrupted; 2 when it cannot start."""
+    from . import run_task
+    from .config import load_config
+    from .errors import InputError
+
+    key = run_task.read_key(args.hmac_key_file)
+    hosts = tuple(h.strip().lower() for h in args.tfe_host if h.strip()) or ("app.terraform.io",)
+    settings = run_task.Settings(key=key, hosts=hosts, allow_http=args.allow_http,
+                                 max_plan_bytes=int(args.max_plan_mib * run_task.MiB), fetch_timeout=args.fetch_timeout,
+                                 callback_retries=args.callback_retries, workers=args.workers,
+                                 config=load_config(args.config), strict=args.strict, fail_on=args.fail_on,
+                                 results_url=args.results_url)
+    gc.enable()  # a long-running service: each run's objects are freed as it goes
+    try:
+        run_task.serve(args.host, args.port, settings)
+    except OSError as e:
+        raise InputError(f"cannot listen on {args.host}:{args.port} ({e.strerror or e}); pick another --port or "
+                         "--host") from None
+    return 0
+
+
 def _list_rules(args) -> int:
     from .rules import CONFIG_RULES, RULES
 
@@ -557,6 +610,8 @@ def main(argv: list[str] | None = None) -> int:
             return _baseline(args)
         if args.cmd == "list-rules":
             return _list_rules(args)
+        if args.cmd == "run-task":
+            return _run_task(args)
         if args.cmd == "checkov-dir":
             _write(os.path.join(os.path.dirname(os.path.abspath(__file__)), "checkov") + "\n")
             return 0
