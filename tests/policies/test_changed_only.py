@@ -184,6 +184,10 @@ def test_every_format_says_why(tmp_path):
     jsonschema.validate(cq, GITLAB)
     mine = [i for i in cq if "aws_sqs_queue.jobs:" in i["description"]]
     assert mine and all(i["description"].endswith(f"({why})") for i in mine)
+    run_task = json.loads(render("hcp-run-task"))["data"]["relationships"]["outcomes"]["data"]
+    mine = [o["attributes"]["body"] for o in run_task if o["attributes"]["outcome-id"].endswith(":aws_sqs_queue.jobs")]
+    assert mine and all(b.endswith("judged \\(\\-\\-changed\\-only\\)\\: linked to aws\\_sqs\\_queue\\.jobs\\_dlq "
+                                   "\\(its DLQ\\)\\, which the plan updates") for b in mine), mine
     md = render("markdown")
     row = next(line for line in md.splitlines() if "SQS009 queue-policy-tls-only | <code>aws\\_sqs\\_queue\\.jobs<" in line)
     assert "<br>judged \\(\\-\\-changed\\-only\\)\\: linked to aws\\_sqs\\_queue\\.jobs\\_dlq \\(its DLQ\\)" in row, row
