@@ -74,6 +74,15 @@ def test_a_failing_plan_fails_the_policy_set_with_its_counts(tmp_path, plan_file
     assert summary == (f"{fails + warns + want['passed'] + want['waived']} tests, {want['passed']} passed, "
                        f"{warns} warnings, {fails} failures, {want['waived']} exceptions")
     assert "fix: " in p.stdout  # the report itself is in the PR comment
+    # the documented policy_item_regex (sticky approvals) picks exactly the failing findings' first lines
+    sticky = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", DOC.read_text(), flags=re.DOTALL)][1]
+    item = sticky["policies"]["policy_sets"][0]["policy_item_regex"]
+    errors = json.loads(sqs_policy_in_process("check", str(plan_files["config:queue-bad"]), "--format", "json",
+                                              "--no-source").stdout)["findings"]
+    want = {f"{f['rule_id']} {f['slug']}  {f['address']}" for f in errors if f["status"] == "fail"
+            and f["severity"] == "error" and "waiver" not in f}
+    got = {" ".join(m.split()[1:3]) + "  " + m.split()[3] for m in re.findall(item, p.stdout)}
+    assert got == want and len(re.findall(item, p.stdout)) == fails
     assert check_runner(p.stdout, "text") == []
 
 
