@@ -208,7 +208,14 @@ def probe_sqs_metrics(s: _Scratch, wait: float = 90) -> tuple[bool, str]:
                    f"{wait:.0f} s: a DLQ depth alarm cannot fire here")
 
 
-_CONSUMER = "def handler(event, context):\n    return {\"batchItemFailures\": []}\n"
+_CONSUMER = """import sys
+
+
+def handler(event, context):
+    if "Records" not in event:  # invoked by the probe: which Python runs it
+        return {"python": sys.version.split()[0]}
+    return {"batchItemFailures": []}
+"""
 
 
 def _wait_for(fn: Callable[[], bool], timeout: float, step: float = 1.0) -> bool:
@@ -248,6 +255,11 @@ def probe_lambda_consumer(s: _Scratch) -> tuple[bool, str]:
     if config.get("State") != "Active":
         return False, (f"a python3.12 function did not become Active within 60 s: State {config.get('State')}"
                        f" ({config.get('StateReasonCode') or ''} {config.get('StateReason') or ''}".rstrip() + ")")
+    try:
+        ran = json.loads(lam.invoke(FunctionName=name, Payload=b"{}")["Payload"].read() or b"{}").get("python")
+    except Exception:  # noqa: BLE001 - which Python ran it is a detail; the mapping decides the finding
+        ran = None
+    on = f" (it ran on Python {ran}; the runtime asks python3.12)" if ran and not ran.startswith("3.12.") else ""
     esm = lam.create_event_source_mapping(EventSourceArn=arn, FunctionName=name, BatchSize=1)["UUID"]
     s.cleanup.insert(0, lambda: lam.delete_event_source_mapping(UUID=esm))
     _wait_for(lambda: lam.get_event_source_mapping(UUID=esm).get("State") == "Enabled", 60)
@@ -263,7 +275,7 @@ def probe_lambda_consumer(s: _Scratch) -> tuple[bool, str]:
         return False, ("a python3.12 function consumed a queue through its event source mapping, but the disabled "
                        "mapping still took a message (sqs-behave's pausing would not hold)")
     return True, ("a python3.12 function consumed a queue through its event source mapping; disabled, the mapping "
-                  "left a message in the queue")
+                  f"left a message in the queue{on}")
 
 
 PROBES: dict[str, tuple[str, Callable[[_Scratch], tuple[bool, str]], bool]] = {

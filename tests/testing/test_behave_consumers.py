@@ -67,7 +67,9 @@ def test_visibility_covers_consumer_on_live_functions(ministack_endpoint, tmp_pa
 
     clients = Clients(ministack_endpoint)
     lam, sqs = clients.client("lambda"), clients.client("sqs")
-    arns = {f"arn:aws:sqs:us-east-1:000000000000:{prefix}-{key}": key for key in ("orders", "late")}
+    arns = {sqs.get_queue_attributes(QueueUrl=sqs.get_queue_url(QueueName=f"{prefix}-{key}")["QueueUrl"],
+                                     AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]: key
+            for key in ("orders", "late")}
     mappings = {arns[m["EventSourceArn"]]: m for m in lam.list_event_source_mappings()["EventSourceMappings"]
                 if m["EventSourceArn"] in arns}
     assert set(mappings) == {"orders", "late"}, mappings
