@@ -21,9 +21,32 @@ def _elsewhere(q: Queue, metric: str) -> Alarm | None:
     return next((a for a, m in q.elsewhere_alarms if m == metric), None)
 
 
-def _maybe_alarms(q: Queue, metric: str) -> list[tuple[Alarm, str]]:
-    """Alarms on the queue's name whose region or account may not be the queue's."""
-    return [(a, why) for a, why in q.maybe_alarms if any(m == metric and mq is q for m, mq, _ in a.maybe)]
+def _maybe_alarms(q: Queue, metric: str, model: Model | None = None) -> list[tuple[Alarm, str]]:
+    """Alarms on the queue's name whose region or account may not be the queue's; those in the
+    module that holds the alarms of the queue's own region first (see _home_module)."""
+    got = [(a, why) for a, why in q.maybe_alarms if any(m == metric and mq is q for m, mq, _ in a.maybe)]
+    home = _home_module(model, q) if model is not None else None
+    return sorted(got, key=lambda x: x[0].res.module != home) if home else got
+
+
+def _home_module(model: Model, q: Queue) -> str | None:
+    """The module instance holding the alarms of the queue's own region and account, when the
+    stack has one alarms module per region (exactly one module instance, not the root, has
+    alarms there); else None."""
+    from ..model import same_place
+
+    mods = {a.res.module for a in model.alarms
+            if same_place(a.place, q.location, (a.provider_place, q.provider_place)) is True}
+    return next(iter(mods)) if len(mods) == 1 and "" not in mods else None
+
+
+def _where_to_add(model: Model, q: Queue) -> str:
+    """Where a missing alarm belongs when the stack keeps its alarms in one module per region."""
+    home = _home_module(model, q)
+    if home is None:
+        return ""
+    region = f" ({q.region})" if q.region else ""
+    return f"; the alarms of the queue's region{region} are in {home}: add it there"
 
 
 def _action_does(arn) -> str | None:
@@ -194,7 +217,7 @@ def dlq_depth_alarm(model: Model, opts):
         verdicts = [(a, _fires_on_first_message(a, opts["max_threshold"])) for a in alarms]
         good = [a for a, v in verdicts if v is True]
         bad = next(((a, v) for a, v in verdicts if isinstance(v, Invalid)), None)
-        maybe = _maybe_alarms(q, metric)
+        maybe = _maybe_alarms(q, metric, model)
         if good:
             yield _loud(q, good, "depth alarm", opts)
         elif bad:
@@ -212,9 +235,11 @@ def dlq_depth_alarm(model: Model, opts):
         elif _elsewhere(q, metric):
             a = _elsewhere(q, metric)
             yield fail(q.address, f"DLQ has no alarm on {metric} in its own region and account ({a.address} watches a "
-                                  "queue of this name elsewhere): failed messages go unseen until they expire")
+                                  f"queue of this name elsewhere): failed messages go unseen until they expire"
+                                  f"{_where_to_add(model, q)}")
         else:
-            yield fail(q.address, f"DLQ has no alarm on {metric}: failed messages go unseen until they expire")
+            yield fail(q.address, f"DLQ has no alarm on {metric}: failed messages go unseen until they expire"
+                                  f"{_where_to_add(model, q)}")
 
 
 @rule("CW002", "queue-age-alarm", "warning", "alarms", "Every source queue has an age-of-oldest-message alarm",
@@ -255,7 +280,7 @@ def age_alarm(model: Model, opts):
                 good.append(a)
             else:
                 late.append(a)
-        maybe = _maybe_alarms(q, metric)
+        maybe = _maybe_alarms(q, metric, model)
         if good:
             yield _loud(q, good, "age alarm", opts)
         elif bad:
@@ -277,6 +302,8 @@ def age_alarm(model: Model, opts):
         elif _elsewhere(q, metric):
             a = _elsewhere(q, metric)
             yield fail(q.address, f"no alarm on {metric} in the queue's own region and account ({a.address} watches a "
-                                  "queue of this name elsewhere): a stuck consumer goes unseen until messages expire")
+                                  f"queue of this name elsewhere): a stuck consumer goes unseen until messages expire"
+                                  f"{_where_to_add(model, q)}")
         else:
-            yield fail(q.address, f"no alarm on {metric}: a stuck consumer goes unseen until messages expire")
+            yield fail(q.address, f"no alarm on {metric}: a stuck consumer goes unseen until messages expire"
+                                  f"{_where_to_add(model, q)}")
