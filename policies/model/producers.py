@@ -20,10 +20,11 @@ from .values import Link, flag, loads
 
 SNS, EVENTS, S3 = "sns.amazonaws.com", "events.amazonaws.com", "s3.amazonaws.com"
 CLOUDWATCH = "cloudwatch.amazonaws.com"
+SCHEDULER = "scheduler.amazonaws.com"
 # the AWS managed keys whose key policy no one can change: only the owning service, in the
 # account, may use them; SNS, EventBridge, S3 and CloudWatch cannot encrypt with them
 MANAGED_KEYS = {"sqs": "alias/aws/sqs", "sns": "alias/aws/sns"}
-_WHAT = {SNS: "SNS", EVENTS: "EventBridge", S3: "S3", CLOUDWATCH: "CloudWatch"}
+_WHAT = {SNS: "SNS", EVENTS: "EventBridge", S3: "S3", CLOUDWATCH: "CloudWatch", SCHEDULER: "EventBridge Scheduler"}
 
 
 def service_name(principal: str) -> str:
@@ -81,6 +82,16 @@ def link_producers(plan: Plan, resolve: Resolver, index: QueueIndex) -> list[Del
         if q.one is None and not q.candidates and not (isinstance(r.attr("arn"), str) and ":sqs:" in r.attr("arn")):
             continue  # a target that is not a queue (a function, a topic)
         out.append(Delivery("events", r, EVENTS, _rule(plan, resolve, r), q, ("arn",)))
+    for r in plan.of_type("aws_scheduler_schedule"):
+        if r.mode != "managed":
+            continue
+        at = ("target", 0, "arn")
+        v = r.path(*at)
+        q = queue_of(resolve, index, r, at)
+        if q.one is None and not q.candidates and not (isinstance(v, str) and ":sqs:" in v):
+            continue
+        # Scheduler sends with the schedule's role (PRD010), not as a service principal
+        out.append(Delivery("scheduler", r, SCHEDULER, Source("scheduler", r), q, at))
     for r in plan.of_type("aws_s3_bucket_notification"):
         if r.mode != "managed":
             continue
@@ -589,6 +600,19 @@ def link_senders(plan: Plan, resolve: Resolver, index: QueueIndex) -> list[Sende
             else:
                 role, role_why = _role(plan, resolve, r, how)
             out.append(Sender(r, what, q, role, role_why))
+    for r in plan.of_type("aws_api_gateway_integration"):
+        uri = r.attr("uri")
+        if r.mode != "managed" or not (uri is UNKNOWN or (isinstance(uri, str) and ":sqs:" in uri)):
+            continue
+        rv = resolve.value(r, "uri")
+        found = index.in_targets(rv.targets, r)
+        if isinstance(uri, str) and len(found) != 1:  # arn:aws:apigateway:REGION:sqs:path/ACCOUNT/NAME
+            found = index.named(uri.rstrip("/").rsplit("/", 1)[-1], r) if ":sqs:path/" in uri else []
+        if uri is UNKNOWN and not found:
+            continue  # not shown to be a queue
+        q = Link(found) if len(found) == 1 else Link(unknown_reason="its uri names no one queue of the plan")
+        role, role_why = _role(plan, resolve, r, ("credentials",))
+        out.append(Sender(r, "SQS integration of the REST API", q, role, role_why))
     for r in plan.of_type("aws_apigatewayv2_integration"):
         if r.mode != "managed" or r.attr("integration_subtype") not in ("SQS-SendMessage",):
             continue
