@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -39,7 +42,7 @@ def ministack_endpoint():
     ms.stop()
 
 
-def test_visibility_covers_consumer_on_live_functions(ministack_endpoint, tmp_path):
+def test_visibility_covers_consumer_on_live_functions(ministack_endpoint, tmp_path, request):
     stack = write_stack("consumers", tmp_path)
     prefix = f"bc{uuid.uuid4().hex[:6]}"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "LOCALSTACK_ENDPOINT"))}
@@ -47,6 +50,9 @@ def test_visibility_covers_consumer_on_live_functions(ministack_endpoint, tmp_pa
         [sys.executable, "-m", "resilient_sqs.testing.cli", str(stack), "--endpoint", ministack_endpoint, "--keep",
          "--var", f"name_prefix={prefix}", "--format", "json", "-k", "visibility or poison"],
         capture_output=True, text=True, cwd=tmp_path, env=env, timeout=1500)
+    kept = re.search(r"destroy it with `cd (\S+) && ", proc.stderr)
+    if kept:  # the kept copy's state goes with this test's ministack: remove the copy too
+        request.addfinalizer(lambda: shutil.rmtree(Path(kept.group(1)).parent, ignore_errors=True))
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
     doc = json.loads(proc.stdout)
     r = {(x["scenario"], x["subject"].removeprefix(prefix + "-")): x for x in doc["results"]}
