@@ -199,7 +199,7 @@ def check_report(fmt: str, text: str) -> list[str]:
     problems = check_runner(text, fmt)
     if fmt == "junit":
         problems += check_xml(text)
-    elif fmt in ("json", "sarif", "gitlab"):
+    elif fmt in ("json", "sarif", "gitlab", "spacelift", "hcp-run-task"):
         problems += check_json(text, fmt)
     elif fmt == "markdown":
         problems += check_markdown(text) + check_mermaid_text(text)
