@@ -17,7 +17,27 @@ import sys
 import time
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help, with lines broken at spaces only: a format or option name such as
+    hcp-run-task stays whole."""
+
+    def _split_lines(self, text, width):
+        import textwrap
+
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False, break_long_words=False)
+
+    def _fill_text(self, text, width, indent):
+        import textwrap
+
+        return textwrap.fill(" ".join(text.split()), width, initial_indent=indent, subsequent_indent=indent,
+                             break_on_hyphens=False, break_long_words=False)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *a, **kw):
+        kw.setdefault("formatter_class", _Formatter)
+        super().__init__(*a, **kw)
+
     def error(self, message):  # one line, exit 2 (the message may quote an argument)
         from .terminal import line
 
@@ -331,6 +351,7 @@ def _check(args) -> int:
     from .batch import expand
 
     plans, many = expand(args.plan)
+    args.many = many
     if many:
         return _check_many(args, plans)
     args.plan = plans[0]
@@ -363,6 +384,8 @@ def _check_one(args, reports, cfg=None, report_out: list | None = None) -> int:
                          f"evaluate={t2 - t1:.4f} render={t3 - t2:.4f}\n")
     if report_out is not None:
         report_out.append(report)
+    if args.format == "atlantis":  # Atlantis reads the verdict from the output (formats/atlantis.py)
+        return 0
     return 1 if report.failed(args.fail_on) else 0
 
 
@@ -565,6 +588,21 @@ def _explain(args) -> int:
     return 0
 
 
+def _atlantis_refused(message: str) -> int:
+    """A refused plan with --format atlantis: a FAIL line on standard output, exit 0 (Atlantis
+    keeps no output of a step that exits non-zero, so the refusal would not be seen); 2 when
+    even that cannot be written."""
+    from .errors import InputError
+    from .formats.atlantis import refused
+    from .terminal import line
+
+    try:
+        _write(refused(line(" ".join(message.split()))[:1000]))
+    except InputError:
+        return 2
+    return 0
+
+
 def run() -> None:
     """Console-script entry: like main(), but skips freeing the plan's objects
     one by one at interpreter exit (a tenth of a second on a large plan)."""
@@ -618,6 +656,8 @@ def main(argv: list[str] | None = None) -> int:
         return _explain(args)
     except InputError as e:
         _error_line(f"sqs-policy: error: {e}")
+        if args.cmd == "check" and args.format == "atlantis" and not getattr(args, "many", False):
+            return _atlantis_refused(f"sqs-policy: error: {e}")
         return 2
     except KeyboardInterrupt:
         _error_line("sqs-policy: interrupted")

@@ -44,7 +44,8 @@ def outcome(f, fail_on: str) -> dict:
         "outcome-id": _clip(f"{f.rule_id}:{f.address}", 200),
         "description": _clip(f"{f.rule_id} {f.slug}: {f.address}"),
         "body": "\n\n".join([f"**{f.rule_id} {f.slug}** on {_md(f.address)}", _md(f.message),
-                             f"**Fix:** {_md(f.remediation)}"]),
+                             f"**Fix:** {_md(f.remediation)}",
+                             *([_md(judged)] if (judged := f.judged_note()) else [])]),
         "tags": {"Status": [{"label": status[0], "level": status[1]}],
                  "Severity": [{"label": label, "level": level}]},
     }}

@@ -20,10 +20,11 @@ from .values import Link, flag, loads
 
 SNS, EVENTS, S3 = "sns.amazonaws.com", "events.amazonaws.com", "s3.amazonaws.com"
 CLOUDWATCH = "cloudwatch.amazonaws.com"
+SCHEDULER = "scheduler.amazonaws.com"
 # the AWS managed keys whose key policy no one can change: only the owning service, in the
 # account, may use them; SNS, EventBridge, S3 and CloudWatch cannot encrypt with them
 MANAGED_KEYS = {"sqs": "alias/aws/sqs", "sns": "alias/aws/sns"}
-_WHAT = {SNS: "SNS", EVENTS: "EventBridge", S3: "S3", CLOUDWATCH: "CloudWatch"}
+_WHAT = {SNS: "SNS", EVENTS: "EventBridge", S3: "S3", CLOUDWATCH: "CloudWatch", SCHEDULER: "EventBridge Scheduler"}
 
 
 def service_name(principal: str) -> str:
@@ -81,6 +82,16 @@ def link_producers(plan: Plan, resolve: Resolver, index: QueueIndex) -> list[Del
         if q.one is None and not q.candidates and not (isinstance(r.attr("arn"), str) and ":sqs:" in r.attr("arn")):
             continue  # a target that is not a queue (a function, a topic)
         out.append(Delivery("events", r, EVENTS, _rule(plan, resolve, r), q, ("arn",)))
+    for r in plan.of_type("aws_scheduler_schedule"):
+        if r.mode != "managed":
+            continue
+        at = ("target", 0, "arn")
+        v = r.path(*at)
+        q = queue_of(resolve, index, r, at)
+        if q.one is None and not q.candidates and not (isinstance(v, str) and ":sqs:" in v):
+            continue
+        # Scheduler sends with the schedule's role (PRD010), not as a service principal
+        out.append(Delivery("scheduler", r, SCHEDULER, Source("scheduler", r), q, at))
     for r in plan.of_type("aws_s3_bucket_notification"):
         if r.mode != "managed":
             continue
@@ -237,7 +248,13 @@ def _doc_admits(pd: PolicyDoc, q: Queue, service: str, source: Source, resolve: 
     return verdict, why, names
 
 
-def _principal_is(principals, service: str):
+_ACCOUNT = re.compile(r"^(?:arn:aws[a-z-]*:iam::)?([0-9]{12})(?::root)?$")
+
+
+def _principal_is(principals, service: str, account=None):
+    """Whether the principals include ``service`` (or everyone); with ``account`` (a topic's
+    account, UNKNOWN when the plan does not show it), also that account (SNS delivers for a
+    topic of the queue's own account when the policy names the account)."""
     if principals is UNKNOWN:
         return UNKNOWN
     for t, ident in principals or ():
@@ -246,6 +263,10 @@ def _principal_is(principals, service: str):
         if (t == "Service" and isinstance(ident, str) and ident.lower() == service) or (
                 t in ("*", "AWS") and ident == "*"):
             return True
+        if account is not None and t == "AWS" and isinstance(ident, str):
+            m = _ACCOUNT.match(ident)
+            if m and (account is UNKNOWN or m.group(1) == account):
+                return True
     return False
 
 
@@ -264,7 +285,12 @@ def _statement_admits(s: iamdoc.Statement, q: Queue, service: str, source: Sourc
                       resolve: Resolver, names: list):
     if s.effect != "Allow":
         return (UNKNOWN, "a statement's effect is only known after apply") if s.effect is UNKNOWN else (NONE, None)
-    p = _principal_is(s.principals, service)
+    account = None
+    if source.kind == "sns":  # "sns.amazonaws.com or the topic's account"
+        account = source.location[1] if isinstance(source.location[1], str) else UNKNOWN
+        if isinstance(source.arn, str) and len(source.arn.split(":")) > 4 and source.arn.split(":")[4]:
+            account = source.arn.split(":")[4]
+    p = _principal_is(s.principals, service, account)
     a = _allows_action(s.actions, "sqs:SendMessage") if not s.not_actions else False
     if p is False or a is False:
         return NONE, None
@@ -276,7 +302,9 @@ def _statement_admits(s: iamdoc.Statement, q: Queue, service: str, source: Sourc
               and isinstance(op, str) and op.lower().removeprefix("forallvalues:").removeprefix("foranyvalue:")
               .removesuffix("ifexists") in _SOURCE_OPS for v in vals]
     if not values:
-        return WILD, f"{s.label} of {pd.address} has no aws:SourceArn condition"
+        by_account = any(isinstance(k, str) and k.lower() == "aws:sourceaccount" for _, k, _ in s.conditions)
+        return WILD, f"{s.label} of {pd.address} has no aws:SourceArn condition" + (
+            " (aws:SourceAccount alone admits every producer of that account)" if by_account else "")
     verdict, why = OTHER, None
     for op, v in values:
         got = _names_source(v, op, source, pd, resolve, names)
@@ -589,6 +617,19 @@ def link_senders(plan: Plan, resolve: Resolver, index: QueueIndex) -> list[Sende
             else:
                 role, role_why = _role(plan, resolve, r, how)
             out.append(Sender(r, what, q, role, role_why))
+    for r in plan.of_type("aws_api_gateway_integration"):
+        uri = r.attr("uri")
+        if r.mode != "managed" or not (uri is UNKNOWN or (isinstance(uri, str) and ":sqs:" in uri)):
+            continue
+        rv = resolve.value(r, "uri")
+        found = index.in_targets(rv.targets, r)
+        if isinstance(uri, str) and len(found) != 1:  # arn:aws:apigateway:REGION:sqs:path/ACCOUNT/NAME
+            found = index.named(uri.rstrip("/").rsplit("/", 1)[-1], r) if ":sqs:path/" in uri else []
+        if uri is UNKNOWN and not found:
+            continue  # not shown to be a queue
+        q = Link(found) if len(found) == 1 else Link(unknown_reason="its uri names no one queue of the plan")
+        role, role_why = _role(plan, resolve, r, ("credentials",))
+        out.append(Sender(r, "SQS integration of the REST API", q, role, role_why))
     for r in plan.of_type("aws_apigatewayv2_integration"):
         if r.mode != "managed" or r.attr("integration_subtype") not in ("SQS-SendMessage",):
             continue

@@ -25,19 +25,29 @@ def _maybe_alarms(q: Queue, metric: str, model: Model | None = None) -> list[tup
     """Alarms on the queue's name whose region or account may not be the queue's; those in the
     module that holds the alarms of the queue's own region first (see _home_module)."""
     got = [(a, why) for a, why in q.maybe_alarms if any(m == metric and mq is q for m, mq, _ in a.maybe)]
-    home = _home_module(model, q) if model is not None else None
+    home = _home_module(model, q) if model is not None and len(got) > 1 else None
     return sorted(got, key=lambda x: x[0].res.module != home) if home else got
 
 
 def _home_module(model: Model, q: Queue) -> str | None:
     """The module instance holding the alarms of the queue's own region and account, when the
     stack has one alarms module per region (exactly one module instance, not the root, has
-    alarms there); else None."""
+    alarms there); else None. Worked out once per place (a linear pass over the alarms: a
+    stack has few places and may have thousands of queues)."""
     from ..model import same_place
 
-    mods = {a.res.module for a in model.alarms
-            if same_place(a.place, q.location, (a.provider_place, q.provider_place)) is True}
-    return next(iter(mods)) if len(mods) == 1 and "" not in mods else None
+    memo = model.__dict__.setdefault("_home_modules", {})
+    key = (q.location, q.provider_place)
+    if key not in memo:
+        places: dict[tuple, set] = {}
+        for a in model.alarms:
+            places.setdefault((a.place, a.provider_place), set()).add(a.res.module)
+        mods = set()
+        for (place, provider), ms in places.items():
+            if same_place(place, q.location, (provider, q.provider_place)) is True:
+                mods |= ms
+        memo[key] = next(iter(mods)) if len(mods) == 1 and "" not in mods else None
+    return memo[key]
 
 
 def _where_to_add(model: Model, q: Queue) -> str:

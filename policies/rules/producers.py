@@ -12,12 +12,12 @@ from ..model.producers import (CLOUDWATCH, EXACT, OTHER, WILD, Admission, admits
 from . import fail, ok, rule, unknown
 
 
-def _deliveries(model: Model, kind: str):
-    """(delivery, queue) of ``kind``; the deliveries whose queue cannot be told give an unknown
+def _deliveries(model: Model, *kinds: str):
+    """(delivery, queue) of ``kinds``; the deliveries whose queue cannot be told give an unknown
     result (yielded as (delivery, None, result)); those to a queue outside the plan are skipped
     (its policy is not in the plan)."""
     for d in model.producers:
-        if d.kind != kind:
+        if d.kind not in kinds:
             continue
         q = d.queue.one
         if q is not None:
@@ -49,7 +49,7 @@ def _judge_admission(d: Delivery, q: Queue, adm: Admission, what: str, role: str
                        fix, ref=adm.ref, attrs=attrs)
     if adm.verdict == WILD:
         return fail(d.address, f"the policy of {role} {q.address} lets {d.service} send without naming {src} "
-                               f"({adm.why}): any {svc} producer, of any account, can write into it",
+                               f"({adm.why}): {svc} producers other than {src} can write into it",
                     f'Give that statement Condition {{"ArnEquals": {{"aws:SourceArn": <{what}>}}}} (the ARN itself, '
                     "no wildcard).", ref=adm.ref, attrs=attrs)
     if adm.verdict == OTHER:
@@ -178,15 +178,16 @@ def events_queue_policy(model: Model, opts):
 
 
 @rule("PRD005", "events-fifo-message-group", "error", "producers",
-      "An EventBridge target that is a FIFO queue sets a message group",
+      "An EventBridge target or schedule that is a FIFO queue sets a message group",
       why="""
 SQS refuses a message without MessageGroupId on a FIFO queue; EventBridge sends one only when the
-target's sqs_target.message_group_id is set. Without it every event fails delivery (and, after the
+target's sqs_target.message_group_id is set (an EventBridge Scheduler schedule: its target's
+sqs_parameters.message_group_id). Without it every event fails delivery (and, after the
 retries, is dropped or dead-lettered).""",
       fix="Add sqs_target { message_group_id = \"<group>\" } to the target.",
       sources=("eventbridge-sqs-fifo",), attrs=("sqs_target",))
 def events_fifo(model: Model, opts):
-    for d, q, res in _deliveries(model, "events"):
+    for d, q, res in _deliveries(model, "events", "scheduler"):
         if res is not None:
             yield res
             continue
@@ -195,23 +196,29 @@ def events_fifo(model: Model, opts):
             continue
         if q.fifo is not True:
             continue  # a standard queue takes no message group
-        group = d.res.path("sqs_target", 0, "message_group_id")
+        where = ("sqs_target",) if d.kind == "events" else ("target", 0, "sqs_parameters")
+        name = ".".join(str(p) for p in where if not isinstance(p, int)) + ".message_group_id"
+        group = d.res.path(*where, 0, "message_group_id")
         if group is UNKNOWN:
-            yield unknown(d.address, "sqs_target.message_group_id is only known after apply")
+            yield unknown(d.address, f"{name} is only known after apply")
         elif isinstance(group, str) and group:
             yield ok(d.address, f"message group {group!r} for FIFO queue {q.address}")
         else:
-            yield fail(d.address, f"target {q.address} is a FIFO queue and the target sets no "
-                                  "sqs_target.message_group_id: SQS refuses every event")
+            yield fail(d.address, f"target {q.address} is a FIFO queue and the {'target' if d.kind == 'events' else 'schedule'} "
+                                  f"sets no {name}: SQS refuses every event",
+                       None if d.kind == "events" else
+                       'Add sqs_parameters { message_group_id = "<group>" } to the schedule\'s target.',
+                       attrs=((d.address, where[0]),))
 
 
 @rule("PRD006", "events-target-dlq-retry", "error", "producers",
-      "An EventBridge target to a queue has a dead_letter_config and a retry_policy",
+      "An EventBridge target or schedule to a queue has a dead_letter_config and a retry_policy",
       why="""
 An event EventBridge cannot deliver (the queue policy or key refuses it, the queue is gone, a FIFO
 queue without message group) is retried for up to 24 hours and then dropped, unless the target has
 a dead_letter_config: an SQS queue that keeps it (its policy must let events.amazonaws.com send with
-the rule's ARN). A retry_policy states how long and how often it is retried; without one the
+the rule's ARN; for an EventBridge Scheduler schedule, which sends with its role, the role must be
+allowed sqs:SendMessage on it). A retry_policy states how long and how often it is retried; without one the
 defaults apply, which the plan then does not show (a warning when only that is missing).""",
       fix="Add dead_letter_config { arn = <DLQ ARN> } (a queue whose policy admits events.amazonaws.com for this rule) and "
           "retry_policy { maximum_event_age_in_seconds = ..., maximum_retry_attempts = ... } to the target.",
@@ -219,38 +226,64 @@ defaults apply, which the plan then does not show (a warning when only that is m
 def events_dlq(model: Model, opts):
     from ..model.producers import queue_of
 
-    for d, q, res in _deliveries(model, "events"):
+    for d, q, res in _deliveries(model, "events", "scheduler"):
         if res is not None:
             yield res
             continue
-        dlc = d.res.attr("dead_letter_config")
-        retry = d.res.attr("retry_policy")
+        base = () if d.kind == "events" else ("target", 0)
+        dlc = d.res.path(*base, "dead_letter_config") if base else d.res.attr("dead_letter_config")
+        retry = d.res.path(*base, "retry_policy") if base else d.res.attr("retry_policy")
+        who = "target" if d.kind == "events" else "schedule's target"
         if dlc is UNKNOWN or retry is UNKNOWN:
             yield unknown(d.address, "its dead_letter_config or retry_policy is only known after apply")
             continue
         if not dlc:
-            yield fail(d.address, f"the target to {q.address} has no dead_letter_config: an event it cannot deliver "
+            yield fail(d.address, f"the {who} to {q.address} has no dead_letter_config: an event it cannot deliver "
                                   "is dropped after its retries", attrs=((d.address, "dead_letter_config"),))
             continue
-        link = queue_of(model.resolve, model.index, d.res, ("dead_letter_config", 0, "arn"))
+        link = queue_of(model.resolve, model.index, d.res, (*base, "dead_letter_config", 0, "arn"))
         dlq = link.one
         if dlq is None:
             why = f"{link.external} is not in this plan" if link.external else link.unknown_reason
-            yield unknown(d.address, f"whether its DLQ admits the rule cannot be told: {why}")
+            yield unknown(d.address, f"whether its DLQ takes what it cannot deliver cannot be told: {why}")
             continue
-        adm = admits(dlq, d.service, d.source, model.documents, model.resolve)
-        got = _judge_admission(d, dlq, adm, "the rule's ARN", role="target DLQ")
+        if d.kind == "events":
+            adm = admits(dlq, d.service, d.source, model.documents, model.resolve)
+            got = _judge_admission(d, dlq, adm, "the rule's ARN", role="target DLQ")
+        else:  # Scheduler sends to its DLQ with the schedule's role
+            got = _role_sends(model, d, dlq)
         if got.status != "pass":
             yield got
         elif not retry:
-            yield fail(d.address, f"dead-letter queue {dlq.address} admits the rule, but the target has no "
+            yield fail(d.address, f"dead-letter queue {dlq.address} takes what it cannot deliver, but the {who} has no "
                                   "retry_policy: how long an event is retried is left to the defaults (24 h, 185 "
                                   "attempts), not stated", "Add retry_policy { maximum_event_age_in_seconds = ..., "
-                                  "maximum_retry_attempts = ... } to the target.", severity="warning",
+                                  f"maximum_retry_attempts = ... }} to the {who}.", severity="warning",
                        attrs=((d.address, "retry_policy"),))
         else:
-            yield ok(d.address, f"dead_letter_config names {dlq.address}, which admits the rule, and a retry_policy "
-                                "is set", ref=got.ref)
+            yield ok(d.address, f"dead_letter_config names {dlq.address}, which takes what it cannot deliver, and a "
+                                "retry_policy is set", ref=got.ref)
+
+
+def _role_sends(model: Model, d: Delivery, dlq: Queue):
+    """Whether the role of a delivery that sends with one (a schedule) may send to ``dlq``."""
+    sender = next((s for s in model.senders if s.address == d.address), None)
+    if sender is None or sender.role is None:
+        why = sender.role_why if sender is not None else "it has no role"
+        return unknown(d.address, f"whether it may send to its DLQ {dlq.address} cannot be told: {why}")
+    docs, managed, unread = role_documents(sender.role, model.documents, model.resolve, model.plan)
+    if managed:
+        return ok(d.address, f"role {sender.role.address} has {managed[0]}")
+    got, where = may_send(docs, dlq, model.resolve)
+    if got is True:
+        return ok(d.address, f"role {sender.role.address} may send to {dlq.address} ({where})")
+    if got is UNKNOWN or unread:
+        return unknown(d.address, f"whether role {sender.role.address} may sqs:SendMessage on its DLQ {dlq.address} "
+                                  f"cannot be told: {where or unread[0] + ' is not in this plan'}")
+    return fail(d.address, f"its DLQ is {dlq.address}, but role {sender.role.address} may not sqs:SendMessage on it: "
+                           "what it cannot deliver is lost there too",
+                f"Allow sqs:SendMessage on {dlq.address}'s ARN in a policy of {sender.role.address}.",
+                attrs=((sender.role.address, "inline_policy"),))
 
 
 # ------------------------------------------------------------------------------------------
@@ -324,15 +357,21 @@ alarm_actions name.""",
           "kms:GenerateDataKey* and kms:Decrypt (or leave it unencrypted).",
       sources=("cloudwatch-sns-encrypted", "sns-key-management"), attrs=("kms_master_key_id",))
 def alarm_topic_key(model: Model, opts):
+    plan_topics = [t for t in model.plan.of_type("aws_sns_topic") if t.mode == "managed"]
+    if not plan_topics:
+        return  # no topic of the plan for an alarm to notify
+    by_name: dict = {}
+    for t in plan_topics:
+        by_name.setdefault(t.attr("name"), []).append(t)
     seen = set()
     for a in model.alarms:
         rv = model.resolve.value(a.res, "alarm_actions")
-        topics = rv.linked("aws_sns_topic")
         acts = rv.value
+        known = isinstance(acts, list) and all(isinstance(x, str) for x in acts)
+        topics = [] if known else list(rv.linked("aws_sns_topic"))  # a known ARN is read as such
         for arn in acts if isinstance(acts, list) else ():
             if isinstance(arn, str) and ":sns:" in arn:
-                name = arn.rsplit(":", 1)[-1]
-                topics += [t for t in model.plan.of_type("aws_sns_topic") if t.mode == "managed" and t.attr("name") == name]
+                topics += by_name.get(arn.rsplit(":", 1)[-1], [])
         for t in topics:
             if t.mode != "managed" or t.address in seen:
                 continue

@@ -24,6 +24,9 @@ GOOD_PASSES = {
     ("PRD007", "aws_s3_bucket_notification.uploads"), ("PRD008", "aws_s3_bucket_notification.uploads"),
     ("PRD009", "aws_sns_topic.oncall"),
     ("PRD010", "aws_lambda_function_event_invoke_config.worker"), ("PRD010", "aws_scheduler_schedule.jobs"),
+    ("PRD006", "aws_scheduler_schedule.jobs"),
+    *{("PRD010", a) for a in ("aws_pipes_pipe.fanout_to_uploads", "aws_api_gateway_integration.ingest",
+                              "aws_apigatewayv2_integration.ingest")},
 }
 
 
@@ -71,6 +74,11 @@ def test_broken_paths_say_what_breaks_them(plan_doc, how):
         ("PRD010", "aws_lambda_function_event_invoke_config.worker")]
     assert "module.reports.aws_sqs_queue.this, but role aws_iam_role.scheduler may not" in msg[
         ("PRD010", "aws_scheduler_schedule.reports")]
+    # a schedule sends with its role: to a FIFO queue it needs a message group, and its role
+    # must reach its DLQ
+    assert "sets no target.sqs_parameters.message_group_id" in msg[("PRD005", "aws_scheduler_schedule.ordered")]
+    assert "its DLQ is aws_sqs_queue.events_undelivered, but role aws_iam_role.scheduler may not" in msg[
+        ("PRD006", "aws_scheduler_schedule.ordered")]
 
 
 def test_a_retry_policy_left_to_the_defaults_is_a_warning(plan_doc):

@@ -396,6 +396,14 @@ EXPECTED = {
         # the function's role may only write logs; the schedule's role may send to another queue
         ("PRD010", FAIL, E, "aws_lambda_function_event_invoke_config.worker"),
         ("PRD010", FAIL, E, "aws_scheduler_schedule.reports"),
+        # schedules: no dead_letter_config; a FIFO target without a message group whose DLQ the
+        # role may not send to (nor to the queue)
+        ("PRD006", FAIL, E, "aws_scheduler_schedule.reports"),
+        ("PRD005", FAIL, E, "aws_scheduler_schedule.ordered"),
+        ("PRD006", FAIL, E, "aws_scheduler_schedule.ordered"),
+        ("PRD010", FAIL, E, "aws_scheduler_schedule.ordered"),
+        # an HTTP API whose role may only receive from the queue it sends to
+        ("PRD010", FAIL, E, "aws_apigatewayv2_integration.ingest"),
     },
     "config:inline-waivers": {
         # evaluated without its source, the # sqs-policy:ignore comments are not read: nothing is

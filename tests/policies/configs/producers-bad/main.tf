@@ -493,3 +493,56 @@ resource "aws_scheduler_schedule" "reports" {
     role_arn = aws_iam_role.scheduler.arn
   }
 }
+
+# a FIFO queue target without a message group (PRD005) whose DLQ the role may not send to
+# (PRD006), and the role may not send to the queue either (PRD010)
+resource "aws_scheduler_schedule" "ordered" {
+  name                = "reports-ordered-every-morning"
+  schedule_expression = "cron(0 6 * * ? *)"
+  flexible_time_window {
+    mode = "OFF"
+  }
+  target {
+    arn      = module.ordered.arn
+    role_arn = aws_iam_role.scheduler.arn
+    dead_letter_config {
+      arn = aws_sqs_queue.events_undelivered.arn
+    }
+    retry_policy {
+      maximum_event_age_in_seconds = 3600
+      maximum_retry_attempts       = 10
+    }
+  }
+}
+
+# --- an HTTP API sending to a queue with a role that may only receive from it (PRD010) -----
+resource "aws_iam_role" "gateway" {
+  name = "ingest-gateway"
+  assume_role_policy = jsonencode({
+    Version   = "2012-10-17"
+    Statement = [{ Effect = "Allow", Principal = { Service = "apigateway.amazonaws.com" }, Action = "sts:AssumeRole" }]
+  })
+  inline_policy {
+    name = "read"
+    policy = jsonencode({
+      Version   = "2012-10-17"
+      Statement = [{ Effect = "Allow", Action = ["sqs:ReceiveMessage"], Resource = "${local.prefix}:scans" }]
+    })
+  }
+}
+
+resource "aws_apigatewayv2_api" "ingest" {
+  name          = "ingest-http"
+  protocol_type = "HTTP"
+}
+
+resource "aws_apigatewayv2_integration" "ingest" {
+  api_id              = aws_apigatewayv2_api.ingest.id
+  integration_type    = "AWS_PROXY"
+  integration_subtype = "SQS-SendMessage"
+  credentials_arn     = aws_iam_role.gateway.arn
+  request_parameters = {
+    QueueUrl    = module.scans.url
+    MessageBody = "$request.body"
+  }
+}

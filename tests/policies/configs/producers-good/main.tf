@@ -221,13 +221,14 @@ data "aws_iam_policy_document" "ledger" {
       values   = ["false"]
     }
   }
+  # the topic's account as the principal (with the topic's ARN as aws:SourceArn)
   statement {
     sid       = "AllowLedgerTopic"
     actions   = ["sqs:SendMessage"]
     resources = ["${local.prefix}:${each.key}"]
     principals {
-      type        = "Service"
-      identifiers = ["sns.amazonaws.com"]
+      type        = "AWS"
+      identifiers = ["arn:aws:iam::${local.account}:root"]
     }
     condition {
       test     = "ArnEquals"
@@ -505,8 +506,12 @@ resource "aws_iam_role" "scheduler" {
   inline_policy {
     name = "send"
     policy = jsonencode({
-      Version   = "2012-10-17"
-      Statement = [{ Effect = "Allow", Action = "sqs:SendMessage", Resource = "${local.prefix}:jobs" }]
+      Version = "2012-10-17"
+      Statement = [{
+        Effect   = "Allow"
+        Action   = "sqs:SendMessage"
+        Resource = ["${local.prefix}:jobs", "${local.prefix}:jobs-undelivered"]
+      }]
     })
   }
 }
@@ -520,5 +525,94 @@ resource "aws_scheduler_schedule" "jobs" {
   target {
     arn      = module.jobs.arn
     role_arn = aws_iam_role.scheduler.arn
+    dead_letter_config {
+      arn = aws_sqs_queue.undelivered["jobs-undelivered"].arn
+    }
+    retry_policy {
+      maximum_event_age_in_seconds = 3600
+      maximum_retry_attempts       = 10
+    }
   }
+}
+
+# --- API Gateway: a REST API and an HTTP API sending to a queue, and a pipe between queues,
+# each with a role allowed sqs:SendMessage on its queue -------------------------------------
+resource "aws_iam_role" "gateway" {
+  name = "ingest-gateway"
+  assume_role_policy = jsonencode({
+    Version = "2012-10-17"
+    Statement = [{
+      Effect    = "Allow"
+      Principal = { Service = ["apigateway.amazonaws.com", "pipes.amazonaws.com"] }
+      Action    = "sts:AssumeRole"
+    }]
+  })
+}
+
+resource "aws_iam_role_policy" "gateway" {
+  role   = aws_iam_role.gateway.name
+  policy = data.aws_iam_policy_document.gateway.json
+}
+
+data "aws_iam_policy_document" "gateway" {
+  statement {
+    actions   = ["sqs:SendMessage"]
+    resources = [module.uploads.arn]
+  }
+  statement {
+    actions   = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"]
+    resources = [module.fanout.arn]
+  }
+}
+
+resource "aws_api_gateway_rest_api" "ingest" {
+  name = "ingest"
+}
+
+resource "aws_api_gateway_resource" "ingest" {
+  rest_api_id = aws_api_gateway_rest_api.ingest.id
+  parent_id   = aws_api_gateway_rest_api.ingest.root_resource_id
+  path_part   = "uploads"
+}
+
+resource "aws_api_gateway_method" "ingest" {
+  rest_api_id   = aws_api_gateway_rest_api.ingest.id
+  resource_id   = aws_api_gateway_resource.ingest.id
+  http_method   = "POST"
+  authorization = "AWS_IAM"
+}
+
+resource "aws_api_gateway_integration" "ingest" {
+  rest_api_id             = aws_api_gateway_rest_api.ingest.id
+  resource_id             = aws_api_gateway_resource.ingest.id
+  http_method             = aws_api_gateway_method.ingest.http_method
+  type                    = "AWS"
+  integration_http_method = "POST"
+  uri                     = "arn:aws:apigateway:us-east-1:sqs:path/${local.account}/${module.uploads.name}"
+  credentials             = aws_iam_role.gateway.arn
+  request_parameters      = { "integration.request.header.Content-Type" = "'application/x-www-form-urlencoded'" }
+  request_templates       = { "application/json" = "Action=SendMessage&MessageBody=$input.body" }
+}
+
+resource "aws_apigatewayv2_api" "ingest" {
+  name          = "ingest-http"
+  protocol_type = "HTTP"
+}
+
+resource "aws_apigatewayv2_integration" "ingest" {
+  api_id              = aws_apigatewayv2_api.ingest.id
+  integration_type    = "AWS_PROXY"
+  integration_subtype = "SQS-SendMessage"
+  credentials_arn     = aws_iam_role.gateway.arn
+  request_parameters = {
+    QueueUrl    = module.uploads.url
+    MessageBody = "$request.body"
+  }
+}
+
+resource "aws_pipes_pipe" "fanout_to_uploads" {
+  name     = "fanout-to-uploads"
+  role_arn = aws_iam_role.gateway.arn
+  source   = module.fanout.arn
+  target   = module.uploads.arn
 }
