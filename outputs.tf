@@ -84,6 +84,11 @@ output "idempotency_table" {
     sort_key_attr = module.idempotency_table[0].sort_key_attr
     expiry_attr   = module.idempotency_table[0].expiry_attr
   } : null
+
+  precondition {
+    condition     = !module.inputs.idempotency_table.enabled || length(local.queues) > 0
+    error_message = "idempotency_table: enabled, but queues is empty: the table is for the consumers of the module's queues (each is granted item access to it), so with no queue no one could use it, yet it would cost its resources and its name. Add the queues, or set idempotency_table.enabled = false."
+  }
 }
 
 output "iam_policies" {

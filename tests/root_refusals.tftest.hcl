@@ -181,3 +181,20 @@ run "redrive_covers_no_dlq" {
   }
   expect_failures = [output.dlq_redrive]
 }
+
+run "table_without_queues" {
+  command = plan
+  variables {
+    queues            = {}
+    idempotency_table = { enabled = true, name = "acme-idempotency" }
+  }
+  expect_failures = [output.idempotency_table]
+}
+
+run "tag_value_null" {
+  command = plan
+  variables {
+    tags = { team = null }
+  }
+  expect_failures = [var.tags]
+}
