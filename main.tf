@@ -13,7 +13,10 @@ data "aws_partition" "current" {}
 data "aws_region" "current" {}
 
 locals {
-  account_id = var.account_id != null ? var.account_id : one(data.aws_caller_identity.current[*].account_id)
+  # format(): a value known not to be null even while the lookup is unknown (read only at
+  # apply when the module call has depends_on), so that submodules can decide at plan that
+  # they need not look it up themselves (count = var.account_id == null)
+  account_id = var.account_id != null ? var.account_id : length(var.queues) > 0 ? format("%s", one(data.aws_caller_identity.current[*].account_id)) : null
 }
 
 module "inputs" {
@@ -52,8 +55,11 @@ module "queue" {
   for_each = local.queues
 
   account_id  = local.account_id
-  partition   = data.aws_partition.current.partition
-  region      = data.aws_region.current.id
+  # In templates: a template's value is known not to be null even while the data source
+  # is unknown (read only at apply when the module call has depends_on), so modules/queue
+  # can decide at plan that it need not look them up itself (count = var.partition == null)
+  partition   = format("%s", data.aws_partition.current.partition)
+  region      = format("%s", data.aws_region.current.id)
   input_names = each.value.input_names
 
   # BEGIN GENERATED queue-arguments: `make plumbing` writes what follows from tooling/queue_settings.py; do not edit

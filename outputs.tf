@@ -98,7 +98,9 @@ output "iam_policies" {
       producer_policy_json         = d.producer
       consumer_policy_json         = d.consumer
       redrive_operator_policy_json = d["redrive-operator"]
-      policy_arns                  = try(module.iam[k].policy_arns, {})
+      # not try(): try() of a value with an unknown part is wholly unknown, and the keys
+      # (producer, consumer, redrive-operator) must be known at plan for a for_each over them
+      policy_arns = local.iam_in.create_managed_policies ? module.iam[k].policy_arns : {}
     }
   }
 
