@@ -5,7 +5,10 @@ decided, not the waived ones) by their stable key (keys.py: rule, resource addre
 wrong; not the message text). ``check --baseline FILE`` marks a finding whose key the baseline
 records as ``unchanged`` (reported, not counted toward the exit code) and any other as ``new``;
 a recorded finding no longer found is reported as fixed, and ``baseline --update`` drops it.
-A key recorded n times covers n findings with that key; the (n+1)th is new.
+A key recorded n times covers n findings with that key; the (n+1)th is new. A plan whose
+``moved`` blocks change addresses (``previous_address``) keeps the findings recorded at the old
+ones covered (a pure refactor adds no new finding), and ``baseline --update`` records them at
+their new addresses.
 
 File (JSON, sorted, one entry per key, so that it diffs well in review)::
 
@@ -113,27 +116,105 @@ def read_baseline(path: str) -> Baseline:
     return Baseline(path, counts, messages)
 
 
-def apply(report, baseline: Baseline) -> None:
-    """Mark each finding new or unchanged; record what the baseline has that is gone."""
+def moves(doc: dict | None) -> dict[str, str]:
+    """The address each resource instance had before this plan's ``moved`` blocks -> its address
+    now (``resource_changes[].previous_address``: a renamed resource, a module call or for_each
+    key renamed, count to for_each ...)."""
+    out: dict[str, str] = {}
+    for rc in (doc or {}).get("resource_changes") or ():
+        pa, a = rc.get("previous_address"), rc.get("address")
+        if isinstance(pa, str) and isinstance(a, str) and pa != a and rc.get("deposed") is None:
+            out[pa] = a
+    return out
+
+
+def _forward(key: tuple, moved: dict[str, str]) -> tuple:
+    """A key recorded before the plan's moves, as the finding it covers is keyed after them."""
+    rule, addr, kind, related = key
+    return (rule, moved.get(addr, addr), kind, tuple(sorted(moved.get(r, r) for r in related)))
+
+
+def match(findings, counts: Counter, moved: dict[str, str]) -> dict[int, tuple]:
+    """Which recorded key covers each finding (by id(finding)); a finding no key covers is absent.
+
+    A key covers the finding with that key and, when the plan moves the resources it names
+    (``moved``), the finding keyed with their new addresses: a baseline made before a pure
+    refactor keeps covering its findings. A moved key is preferred (the baseline predates the
+    refactor), the key as recorded next (a baseline made from the refactor's own plan); one
+    exchange then lets a finding take a key another finding holds when that one can take its
+    other key, so that each key covers as many findings as it records wherever possible."""
     from .findings import order
 
-    left = Counter(baseline.counts)
-    for f in sorted(report.findings, key=order):
-        if f.waiver is not None:
-            continue
+    left = Counter(counts)
+    by_new: dict[tuple, list[tuple]] = {}
+    if moved:
+        for k in sorted(counts):
+            fk = _forward(k, moved)
+            if fk != k:
+                by_new.setdefault(fk, []).append(k)
+    got: dict[int, tuple] = {}
+    holders: dict[tuple, list] = {}
+    cands: dict[int, list[tuple]] = {}
+    ordered = sorted(findings, key=order)
+    for f in ordered:
         key = finding_key(f)
-        if left[key] > 0:
-            left[key] -= 1
-            f.baseline = "unchanged"
-        else:
+        cands[id(f)] = [*by_new.get(key, ()), key]
+    missed = []
+    for moved_only in (True, False):  # the moved keys first, for every finding; then the keys as recorded
+        for f in ordered:
+            if id(f) in got:
+                continue
+            for k in cands[id(f)][:-1] if moved_only else cands[id(f)]:
+                if left[k] > 0:
+                    left[k] -= 1
+                    got[id(f)] = k
+                    holders.setdefault(k, []).append(f)
+                    break
+            else:
+                if not moved_only:
+                    missed.append(f)
+    for f in missed:  # one exchange: a holder of one of f's keys moves to another key with room
+        for k in cands[id(f)]:
+            g = next((g for g in holders.get(k, ()) if any(left[o] > 0 for o in cands[id(g)] if o != k)), None)
+            if g is None:
+                continue
+            other = next(o for o in cands[id(g)] if o != k and left[o] > 0)
+            left[other] -= 1
+            holders[k].remove(g)
+            holders.setdefault(other, []).append(g)
+            got[id(g)] = other
+            holders[k].append(f)
+            got[id(f)] = k
+            break
+    return got
+
+
+def apply(report, baseline: Baseline) -> None:
+    """Mark each finding new or unchanged; record what the baseline has that is gone. A
+    finding whose resource this plan moves (``moved`` blocks) is covered by the entry recorded
+    at its old address (:func:`match`)."""
+    moved = moves(getattr(getattr(report.model, "plan", None), "doc", None))
+    live = [f for f in report.findings if f.waiver is None]
+    got = match(live, baseline.counts, moved)
+    left = Counter(baseline.counts)
+    for f in live:
+        k = got.get(id(f))
+        if k is None:
             f.baseline = "new"
+            continue
+        left[k] -= 1
+        f.baseline = "unchanged"
+        if k[1] != f.address:
+            f.baseline_address = k[1]
     report.baseline_file = baseline.path
     rules = _rule_names()
     for key in sorted(k for k, n in left.items() if n > 0):
-        rule, addr, kind, related = key
-        report.fixed.append({"rule": rule, "slug": rules.get(rule, ""), "address": addr, "kind": kind,
-                             "related": list(related), "count": left[key],
-                             "message": baseline.messages.get(key, "")})
+        rule, addr, kind, related = _forward(key, moved)
+        entry = {"rule": rule, "slug": rules.get(rule, ""), "address": addr, "kind": kind, "related": list(related),
+                 "count": left[key], "message": baseline.messages.get(key, "")}
+        if addr != key[1]:
+            entry["moved_from"] = key[1]
+        report.fixed.append(entry)
 
 
 def _entries(report) -> tuple[Counter, dict]:
@@ -155,11 +236,16 @@ def write_baseline(report, path: str, old: Baseline | None = None) -> str:
     if old is None:
         keep = now
         summary = f"baseline {path}: {sum(keep.values())} finding(s) recorded"
-    else:
-        keep = Counter({k: min(n, now[k]) for k, n in old.counts.items() if now[k] > 0})
+    else:  # the findings the old baseline covers, at their addresses now (after the plan's moves)
+        live = [f for f in report.findings if f.waiver is None]
+        got = match(live, old.counts, moves(getattr(getattr(report.model, "plan", None), "doc", None)))
+        keep = Counter(finding_key(f) for f in live if id(f) in got)
+        moved = {f.address for f in live if id(f) in got and got[id(f)] != finding_key(f)}
         removed = sum(old.counts.values()) - sum(keep.values())
         added = sum(now.values()) - sum(keep.values())
-        summary = (f"baseline {path}: {sum(keep.values())} finding(s) kept, {removed} fixed one(s) removed"
+        summary = (f"baseline {path}: {sum(keep.values())} finding(s) kept"
+                   + (f" ({len(moved)} resource(s) recorded at their new address)" if moved else "")
+                   + f", {removed} fixed one(s) removed"
                    + (f", {added} new one(s) not added (`sqs-policy baseline` without --update records them)"
                       if added else ""))
     rules = _rule_names()

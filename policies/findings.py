@@ -33,6 +33,7 @@ class Finding:
     source: Any = None  # source.SourceRef of the expression the finding was decided from
     undecided: bool = False  # the rule could not decide it (also when --strict made it a failure)
     baseline: str | None = None  # with --baseline: "new" or "unchanged" (recorded in the baseline)
+    baseline_address: str | None = None  # unchanged, recorded at another address (before the plan's moved blocks)
     judged: bool = True  # False: --changed-only left it out (the resource and its links are unchanged)
 
     @property
@@ -66,6 +67,8 @@ class Finding:
             d["source"] = {"file": self.source.label.rsplit(":", 1)[0], "line": self.source.line}
         if self.baseline is not None:
             d["baseline"] = self.baseline
+        if self.baseline_address is not None:
+            d["baseline_address"] = self.baseline_address
         if not self.judged:
             d["judged"] = False
         return d

@@ -67,6 +67,8 @@ def render(ctx: Context) -> str:
             res["suppressions"] = [{"kind": f.waiver.get("kind", "external"), "justification": f.waiver["reason"]}]
         if f.baseline is not None:
             res["baselineState"] = f.baseline
+        if f.baseline_address is not None:  # recorded before the plan's moved blocks
+            res["properties"]["baselineAddress"] = f.baseline_address
         if not f.judged:  # --changed-only: the rule was not applied to it
             res["kind"], res["level"] = "notApplicable", "none"
         results.append(res)

@@ -22,7 +22,8 @@ def render(ctx: Context) -> str:
         elif state == NOT_JUDGED:
             lines.append("        not judged (--changed-only): neither it nor what it links to changes")
         elif state == BASELINED:
-            lines.append("        in the baseline: a known finding, not counted")
+            moved = f" as {f.baseline_address} (moved since)" if f.baseline_address else ""
+            lines.append(f"        in the baseline{moved}: a known finding, not counted")
         else:
             lines.append(f"        fix: {f.remediation}")
     if ctx.show_pass:

@@ -83,10 +83,75 @@ def _parse_cost(text: str) -> int:
     return n + chars // 8
 
 def _parser():
-    """python-hcl2's parser, imported only when a source is read."""
-    from hcl2.api import parses_to_tree  # python-hcl2: imported only when source is read
+    """python-hcl2's parser, imported only when a source is read.
 
-    return parses_to_tree
+    python-hcl2 builds its LALR tables from the grammar the first time (2.4 s here, most of a
+    check with source) and keeps them in ``.lark_cache.bin`` beside its own modules. Where that
+    file is missing and cannot be written (a read-only install: a container image, a shared
+    virtualenv, a system package), every check built the tables again; then the same parser is
+    built with its cache in the user's cache directory (:func:`cache_dir`) instead."""
+    from hcl2 import parser as hcl2_parser  # python-hcl2: imported only when source is read
+    from hcl2.api import parses_to_tree
+
+    own = Path(hcl2_parser.PARSER_FILE)
+    if own.is_file() or os.access(own.parent, os.W_OK):
+        return parses_to_tree
+    parser = _cached_parser()
+    if parser is None:
+        return parses_to_tree
+    return lambda text: parser.parse(text + "\n")  # what parses_to_tree does
+
+
+_PARSER = None
+
+
+def cache_dir() -> Path | None:
+    """Where the checker keeps its parser tables: ``$SQS_POLICY_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/sqs-policy``, else ``~/.cache/sqs-policy``; made private (0700) and used
+    only when it is a directory of this user that no one else may write (the tables are a
+    pickle); None otherwise."""
+    base = os.environ.get("SQS_POLICY_CACHE_DIR")
+    if not base:
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        base = os.path.join(xdg, "sqs-policy") if xdg else os.path.join(os.path.expanduser("~"), ".cache", "sqs-policy")
+    d = Path(base)
+    try:
+        d.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = os.lstat(d)
+    except OSError:
+        return None
+    import stat
+
+    if not stat.S_ISDIR(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()) or st.st_mode & 0o022:
+        return None
+    return d
+
+
+def _cached_parser():
+    """python-hcl2's parser (the options of hcl2.parser.parser), its tables cached in
+    :func:`cache_dir`; None when there is no such directory."""
+    global _PARSER
+    if _PARSER is None:
+        d = cache_dir()
+        if d is None:
+            return None
+        from importlib.metadata import version
+
+        from hcl2 import parser as hcl2_parser
+        from hcl2.postlexer import PostLexer
+        from lark import Lark
+
+        try:
+            tag = f"{version('python-hcl2')}-{version('lark')}"
+        except Exception:  # noqa: BLE001 - no metadata (a vendored copy): lark checks the grammar's hash anyway
+            tag = "unknown"
+        _PARSER = Lark.open("hcl2.lark", parser="lalr", cache=str(d / f"hcl2-{_safe_tag(tag)}.lark"),
+                            rel_to=hcl2_parser.__file__, propagate_positions=True, postlex=PostLexer())
+    return _PARSER
+
+
+def _safe_tag(tag: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.+-]", "_", tag)
 
 
 def _trees(t) -> list:

@@ -84,7 +84,7 @@ def _split_embedded(argv: list[str]) -> tuple[list[str], str | None]:
     ministack infra/``, ``--embedded infra/`` and ``infra/ --embedded`` all work (argparse alone would
     take ``infra/`` as the emulator). A bare ``--embedded`` becomes ``--embedded=``. Returns the new
     argv and the word after a bare ``--embedded`` (for the error when it was a misspelt emulator)."""
-    from .runner import EMBEDDED_KINDS
+    from .emulators import EMBEDDED_KINDS
 
     out, after, i = [], None, 0
     while i < len(argv):
@@ -109,7 +109,7 @@ def _split_embedded(argv: list[str]) -> tuple[list[str], str | None]:
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
     """Parse; ``args.embedded`` is None or the emulator's name (``--embedded`` / ``--emulator``)."""
-    from .runner import EMBEDDED_KINDS, unknown_emulator
+    from .emulators import EMBEDDED_KINDS, unknown_emulator
 
     ap = _parser()
     raw = list(sys.argv[1:] if argv is None else argv)

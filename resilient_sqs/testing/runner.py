@@ -17,12 +17,10 @@ from .discover import Discovery, Pair, Table, discover
 from .stack import DESTROY_TIMEOUT, state_resources
 from .env import endpoint_env
 from .env import region as env_region
+from .emulators import EMBEDDED, EMBEDDED_KINDS, REAL_AWS, unknown_emulator
 
 Progress = Callable[[str], None]
 
-EMBEDDED = "embedded"  # LocalStack, or "embedded:ministack"
-EMBEDDED_KINDS = ("localstack", "ministack")
-REAL_AWS = "aws"
 
 
 class EndpointError(RuntimeError):
@@ -35,16 +33,6 @@ USAGE = ("say where to run the behaviour checks: an endpoint of a running LocalS
          "pytest --sqs-localstack=embedded to start an embedded LocalStack (installed on first use into a "
          "per-user cache; needs Python 3.11, a JDK 17+ with javac, and npm), or --embedded ministack / "
          "pytest --sqs-localstack=embedded:ministack for ministack (pip only)")
-
-
-def unknown_emulator(name: str, flag: str) -> str:
-    """The message for an embedded emulator name that is not one: ``flag`` is how the user gave it
-    (``--embedded=``, ``--emulator ``, ``--sqs-localstack=embedded:``)."""
-    import difflib
-
-    close = difflib.get_close_matches(name.lower(), EMBEDDED_KINDS, n=1, cutoff=0.6)
-    return (f"{flag}{name}: not an embedded emulator; choose one of {', '.join(EMBEDDED_KINDS)}"
-            + (f" (did you mean {close[0]}?)" if close else ""))
 
 
 def stderr_progress(msg: str) -> None:
@@ -308,7 +296,7 @@ class BehaveRun:
         paused = self._pause_consumers(ctx)
         t0 = time.monotonic()
         self.progress(f"running {len(units)} scenario(s) on {len(by_subject)} subject(s), {len(groups)} at a time"
-                      + (f" (sharing a queue, one after another: {'; '.join(', '.join(g) for g in shared)})"
+                      + (f" (sharing a queue or producer, one after another: {'; '.join(', '.join(g) for g in shared)})"
                          if shared else ""))
         # daemon threads: an interrupt (Ctrl-C, SIGTERM) stops the run without waiting for them
         threads = [threading.Thread(target=work_group, args=(g,), daemon=True, name=f"sqs-behave-{i}")
@@ -366,12 +354,18 @@ class BehaveRun:
                 self.progress(f"could not resume event source mapping {u}: {exc}")
 
     def _groups(self, subjects: list[str]) -> list[list[str]]:
-        """Subjects that share a queue (pairs with one DLQ; a queue that is another's DLQ) in one
-        group, run one after another: one pair's messages and purges would hit the other's checks."""
-        queues: dict[str, set[str]] = {}
+        """Subjects that share a queue (pairs with one DLQ; a queue that is another's DLQ) or a producer
+        (an SNS topic, EventBridge rule or bucket feeding both queues) in one group, run one after
+        another: one pair's messages and purges would hit the other's checks (a topic publishes the
+        test message to every queue subscribed to it)."""
+        from .scenarios.producers_deliver import producer_key
+
+        queues: dict[str, set] = {}
         for name in subjects:
             pair = next((p for p in self.discovery.pairs if p.name == name), None)
             urls = {pair.queue.url, pair.dlq.url if pair.dlq else None} - {None} if pair is not None else {name}
+            if pair is not None:
+                urls |= {producer_key(prod) for prod in pair.producers or ()}
             queues[name] = urls
         groups: list[tuple[set[str], list[str]]] = []
         for name in subjects:

@@ -165,3 +165,111 @@ def test_a_baseline_is_read_as_bounded_as_a_config(tmp_path):
         err = proc.stderr.decode()
         assert proc.returncode == 2 and len(err.splitlines()) == 1, err
         assert f"baseline {path}" in err and needle in err and "plan" not in err.split(":", 2)[1], err
+
+
+# ---- moved blocks: a pure refactor keeps its baselined findings (issue 31 §3) ----------------------
+# real plans (tooling/plan_features.py, LocalStack): sqs-moved-before is the stack before the refactor,
+# sqs-moved the plan whose moved blocks rename a module's for_each key and a queue
+FEATURE_PLANS = Path("tests/policies/plans/features")
+BEFORE, MOVED = FEATURE_PLANS / "sqs-moved-before.json", FEATURE_PLANS / "sqs-moved.json"
+
+
+def _moves(doc: dict) -> dict[str, str]:
+    return {rc["previous_address"]: rc["address"] for rc in doc["resource_changes"] if rc.get("previous_address")}
+
+
+def test_a_pure_refactor_keeps_the_baseline(tmp_path):
+    before, after = json.loads(BEFORE.read_text()), json.loads(MOVED.read_text())
+    moves = _moves(after)
+    # the refactor moves every resource of the plan the baseline is made from, and changes nothing else
+    assert set(moves) == {rc["address"] for rc in before["resource_changes"]}
+    assert all(rc["change"]["actions"] == ["no-op"] for rc in after["resource_changes"])
+    base = tmp_path / "b.json"
+    assert cli("baseline", str(BEFORE), "-o", str(base), "--no-source").returncode == 0
+    recorded = json.loads(base.read_text())["findings"]
+    assert sum(e["count"] for e in recorded) == 13 and {e["address"] for e in recorded} == set(moves)
+    # a related address moves too: SQS004 on the source queue names its DLQ
+    assert any(e["related"] == ['module.pairs["orders"].aws_sqs_queue.dlq'] for e in recorded if e["rule"] == "SQS004")
+    rc, out = _check(MOVED, "--baseline", str(base), "--no-source")
+    assert [f for f in out["findings"] if f["baseline"] != "unchanged"] == [] and out["baseline"]["fixed"] == []
+    assert rc == 0 and out["summary"]["baselined"] == 13 and out["summary"]["errors"] == 0
+    # each says where the baseline recorded it
+    assert {(f["address"], f["baseline_address"]) for f in out["findings"]} == set(
+        (new, old) for old, new in moves.items() if any(e["address"] == old for e in recorded))
+    text = cli("check", str(MOVED), "--baseline", str(base), "--no-source").stdout.decode()
+    assert ('in the baseline as module.pairs["orders"].aws_sqs_queue.this (moved since): a known finding, not counted'
+            in text), text
+    sarif = json.loads(cli("check", str(MOVED), "--baseline", str(base), "--no-source", "--format", "sarif").stdout)
+    assert {r["baselineState"] for r in sarif["runs"][0]["results"]} == {"unchanged"}
+
+
+def test_a_refactor_does_not_hide_new_findings(tmp_path):
+    base = tmp_path / "b.json"
+    assert cli("baseline", str(BEFORE), "-o", str(base), "--no-source").returncode == 0
+    doc = json.loads(MOVED.read_text())
+    # the moved DLQ loses its encryption in the same plan: one new finding on its new address, and SQS006
+    # on its source (the source is encrypted, the DLQ not)
+    rc_ = next(r for r in doc["resource_changes"] if r["address"] == 'module.pairs["order-events"].aws_sqs_queue.dlq')
+    rc_["change"]["actions"] = ["update"]
+    rc_["change"]["after"]["sqs_managed_sse_enabled"] = False
+    for m in doc["planned_values"]["root_module"]["child_modules"]:
+        for r in m["resources"]:
+            if r["address"] == rc_["address"]:
+                r["values"]["sqs_managed_sse_enabled"] = False
+    p = tmp_path / "p.json"
+    p.write_text(json.dumps(doc))
+    rc, out = _check(p, "--baseline", str(base), "--no-source")
+    new = sorted((f["rule_id"], f["address"]) for f in out["findings"] if f["baseline"] == "new")
+    assert new == [("SQS001", 'module.pairs["order-events"].aws_sqs_queue.dlq'),
+                   ("SQS006", 'module.pairs["order-events"].aws_sqs_queue.this')] and rc == 1
+    assert out["summary"]["baselined"] == 13
+
+
+def test_update_after_a_refactor_records_the_new_addresses(tmp_path):
+    base = tmp_path / "b.json"
+    assert cli("baseline", str(BEFORE), "-o", str(base), "--no-source").returncode == 0
+    proc = cli("baseline", str(MOVED), "-o", str(base), "--update", "--no-source")
+    assert proc.returncode == 0, proc.stderr
+    assert "13 finding(s) kept (3 resource(s) recorded at their new address), 0 fixed one(s) removed" in proc.stderr.decode()
+    moves = _moves(json.loads(MOVED.read_text()))
+    data = json.loads(base.read_text())["findings"]
+    assert {e["address"] for e in data} == set(moves.values())
+    assert all(r in moves.values() for e in data for r in e["related"])
+    # the next plan, once the moves are applied, has no previous_address: all still baselined
+    doc = json.loads(MOVED.read_text())
+    for rc_ in doc["resource_changes"]:
+        rc_.pop("previous_address", None)
+    p = tmp_path / "applied.json"
+    p.write_text(json.dumps(doc))
+    rc, out = _check(p, "--baseline", str(base), "--no-source")
+    assert rc == 0 and out["summary"]["baselined"] == 13 and "baseline_address" not in str(out["findings"])
+
+
+def test_a_move_onto_a_recorded_address(tmp_path):
+    """A queue moved away and a new one created at its old address, each with the same finding:
+    the baseline made before the move covers the moved one; the new one's finding is new. A baseline
+    made from the refactor's own plan covers both."""
+    base = tmp_path / "b.json"
+    assert cli("baseline", str(BEFORE), "-o", str(base), "--no-source").returncode == 0
+    doc = json.loads(MOVED.read_text())
+    old = next(rc for rc in doc["resource_changes"] if rc["address"] == "aws_sqs_queue.audit_log")
+    fresh = copy.deepcopy(old)
+    fresh.pop("previous_address")
+    fresh.update(address="aws_sqs_queue.audit", name="audit")
+    fresh["change"]["actions"] = ["create"]
+    fresh["change"]["before"] = None
+    fresh["change"]["after"]["name"] = fresh["change"]["after"]["name"] + "-2"
+    doc["resource_changes"].append(fresh)
+    res = next(r for r in doc["planned_values"]["root_module"]["resources"] if r["address"] == "aws_sqs_queue.audit_log")
+    res2 = copy.deepcopy(res)
+    res2.update(address="aws_sqs_queue.audit", name="audit")
+    res2["values"]["name"] = fresh["change"]["after"]["name"]
+    doc["planned_values"]["root_module"]["resources"].append(res2)
+    p = tmp_path / "p.json"
+    p.write_text(json.dumps(doc))
+    rc, out = _check(p, "--baseline", str(base), "--no-source")
+    new = {f["address"] for f in out["findings"] if f["baseline"] == "new"}
+    assert new == {"aws_sqs_queue.audit"} and out["summary"]["baselined"] == 13 and out["baseline"]["fixed"] == []
+    assert cli("baseline", str(p), "-o", str(base), "--no-source").returncode == 0
+    rc, out = _check(p, "--baseline", str(base), "--no-source")
+    assert rc == 0 and out["summary"]["baselined"] == len(out["findings"]) > 13 and out["baseline"]["fixed"] == []

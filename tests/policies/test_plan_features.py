@@ -88,6 +88,12 @@ SHOWS = {
     and {o["actions"][0] for o in d["output_changes"].values()} >= {"create", "update", "delete"},
     "sqs-removed-forget": lambda d: sum(1 for a in _acts(d).values() if a == ["forget"]) == 2
     and sum(1 for rc in _changes(d) if rc.get("previous_address")) == 2 and not any("delete" in a for a in _acts(d).values()),
+    "sqs-moved": lambda d: sorted(rc["previous_address"] for rc in _changes(d) if rc.get("previous_address")) == [
+        "aws_sqs_queue.audit", 'module.pairs["orders"].aws_sqs_queue.dlq', 'module.pairs["orders"].aws_sqs_queue.this']
+    and all(a == ["no-op"] for a in _acts(d).values()),
+    "sqs-moved-before": lambda d: set(_acts(d)) == {"aws_sqs_queue.audit", 'module.pairs["orders"].aws_sqs_queue.dlq',
+                                                    'module.pairs["orders"].aws_sqs_queue.this'}
+    and all(a == ["no-op"] for a in _acts(d).values()) and d["prior_state"],
     "sqs-import": lambda d: sum(1 for rc in _changes(d) if rc["change"].get("importing")) == 2,
     "sqs-refresh-only-drift": lambda d: d.get("resource_drift") and all(a == ["no-op"] for a in _acts(d).values()),
     "sqs-destroy": lambda d: sum(1 for rc in _changes(d) if rc["type"] == "aws_sqs_queue"

@@ -123,6 +123,30 @@ def _arrives(ctx: Context, pair: Pair, marker: str, timeout: float = 15) -> bool
     return False
 
 
+def producer_key(prod: dict) -> tuple:
+    """What sends: the topic, the rule or the bucket (one producer may feed several queues)."""
+    return (prod["kind"], prod.get("source_arn") or prod.get("rule") or prod.get("bucket"))
+
+
+def _clear_siblings(ctx: Context, pair: Pair, prod: dict, marker: str, timeout: float = 10) -> None:
+    """A topic, rule or bucket that feeds other queues of the stack delivered the test message there
+    too: take it out of them (only it), or their own scenarios would receive it for theirs. The runner
+    runs pairs that share a producer one after another (``BehaveRun._groups``), so those queues are idle."""
+    sqs = ctx.clients.client("sqs")
+    for other in ctx.discovery.pairs:
+        if other is pair or not any(producer_key(p) == producer_key(prod) for p in other.producers or ()):
+            continue
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = False
+            for m in receive(sqs, other.queue.url, wait=1, max_n=10, visibility=0):
+                if marker in m["Body"]:
+                    sqs.delete_message(QueueUrl=other.queue.url, ReceiptHandle=m["ReceiptHandle"])
+                    found = True
+            if found:
+                break
+
+
 def producers_deliver(ctx: Context, pair: Pair) -> str:
     if not pair.producers:
         raise ScenarioSkipped(f"no SNS subscription, EventBridge rule or S3 notification in the stack sends to {pair.name}")
@@ -174,11 +198,13 @@ def producers_deliver(ctx: Context, pair: Pair) -> str:
                     shown.append(f"S3 {prod['bucket']} -> {pair.name}")
             finally:
                 s3.delete_object(Bucket=prod["bucket"], Key=key)
+                _clear_siblings(ctx, pair, prod, marker)
             continue
         if _arrives(ctx, pair, marker):
             shown.append(f"{prod['kind']} {prod.get('rule') or prod.get('source_arn')} -> {pair.name}")
         else:
             problems.append(f"{who}: a message sent through it did not arrive in {pair.name} within 15 s")
+        _clear_siblings(ctx, pair, prod, marker)
     delete_all(sqs, pair.queue.url)
     if problems:
         raise ScenarioFailed(f"queue {pair.name}: " + "; ".join(problems))
