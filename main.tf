@@ -54,7 +54,7 @@ module "queue" {
   source   = "./modules/queue"
   for_each = local.queues
 
-  account_id  = local.account_id
+  account_id = local.account_id
   # In templates: a template's value is known not to be null even while the data source
   # is unknown (read only at apply when the module call has depends_on), so modules/queue
   # can decide at plan that it need not look them up itself (count = var.partition == null)
@@ -362,7 +362,7 @@ module "consumer" {
   function_timeout_seconds         = each.value.function_timeout_seconds
   maximum_batching_window_seconds  = each.value.maximum_batching_window_seconds
   batch_size                       = each.value.batch_size
-  maximum_concurrency              = each.value.maximum_concurrency
+  maximum_concurrency              = each.value.provisioned_poller_config == null || each.value.maximum_concurrency_given ? each.value.maximum_concurrency : null
   provisioned_poller_config        = each.value.provisioned_poller_config
   filter_patterns                  = each.value.filter_patterns
   report_batch_item_failures       = each.value.report_batch_item_failures

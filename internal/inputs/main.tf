@@ -356,9 +356,10 @@ locals {
       function_timeout_seconds        = try([for v in [try(local.consumer_function_entries[k].timeout_seconds, null), local.q_entries[k].consumer.timeout_seconds] : v if v != null][0], null)
       maximum_batching_window_seconds = try([for v in [local.q_entries[k].consumer.maximum_batching_window_seconds, 0] : v if v != null][0], 0)
       batch_size                      = try([for v in [local.q_entries[k].consumer.batch_size, 10] : v if v != null][0], 10)
-      # provisioned mode is bounded by its maximum_pollers: no default maximum_concurrency
+      maximum_concurrency             = try([for v in [local.q_entries[k].consumer.maximum_concurrency, 10] : v if v != null][0], 10)
+      # provisioned mode is bounded by its maximum_pollers: the default above is not used
       # there (Lambda refuses both on one mapping; one given is refused by modules/lambda-consumer)
-      maximum_concurrency        = try([for v in [local.q_entries[k].consumer.maximum_concurrency, try(local.q_entries[k].consumer.provisioned_poller_config, null) == null ? 10 : null] : v if v != null][0], null)
+      maximum_concurrency_given  = try(local.q_entries[k].consumer.maximum_concurrency != null, false)
       provisioned_poller_config  = try(local.q_entries[k].consumer.provisioned_poller_config, null)
       filter_patterns            = try([for v in [local.q_entries[k].consumer.filter_patterns, []] : v if v != null][0], [])
       report_batch_item_failures = try([for v in [local.q_entries[k].consumer.report_batch_item_failures, true] : v if v != null][0], true)
