@@ -10,9 +10,17 @@ A key recorded n times covers n findings with that key; the (n+1)th is new. A pl
 ones covered (a pure refactor adds no new finding), and ``baseline --update`` records them at
 their new addresses.
 
+The baseline records whether the run that made it read the configuration source
+(``source_read``: ``--source-dir`` given and its root module matching the plan): with the
+source, values the plan leaves unknown are decided and ``# sqs-policy:ignore`` comments waive,
+so the same plan has other findings without it. ``check --baseline`` says so in a note when its
+own run differs (or, for a baseline from before the field, that it cannot be told), and
+``baseline --update`` refuses to shrink a baseline made the other way (it would drop findings as
+fixed that only changed kind).
+
 File (JSON, sorted, one entry per key, so that it diffs well in review)::
 
-    {"sqs-policy-baseline": "1.0", "tool": "sqs-policy X.Y.Z",
+    {"sqs-policy-baseline": "1.1", "tool": "sqs-policy X.Y.Z", "source_read": true,
      "findings": [{"rule": "SQS002", "address": "aws_sqs_queue.jobs", "kind": "fail",
                    "related": [], "count": 1, "message": "<for people; not part of the key>"}]}
 """
@@ -25,9 +33,9 @@ from collections import Counter
 from dataclasses import dataclass
 
 from .errors import InputError
-from .keys import finding_key
+from .keys import finding_key, related_addresses
 
-FORMAT = "1.0"
+FORMAT = "1.1"  # 1.1: source_read
 MAJOR = 1
 MAKE = "make one with `sqs-policy baseline PLAN.json -o FILE`"
 _ENTRY_KEYS = {"rule", "address", "kind", "related", "count", "message", "slug"}
@@ -38,6 +46,7 @@ class Baseline:
     path: str
     counts: Counter  # key -> how many findings it covers
     messages: dict  # key -> the recorded message (for people)
+    source_read: bool | None = None  # whether its run read the configuration source; None: not recorded (1.0)
 
 
 def _rule_names() -> dict[str, str]:
@@ -75,9 +84,14 @@ def read_baseline(path: str) -> Baseline:
         raise InputError(f"{where}: format {version} is from another major version (this sqs-policy reads "
                          f"{MAJOR}.x); re-create it with the sqs-policy that will read it: "
                          "`sqs-policy baseline PLAN.json -o FILE`")
-    unknown = set(data) - {"sqs-policy-baseline", "tool", "findings"}
+    unknown = set(data) - {"sqs-policy-baseline", "tool", "findings", "source_read"}
     if unknown:
-        raise InputError(f"{where}: unknown key {sorted(unknown)[0]!r} (known: findings, sqs-policy-baseline, tool)")
+        raise InputError(f"{where}: unknown key {sorted(unknown)[0]!r} (known: findings, source_read, "
+                         "sqs-policy-baseline, tool)")
+    source_read = data.get("source_read")
+    if "source_read" in data and not isinstance(source_read, bool):
+        raise InputError(f"{where}: source_read {source_read!r} must be true or false (whether the run that made it "
+                         f"read the configuration source); {MAKE}")
     entries = data.get("findings")
     if not isinstance(entries, list):
         raise InputError(f"{where}: findings must be a list")
@@ -113,7 +127,50 @@ def read_baseline(path: str) -> Baseline:
         counts[key] += count
         if isinstance(e.get("message"), str):
             messages.setdefault(key, e["message"])
-    return Baseline(path, counts, messages)
+    return Baseline(path, counts, messages, source_read)
+
+
+def source_read(report) -> bool:
+    """Whether this run read the configuration source: ``--source-dir`` given (not
+    ``--no-source``) and its root module matching the plan. A note the source gives while it is
+    asked (the root module does not match) joins the report's notes."""
+    source = getattr(report.model, "source", None)
+    if source is None:
+        return False
+    seen = len(source.notes)
+    got = source.module_source("") is not None
+    report.notes.extend(n for n in source.notes[seen:] if n not in report.notes)
+    return got
+
+
+def _how(read: bool) -> str:
+    return ("with the configuration source read (--source-dir, matching the plan)" if read else
+            "without the configuration source (--no-source, or a --source-dir that does not match the plan)")
+
+
+def mode_note(report, baseline: Baseline) -> str | None:
+    """What the report says when the baseline was made another way than this check runs (or
+    when the baseline does not say how it was made); None when both read the source alike."""
+    now = source_read(report)
+    if baseline.source_read is None:
+        return (f"baseline {baseline.path} does not record whether the configuration source was read when it was made "
+                f"(format 1.0, before sqs-policy recorded it), so whether it was made like this check ({_how(now)}) "
+                "cannot be told; if not, findings the source decides (values known only after apply, "
+                "# sqs-policy:ignore comments) show as new or fixed. `sqs-policy baseline PLAN --update -o "
+                f"{baseline.path}`, run like this check, records it")
+    if baseline.source_read == now:
+        return None
+    flipped = Counter(f.undecided for f in report.findings if f.baseline == "new" and
+                      (f.rule_id, f.address, "fail" if f.undecided else "unknown",
+                       tuple(related_addresses(f.message, f.address))) in baseline.counts)
+    said = [f"{n} recorded as {was} {now_} here" for n, was, now_ in (
+        (flipped[False], "undecided", "fail"), (flipped[True], "failing", "cannot be decided")) if n]
+    return (f"baseline {baseline.path} was made {_how(baseline.source_read)}, and this check runs {_how(now)}: "
+            "findings the source decides (values known only after apply, # sqs-policy:ignore comments) differ "
+            "between the two, so some show as new or fixed"
+            + (f" (of the new findings, {' and '.join(said)})" if said else "")
+            + "; run the check as the baseline was made, or re-create the baseline as the check runs "
+            f"(`sqs-policy baseline PLAN -o {baseline.path}` with the check's --source-dir or --no-source)")
 
 
 def moves(doc: dict | None) -> dict[str, str]:
@@ -215,6 +272,9 @@ def apply(report, baseline: Baseline) -> None:
         if addr != key[1]:
             entry["moved_from"] = key[1]
         report.fixed.append(entry)
+    note = mode_note(report, baseline)
+    if note:
+        report.notes.append(note)
 
 
 def _entries(report) -> tuple[Counter, dict]:
@@ -233,9 +293,16 @@ def write_baseline(report, path: str, old: Baseline | None = None) -> str:
     from .. import __version__
 
     now, messages = _entries(report)
+    read = source_read(report)
+    if old is not None and old.source_read is not None and old.source_read != read:
+        raise InputError(f"baseline {path}: made {_how(old.source_read)}, and this run is {_how(read)}; --update would "
+                         "drop as fixed the findings that only changed kind (decided from the source or not, waived "
+                         "by a comment or not): run it as the baseline was made, or re-create the baseline without "
+                         "--update")
     if old is None:
         keep = now
-        summary = f"baseline {path}: {sum(keep.values())} finding(s) recorded"
+        summary = (f"baseline {path}: {sum(keep.values())} finding(s) recorded, "
+                   f"{'with' if read else 'without'} the configuration source")
     else:  # the findings the old baseline covers, at their addresses now (after the plan's moves)
         live = [f for f in report.findings if f.waiver is None]
         got = match(live, old.counts, moves(getattr(getattr(report.model, "plan", None), "doc", None)))
@@ -249,7 +316,7 @@ def write_baseline(report, path: str, old: Baseline | None = None) -> str:
                    + (f", {added} new one(s) not added (`sqs-policy baseline` without --update records them)"
                       if added else ""))
     rules = _rule_names()
-    data = {"sqs-policy-baseline": FORMAT, "tool": f"sqs-policy {__version__}", "findings": [
+    data = {"sqs-policy-baseline": FORMAT, "tool": f"sqs-policy {__version__}", "source_read": read, "findings": [
         {"rule": k[0], "slug": rules.get(k[0], ""), "address": k[1], "kind": k[2], "related": list(k[3]),
          "count": keep[k], "message": messages.get(k) or (old.messages.get(k, "") if old else "")}
         for k in sorted(keep)]}

@@ -17,7 +17,27 @@ import sys
 import time
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help, with lines broken at spaces only: a format or option name such as
+    hcp-run-task stays whole."""
+
+    def _split_lines(self, text, width):
+        import textwrap
+
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False, break_long_words=False)
+
+    def _fill_text(self, text, width, indent):
+        import textwrap
+
+        return textwrap.fill(" ".join(text.split()), width, initial_indent=indent, subsequent_indent=indent,
+                             break_on_hyphens=False, break_long_words=False)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *a, **kw):
+        kw.setdefault("formatter_class", _Formatter)
+        super().__init__(*a, **kw)
+
     def error(self, message):  # one line, exit 2 (the message may quote an argument)
         from .terminal import line
 
@@ -38,7 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     from .. import __version__
 
     p.add_argument("--version", action="version", version=f"sqs-policy {__version__}")
-    sub = p.add_subparsers(dest="cmd", metavar="{check,baseline,list-rules,explain,checkov-dir}")
+    sub = p.add_subparsers(dest="cmd", metavar="{check,baseline,run-task,list-rules,explain,checkov-dir}")
     sub.required = True
     fmt_help = "; ".join(f"{f.name}: {f.help}" for f in FORMATS.values())
     c = sub.add_parser("check", help="check one or many plan JSON files",
@@ -102,6 +122,37 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--output", "-o", metavar="FILE", required=True, help="the baseline file to write")
     b.add_argument("--update", action="store_true",
                    help="shrink the existing baseline FILE: drop the findings that are gone, keep the rest, add none")
+    rt = sub.add_parser("run-task", help="serve the checker as an HCP Terraform / Terraform Enterprise run task",
+                        description="HCP Terraform / Terraform Enterprise run tasks (docs/run-tasks.md).")
+    rts = rt.add_subparsers(dest="run_task_cmd", metavar="{serve}")
+    rts.required = True
+    sv = rts.add_parser("serve", help="answer run task requests over HTTP",
+                        description="Answer HCP Terraform run task requests: verify the HMAC signature, fetch the "
+                        "plan JSON, check it, and send the result to the run's callback URL (docs/run-tasks.md).",
+                        epilog="the HMAC key: --hmac-key-file FILE, $SQS_POLICY_RUN_TASK_HMAC_KEY_FILE or "
+                        "$SQS_POLICY_RUN_TASK_HMAC_KEY; exit codes: 2 usage error or a port that cannot be bound")
+    sv.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1; 0.0.0.0 in a "
+                    "container)")
+    sv.add_argument("--port", type=int, default=8080, help="port to listen on (default: 8080; 0: any free one)")
+    sv.add_argument("--hmac-key-file", metavar="FILE", help="file holding the run task's HMAC key")
+    sv.add_argument("--tfe-host", action="append", default=[], metavar="HOST[:PORT]",
+                    help="host the payload's URLs may point at, the only one the run's token is sent to (repeatable; "
+                    "default: app.terraform.io; your Terraform Enterprise host)")
+    sv.add_argument("--allow-http", action="store_true", help="also use plain HTTP URLs of --tfe-host")
+    sv.add_argument("--max-plan-mib", type=_positive, default=64, metavar="N",
+                    help="refuse a plan JSON over N MiB (default: 64); the run gets a failed result saying so")
+    sv.add_argument("--fetch-timeout", type=_positive, default=60, metavar="SECONDS",
+                    help="give up fetching a plan after SECONDS (default: 60)")
+    sv.add_argument("--callback-retries", type=int, choices=range(0, 11), default=5, metavar="N",
+                    help="retry a failed callback N times, waiting 1, 2, 4 ... s (default: 5)")
+    sv.add_argument("--workers", type=int, choices=range(1, 65), default=2, metavar="N",
+                    help="runs checked at once (default: 2); up to 32 more wait, past that a request gets 503")
+    sv.add_argument("--config", metavar="FILE", help="YAML or TOML file: rule selection, thresholds, waivers")
+    sv.add_argument("--strict", action="store_true", help="findings that cannot be decided before apply fail")
+    sv.add_argument("--fail-on", choices=("error", "warning"), default="error",
+                    help="lowest severity that makes the result failed (default: error)")
+    sv.add_argument("--results-url", metavar="URL", help="the result's url (where users read more, e.g. your "
+                    "docs page about the rules)")
     lr = sub.add_parser("list-rules", help="list the rule catalog")
     lr.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or json")
     e = sub.add_parser("explain", help="explain one rule")
@@ -300,6 +351,7 @@ def _check(args) -> int:
     from .batch import expand
 
     plans, many = expand(args.plan)
+    args.many = many
     if many:
         return _check_many(args, plans)
     args.plan = plans[0]
@@ -332,6 +384,8 @@ def _check_one(args, reports, cfg=None, report_out: list | None = None) -> int:
                          f"evaluate={t2 - t1:.4f} render={t3 - t2:.4f}\n")
     if report_out is not None:
         report_out.append(report)
+    if args.format == "atlantis":  # Atlantis reads the verdict from the output (formats/atlantis.py)
+        return 0
     return 1 if report.failed(args.fail_on) else 0
 
 
@@ -465,6 +519,28 @@ def _checks_nothing(cfg, strict: bool) -> str | None:
     return msg
 
 
+def _run_task(args) -> int:
+    """``run-task serve`` (run_task.py): until interrupted; 2 when it cannot start."""
+    from . import run_task
+    from .config import load_config
+    from .errors import InputError
+
+    key = run_task.read_key(args.hmac_key_file)
+    hosts = tuple(h.strip().lower() for h in args.tfe_host if h.strip()) or ("app.terraform.io",)
+    settings = run_task.Settings(key=key, hosts=hosts, allow_http=args.allow_http,
+                                 max_plan_bytes=int(args.max_plan_mib * run_task.MiB), fetch_timeout=args.fetch_timeout,
+                                 callback_retries=args.callback_retries, workers=args.workers,
+                                 config=load_config(args.config), strict=args.strict, fail_on=args.fail_on,
+                                 results_url=args.results_url)
+    gc.enable()  # a long-running service: each run's objects are freed as it goes
+    try:
+        run_task.serve(args.host, args.port, settings)
+    except OSError as e:
+        raise InputError(f"cannot listen on {args.host}:{args.port} ({e.strerror or e}); pick another --port or "
+                         "--host") from None
+    return 0
+
+
 def _list_rules(args) -> int:
     from .rules import CONFIG_RULES, RULES
 
@@ -509,6 +585,21 @@ def _explain(args) -> int:
     out.append("  Sources:")
     out += [f"    {REFERENCES[k][0]}: {REFERENCES[k][1]}" for k in r.sources]
     _write("\n".join(out) + "\n")
+    return 0
+
+
+def _atlantis_refused(message: str) -> int:
+    """A refused plan with --format atlantis: a FAIL line on standard output, exit 0 (Atlantis
+    keeps no output of a step that exits non-zero, so the refusal would not be seen); 2 when
+    even that cannot be written."""
+    from .errors import InputError
+    from .formats.atlantis import refused
+    from .terminal import line
+
+    try:
+        _write(refused(line(" ".join(message.split()))[:1000]))
+    except InputError:
+        return 2
     return 0
 
 
@@ -557,12 +648,16 @@ def main(argv: list[str] | None = None) -> int:
             return _baseline(args)
         if args.cmd == "list-rules":
             return _list_rules(args)
+        if args.cmd == "run-task":
+            return _run_task(args)
         if args.cmd == "checkov-dir":
             _write(os.path.join(os.path.dirname(os.path.abspath(__file__)), "checkov") + "\n")
             return 0
         return _explain(args)
     except InputError as e:
         _error_line(f"sqs-policy: error: {e}")
+        if args.cmd == "check" and args.format == "atlantis" and not getattr(args, "many", False):
+            return _atlantis_refused(f"sqs-policy: error: {e}")
         return 2
     except KeyboardInterrupt:
         _error_line("sqs-policy: interrupted")

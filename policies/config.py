@@ -260,6 +260,11 @@ def load_config(path: str | None) -> Config:
                     except Exception as e:  # noqa: BLE001 - re2.error, and ValueError/TypeError for odd input
                         raise InputError(f"{w}.{k}: not a regular expression RE2 reads ({' '.join(str(e).split())[:160]}"
                                          "; RE2 syntax: no backreferences or lookarounds)") from None
+                if known[k].kind is list:
+                    for j, x in enumerate(v):
+                        if not isinstance(x, str) or not x.strip():
+                            raise InputError(f"{w}.{k}[{j}]: {x!r} must be a non-empty string "
+                                             f"({known[k].help})")
                 cfg.options.setdefault(rid, {})[k] = v
             else:
                 allowed = sorted(COMMON_RULE_KEYS | set(known))

@@ -35,6 +35,9 @@ class Finding:
     baseline: str | None = None  # with --baseline: "new" or "unchanged" (recorded in the baseline)
     baseline_address: str | None = None  # unchanged, recorded at another address (before the plan's moved blocks)
     judged: bool = True  # False: --changed-only left it out (the resource and its links are unchanged)
+    # --changed-only, judged: why ({"reason": changed|linked|names|change-rule, "through": [the changed
+    # resources it goes through], "text": for people}; changes_only.py)
+    judged_because: dict | None = None
 
     @property
     def state(self) -> str:
@@ -52,6 +55,12 @@ class Finding:
         if self.status == UNDECIDED:
             return UNKNOWN
         return ERROR if self.severity == "error" else WARNING
+
+    def judged_note(self) -> str | None:
+        """Why --changed-only judged it, as every format says it; None without --changed-only."""
+        if self.judged_because is None or not self.judged:
+            return None
+        return f"judged (--changed-only): {self.judged_because['text']}"
 
     def counts_toward_exit(self) -> bool:
         """Reported as a problem: not waived, judged, not in the baseline (an unknown one
@@ -71,6 +80,8 @@ class Finding:
             d["baseline_address"] = self.baseline_address
         if not self.judged:
             d["judged"] = False
+        elif self.judged_because is not None:
+            d["judged_because"] = self.judged_because
         return d
 
 

@@ -80,11 +80,3 @@ def edges(model) -> list[Edge]:
             if r.address != b.address:
                 out.append(Edge(r.address, b.address, "configures"))
     return out
-
-
-def neighbours(es: list[Edge]) -> dict[str, set[str]]:
-    out: dict[str, set[str]] = {}
-    for e in es:
-        out.setdefault(e.src, set()).add(e.dst)
-        out.setdefault(e.dst, set()).add(e.src)
-    return out

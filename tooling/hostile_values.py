@@ -36,7 +36,7 @@ from tooling.report_consumers import check_markdown_cells, check_report, check_r
 REPO = Path(__file__).resolve().parent.parent
 PLANS = REPO / "tests" / "policies" / "plans"
 CONFIGS = REPO / "tests" / "policies" / "configs"
-FORMATS = ("text", "json", "sarif", "junit", "github", "gitlab", "markdown")
+FORMATS = ("text", "json", "sarif", "junit", "github", "gitlab", "markdown", "atlantis", "spacelift", "hcp-run-task")
 
 PAYLOADS: dict[str, list[str]] = {
     "runner-v1": ["##[stop-commands]t0kenXYZ", "##[error title=forged]forged", "x ##[add-mask]secret",

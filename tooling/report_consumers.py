@@ -199,8 +199,27 @@ def check_report(fmt: str, text: str) -> list[str]:
     problems = check_runner(text, fmt)
     if fmt == "junit":
         problems += check_xml(text)
-    elif fmt in ("json", "sarif", "gitlab"):
+    elif fmt in ("json", "sarif", "gitlab", "spacelift", "hcp-run-task"):
         problems += check_json(text, fmt)
     elif fmt == "markdown":
         problems += check_markdown(text) + check_mermaid_text(text)
     return problems
+
+
+# Atlantis' reading of a custom policy check's output (runatlantis/atlantis at 078d0a8,
+# server/events/project_command_runner.go, the custom_policy_check branch, and
+# server/events/models/models.go, PolicyCheckResults.Summary): it fails the policy set when the
+# output matches the failure expression or starts with FAIL (after trimming), an empty output
+# included; the PR comment's summary is the first match of the conftest-form expression.
+_ATLANTIS_FAILURE = re.compile(r"([1-9][0-9]* failure|failures\": \[)")
+_ATLANTIS_SUMMARY = re.compile(r"\d+ tests?, \d+ passed, \d+ warnings?, \d+ failures?, \d+ exceptions?(, \d skipped)?")
+
+
+def atlantis_policy_set(output: str) -> tuple[bool, str]:
+    """(passed, summary line) as Atlantis reads a custom policy tool's output (Go's regexp and
+    Python's agree on these expressions: no backtracking-only syntax in them)."""
+    if output == "":
+        return False, ""
+    passed = not _ATLANTIS_FAILURE.search(output) and not output.strip().startswith("FAIL")
+    m = _ATLANTIS_SUMMARY.search(output)
+    return passed, m.group(0) if m else ""

@@ -48,6 +48,12 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("gitlab", "GitLab Code Quality JSON, for artifacts:reports:codequality", "gitlab", "json"),
     Format("markdown", "a findings table and a Mermaid diagram of the checked topology (job summary, PR comment)",
            "markdown", "markdown", needs_passes=True),
+    Format("atlantis", "the text report and a conftest-form summary line, for an Atlantis custom_policy_check "
+           "(exit 0 whenever it is written: Atlantis reads the verdict from the output)", "atlantis", "text"),
+    Format("spacelift", "a Spacelift plan policy's custom input (--report spacelift=sqs-policy.custom.spacelift.json)",
+           "spacelift", "json"),
+    Format("hcp-run-task", "the JSON:API body of an HCP Terraform / Terraform Enterprise run task result "
+           "(what `sqs-policy run-task serve` sends)", "hcp_run_task", "json"),
 )}
 
 

@@ -39,8 +39,10 @@ def annotations(ctx: Context) -> dict[str, list]:
         unknown = f.state == UNKNOWN
         level = "notice" if unknown else ("error" if f.severity == "error" else "warning")
         what = f"{f.address}: {f.message}" + (" (cannot be decided before apply)" if unknown else "")
+        judged = f.judged_note()
+        what = f"{what}. Fix: {f.remediation}" + (f" ({judged})" if judged else "")
         out[level].append((f"::{level} file={_gh_prop(path)},line={line},title={_gh_prop(f'{f.rule_id} {f.slug}')}"
-                           f"::{_gh_data(f'{what}. Fix: {f.remediation}')}", f))
+                           f"::{_gh_data(what)}", f))
     for e in ctx.report.fixed:
         out["notice"].append((f"::notice title={_gh_prop(e['rule'] + ' fixed')}::"
                               + _gh_data(f"{e['address']}: a baselined finding is gone; `sqs-policy baseline --update` "

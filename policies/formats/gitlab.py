@@ -23,9 +23,10 @@ def render(ctx: Context) -> str:
         path, line = ctx.location(f)
         unknown = f.state == UNKNOWN
         what = f"{f.address}: {f.message}" + (" (cannot be decided before apply)" if unknown else "")
+        judged = f.judged_note()
         issues.append({
             "type": "issue",
-            "description": f"{f.rule_id} {f.slug}: {what}. Fix: {f.remediation}",
+            "description": f"{f.rule_id} {f.slug}: {what}. Fix: {f.remediation}" + (f" ({judged})" if judged else ""),
             "check_name": f.rule_id,
             "fingerprint": fingerprint(key, occ),
             "severity": SEVERITY[UNKNOWN] if unknown else SEVERITY[f.severity],

@@ -66,6 +66,8 @@ def render(ctx: Context) -> str:
             path, line = ctx.location(f)
             detail = (f"{rid} {rule.slug} ({f.severity})\n{f.address}\n{f.message}\nFix: {f.remediation}\n"
                       f"At: {path}:{line}")
+            if (judged := f.judged_note()) is not None:
+                detail += f"\n{judged[:1].upper()}{judged[1:]}"
             skipped = _why_skipped(f, ctx.fail_on)
             if skipped is not None:
                 n["skipped"] += 1

@@ -159,8 +159,9 @@ def _render(ctx: Context, rows_max: int | None, other_max: int | None, diagram_m
         t = ["| | Rule | Resource | Problem | Fix |", "|---|---|---|---|---|"]
         for f in rows[:limit]:
             path, line = ctx.location(f)
+            judged = f.judged_note()
             t.append(f"| {f.state} | {f.rule_id} {f.slug} | {_code(f.address)}<br>{_md(path)}:{line} | "
-                     f"{_md(f.message)} | {_md(f.remediation)} |")
+                     f"{_md(f.message)}{'<br>' + _md(judged) if judged else ''} | {_md(f.remediation)} |")
         if len(rows) > limit:
             t.append(f"| | | | … and {len(rows) - limit} more: {_md(ctx.full_list())} | |")
         return t

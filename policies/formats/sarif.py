@@ -49,11 +49,12 @@ def render(ctx: Context) -> str:
         uri = quote(path, safe="/")  # a URI reference: a space is %20, "#" is %23
         level = "note" if f.status == UNDECIDED else f.severity
         text = f"{f.address}: {f.message}" + ("" if f.status != UNDECIDED else " (cannot be decided before apply)")
+        judged = f.judged_note()
         res = {
             "ruleId": f.rule_id,
             "ruleIndex": index[f.rule_id],
             "level": level,
-            "message": {"text": f"{text}. Fix: {f.remediation}"},
+            "message": {"text": f"{text}. Fix: {f.remediation}" + (f" ({judged})" if judged else "")},
             "locations": [{
                 "physicalLocation": {"artifactLocation": {"uri": uri}, "region": {"startLine": line}},
                 "logicalLocations": [{"fullyQualifiedName": f.address, "kind": "resource"}],
@@ -67,6 +68,8 @@ def render(ctx: Context) -> str:
             res["suppressions"] = [{"kind": f.waiver.get("kind", "external"), "justification": f.waiver["reason"]}]
         if f.baseline is not None:
             res["baselineState"] = f.baseline
+        if judged:  # --changed-only: why a finding on a resource the plan may not touch was judged
+            res["properties"]["judgedBecause"] = f.judged_because
         if f.baseline_address is not None:  # recorded before the plan's moved blocks
             res["properties"]["baselineAddress"] = f.baseline_address
         if not f.judged:  # --changed-only: the rule was not applied to it

@@ -16,6 +16,8 @@ def render(ctx: Context) -> str:
         label = _LABEL.get(state) or f.severity.upper()
         lines.append(f"{label:<8}{f.rule_id} {f.slug}  {f.address}")
         lines.append(f"        {f.message}")
+        if (judged := f.judged_note()) is not None:
+            lines.append(f"        {judged}")
         if state == WAIVED:
             exp = f" until {f.waiver['expires']}" if f.waiver.get("expires") else ""
             lines.append(f"        waived{exp}: {f.waiver['reason']}")

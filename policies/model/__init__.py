@@ -12,6 +12,9 @@ results of the stages before it, and returns its own:
 - ``consumers``: stage 2, ``Consumers``: functions and event source mappings (queues from stage 1);
 - ``alarms``: stage 3, ``link_alarms``: alarms and the queues they watch (stage 1);
 - ``storage``: stage 4, ``link_storage``: claim-check buckets and tables (stages 1 and 2, documents);
+- ``producers``: stage 5, ``link_producers``: SNS subscriptions, EventBridge targets and S3
+  notifications delivering to the queues (stage 1), and what queue and key policies say of them;
+  ``link_senders``: Lambda destinations, Scheduler, Pipes and API Gateway sending with a role;
 - ``documents``: ``Documents``, policy documents, read on demand.
 
 No module of the model imports one that comes after it, nor the configuration source.
@@ -25,15 +28,16 @@ from .consumers import ESM, Consumers, Function
 from .documents import ATTACHMENTS, POLICY_ATTRS, Documents, PolicyDoc
 from .queues import SERVICE_DLQS, Queue, QueueIndex, link_queues
 from .redrive import Redrive
-from .storage import Bucket, link_storage
+from .producers import Delivery, Sender, link_producers, link_senders
+from .storage import Bucket, link_storage, opt_in
 from .values import (AWS_DEFAULT_RETENTION, AWS_DEFAULT_VISIBILITY, ESM_DEFAULT_BATCH_SQS, LAMBDA_DEFAULT_TIMEOUT,
                      Invalid, Link, flag, invalid_of, lambda_function_name, loads, number, parse_arn, parse_sqs_arn,
                      parse_sqs_url, place_mismatch, receive_count, same_place, show, str_list)
 
-__all__ = ["ATTACHMENTS", "AWS_DEFAULT_RETENTION", "AWS_DEFAULT_VISIBILITY", "Alarm", "Bucket", "Consumers",
+__all__ = ["ATTACHMENTS", "AWS_DEFAULT_RETENTION", "AWS_DEFAULT_VISIBILITY", "Alarm", "Bucket", "Consumers", "Delivery", "Sender",
            "Documents", "ESM", "ESM_DEFAULT_BATCH_SQS", "Function", "Invalid", "LAMBDA_DEFAULT_TIMEOUT", "Link",
            "Model", "POLICY_ATTRS", "PolicyDoc", "Queue", "QueueIndex", "Redrive", "SERVICE_DLQS", "flag",
-           "invalid_of", "lambda_function_name", "loads", "number", "parse_arn", "parse_sqs_arn", "parse_sqs_url",
+           "invalid_of", "lambda_function_name", "opt_in", "loads", "number", "parse_arn", "parse_sqs_arn", "parse_sqs_url",
            "place_mismatch", "receive_count", "same_place", "show", "str_list"]
 
 
@@ -43,7 +47,7 @@ class Model:
 
     The stages' results, as the rules read them: ``index`` (queues.QueueIndex: ``queues`` is
     its list, ``queue_by_res`` its map), ``consumers`` (consumers.Consumers: ``esms``,
-    ``functions``), ``alarms``, ``buckets`` and ``tables``, and ``documents``
+    ``functions``), ``alarms``, ``buckets``, ``tables`` and ``producers``, and ``documents``
     (documents.Documents)."""
 
     def __init__(self, plan: Plan, source=None):
@@ -57,6 +61,8 @@ class Model:
         self.alarms = link_alarms(plan, resolve, self.index)       # 3. alarms and the queues they watch
         self.buckets, self.tables = link_storage(plan, resolve, self.index, self.consumers,
                                                  self.documents)   # 4. buckets and tables
+        self.producers = link_producers(plan, resolve, self.index)  # 5. producers into the queues,
+        self.senders = link_senders(plan, resolve, self.index)      # and the senders acting through a role
         self.queues = self.index.all
         self.queue_by_res = self.index.by_res
         self.esms = self.consumers.esms

@@ -22,6 +22,8 @@ class Alarm:
         self.maybe: list[tuple[str, Any, str]] = []  # (metric name, queue, why it may be another queue)
         self.queues: list[Queue] = []
         self.unresolved = False
+        self.place: tuple = (None, None)  # (region, account) it lives in, as the queue's location
+        self.provider_place: tuple = (None, None)  # of its provider configuration
 
     def threshold(self):
         return number(self.res.attr("threshold"), "threshold", integer=False)
@@ -54,13 +56,14 @@ def _alarm(r: Resource, plan: Plan, resolve: Resolver, queues: QueueIndex) -> Al
     got = parse_arn(r.values.get("arn"))
     if got:
         where = (got[0] or where[0], got[1] or where[1])
+    a.place, a.provider_place = where, provider
     unresolved_metrics = []
     for ns, metric, dims, at in metrics:
         if ns != "AWS/SQS" or not isinstance(metric, str):
             continue
         qn = dims.get("QueueName") if isinstance(dims, dict) else UNKNOWN
         if isinstance(qn, str):
-            _add_watch(a, metric, queues.named(qn, r), where, provider)
+            _add_watch(a, metric, _by_name(queues, qn, r, where, provider), where, provider)
         elif qn is UNKNOWN:
             unresolved_metrics.append((metric, at))
     if unresolved_metrics:
@@ -77,13 +80,22 @@ def _alarm(r: Resource, plan: Plan, resolve: Resolver, queues: QueueIndex) -> Al
                     q = queues.of_pending(said.pending)
                     _add_watch(a, m, [q] if q is not None else [], where, provider)
                 elif said is not None and said.pending is None and said.text:
-                    _add_watch(a, m, queues.named(said.text, r), where, provider)
+                    _add_watch(a, m, _by_name(queues, said.text, r, where, provider), where, provider)
                 else:
                     a.unresolved = True
     for _m, q in a.metrics:
         if a not in q.alarms:
             q.alarms.append(a)
     return a
+
+
+def _by_name(queues: QueueIndex, name: str, r: Resource, where: tuple, provider: tuple) -> list[Queue]:
+    """The queues an alarm on QueueName ``name`` may watch: a queue of that name in the alarm's
+    own region and account is the one (CloudWatch's dimension is the name there; a stack with a
+    queue of the same name in each region has one alarm per region); else the nearest ones
+    (queues.named), which _add_watch places."""
+    here = [q for q in queues.by_name.get(name, ()) if same_place(where, q.location, (provider, q.provider_place)) is True]
+    return here or queues.named(name, r)
 
 
 def _add_watch(a: Alarm, metric: str, queues: list[Queue], where: tuple, provider: tuple):

@@ -30,6 +30,12 @@ POLICY_ATTRS = {
 }
 
 
+# resources whose policy is a KMS key policy: not an identity or resource policy granting data
+# access (IAM001/IAM002 do not judge it: AWS's default key policy allows kms:* to the account
+# root, and a statement letting a service use "*", this key, is how key policies are written)
+KEY_POLICIES = ("aws_kms_key", "aws_kms_key_policy", "aws_kms_replica_key", "aws_kms_external_key")
+
+
 # attachments of managed policies: (resource type, attribute holding the policy ARN(s))
 ATTACHMENTS = (
     ("aws_iam_role_policy_attachment", "policy_arn"), ("aws_iam_user_policy_attachment", "policy_arn"),
@@ -155,6 +161,21 @@ class Documents:
             self._doc_cache[r.address] = got
         return got
 
+    def with_late_resources(self, pd: PolicyDoc) -> iamdoc.Document | None:
+        """The document of ``pd`` with its Resource elements known only after apply read from
+        the configuration source (``[aws_s3_bucket.b.arn, "${aws_s3_bucket.b.arn}/*"]``), when it
+        is a policy document data source's (``via``) and the source says them; else None.
+        data_document reads the source only for what every IAM rule needs (effects, actions,
+        principals, conditions): a resource known after apply is one of the plan's, hence
+        named; whether it is a particular bucket's objects is S3003's question."""
+        r = self.plan.by_address.get(pd.via) if pd.via else None
+        if r is None or r.type != "aws_iam_policy_document" or self.resolve.source is None:
+            return None
+        key = ("late-resources", r.address)
+        if key not in self._docs_memo:
+            self._docs_memo[key] = self._block_document(r)
+        return self._docs_memo[key]
+
     def _doc_list(self, r: Resource, attr: str) -> list[iamdoc.Document | None]:
         """The documents of source_policy_documents / override_policy_documents; None for
         one only known after apply (resolved through references where the plan shows them)."""
@@ -246,6 +267,15 @@ class Documents:
             if r.mode == "managed":
                 out.extend(self._inline_policies(r))
         out.extend(self._attached_managed_policies())
+        for typ in KEY_POLICIES:
+            for r in self.plan.of_type(typ):
+                if r.mode == "managed":  # a key policy is not judged (docs/policy.md): nor its documents
+                    rv = self.resolve.value(r, "policy")
+                    self._consumed_docs.update(d.address for d in rv.linked("aws_iam_policy_document"))
+                    if rv.opaque:  # through a local value: the source says which document
+                        pending = rv.pending(("json",), ("aws_iam_policy_document",))
+                        if pending is not None:
+                            self._consumed_docs.add(pending.res.address)
         for r in self.plan.of_type("aws_iam_policy_document"):
             for attr in ("source_policy_documents", "override_policy_documents"):
                 for d in self.resolve.value(r, attr).linked("aws_iam_policy_document"):

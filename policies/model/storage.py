@@ -27,6 +27,10 @@ class Bucket:
         self.lifecycles: list[Resource] = []
         self.queues: list[Queue] = []  # queues whose payloads it holds (claim check)
         self.claim_check = False
+        # aws_s3_bucket_notification resources sending its object events: a system of record
+        # whose objects the messages describe, not a store of message payloads
+        self.notifications: list[Resource] = []
+        self.opted_in = False  # a claim-check bucket because the configuration names it (opt_in)
 
 
 def link_storage(plan: Plan, resolve: Resolver, queues: QueueIndex, consumers: Consumers,
@@ -86,11 +90,22 @@ class _Storage:
             b = owner(r)
             if b is not None:
                 b.policies.append((r, "policy"))
+        for r in self.plan.of_type("aws_s3_bucket_notification"):
+            b = owner(r) if r.mode == "managed" else None
+            if b is not None:
+                b.notifications.append(r)
         for b in buckets:
             if b.res.configured("policy") and b.res.attr("policy") is not None:
                 b.policies.insert(0, (b.res, "policy"))
         self._associate_buckets(buckets, by_res, by_name)
         return buckets
+
+    def _module_bucket(self, b: Bucket) -> bool:
+        """Whether the bucket is the claim-check bucket of this project's module (by its shape)."""
+        from ..module_inputs import ModuleInputs
+
+        kind = ModuleInputs(self.plan)._kind(b.res.module) if b.res.module else None
+        return kind is not None and kind[0] == "claim-check-bucket"
 
     def _associate_buckets(self, buckets: list[Bucket], by_res, by_name):
         """Which queues' payloads a bucket holds. Linked by (1) a policy document
@@ -99,6 +114,13 @@ class _Storage:
         (non-root) module instance that holds both."""
         if not buckets or not self.queues.all:
             return
+        # a bucket that sends its object events (to a queue, a topic, a function) is where the data
+        # lives: a consumer reads the objects a notification names, the messages carry no payload
+        # that expires with them. Only this project's claim-check bucket, whatever else it does, is
+        # one by its shape (or the configuration naming it: opt_in).
+        evidence = [b for b in buckets if not b.notifications or self._module_bucket(b)]
+        by_res = {b.address: b for b in evidence}
+        by_name = {n: [b for b in bs if b.address in by_res] for n, bs in by_name.items()}
         bucket_arn = re.compile(r"^arn:[a-z-]+:s3:::([^/]+)")
 
         def docs_and_funcs():
@@ -166,7 +188,7 @@ class _Storage:
                         q = self.queues.by_res[qa]
                         if q not in b.queues:
                             b.queues.append(q)
-        for b in buckets:
+        for b in evidence:
             if b.queues:
                 continue
             mod = b.res.module
@@ -177,3 +199,30 @@ class _Storage:
                     b.claim_check = True
                     break
                 mod = mod[: mod.rfind(".module.")] if ".module." in mod else ""
+
+
+def opt_in(buckets: list[Bucket], queues: QueueIndex, patterns) -> list[Bucket]:
+    """The buckets the configuration names as claim-check buckets (``patterns``: globs, only
+    ``*`` special, on a bucket's address or name), made claim-check buckets when the plan shows no
+    evidence: they serve the queues of their nearest enclosing module instance that has queues
+    (the whole plan's queues in a flat root). A stack that links its payload bucket to its queues
+    by a naming convention only (no reference, no policy naming both) opts in this way."""
+    from .. import wildcard
+
+    got = []
+    for b in buckets:
+        names = [b.address] + ([b.name] if isinstance(b.name, str) else [])
+        if not any(wildcard.match(p, n) for p in patterns for n in names):
+            continue
+        got.append(b)
+        if b.claim_check:
+            continue
+        b.claim_check = b.opted_in = True
+        mod = b.res.module
+        while True:
+            qs = [q for q in queues.all if q.res.module == mod or (mod and q.res.module.startswith(mod + "."))]
+            if qs or not mod:
+                b.queues = qs if qs else list(queues.all)
+                break
+            mod = mod[: mod.rfind(".module.")] if ".module." in mod else ""
+    return got

@@ -121,6 +121,7 @@ from . import consumer as _consumer  # noqa: E402,F401
 from . import storage as _storage  # noqa: E402,F401
 from . import alarms as _alarms  # noqa: E402,F401
 from . import iam as _iam  # noqa: E402,F401
+from . import producers as _producers  # noqa: E402,F401
 from . import change as _change  # noqa: E402,F401
 
 # findings the engine itself raises about the configuration file

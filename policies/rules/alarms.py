@@ -21,9 +21,42 @@ def _elsewhere(q: Queue, metric: str) -> Alarm | None:
     return next((a for a, m in q.elsewhere_alarms if m == metric), None)
 
 
-def _maybe_alarms(q: Queue, metric: str) -> list[tuple[Alarm, str]]:
-    """Alarms on the queue's name whose region or account may not be the queue's."""
-    return [(a, why) for a, why in q.maybe_alarms if any(m == metric and mq is q for m, mq, _ in a.maybe)]
+def _maybe_alarms(q: Queue, metric: str, model: Model | None = None) -> list[tuple[Alarm, str]]:
+    """Alarms on the queue's name whose region or account may not be the queue's; those in the
+    module that holds the alarms of the queue's own region first (see _home_module)."""
+    got = [(a, why) for a, why in q.maybe_alarms if any(m == metric and mq is q for m, mq, _ in a.maybe)]
+    home = _home_module(model, q) if model is not None and len(got) > 1 else None
+    return sorted(got, key=lambda x: x[0].res.module != home) if home else got
+
+
+def _home_module(model: Model, q: Queue) -> str | None:
+    """The module instance holding the alarms of the queue's own region and account, when the
+    stack has one alarms module per region (exactly one module instance, not the root, has
+    alarms there); else None. Worked out once per place (a linear pass over the alarms: a
+    stack has few places and may have thousands of queues)."""
+    from ..model import same_place
+
+    memo = model.__dict__.setdefault("_home_modules", {})
+    key = (q.location, q.provider_place)
+    if key not in memo:
+        places: dict[tuple, set] = {}
+        for a in model.alarms:
+            places.setdefault((a.place, a.provider_place), set()).add(a.res.module)
+        mods = set()
+        for (place, provider), ms in places.items():
+            if same_place(place, q.location, (provider, q.provider_place)) is True:
+                mods |= ms
+        memo[key] = next(iter(mods)) if len(mods) == 1 and "" not in mods else None
+    return memo[key]
+
+
+def _where_to_add(model: Model, q: Queue) -> str:
+    """Where a missing alarm belongs when the stack keeps its alarms in one module per region."""
+    home = _home_module(model, q)
+    if home is None:
+        return ""
+    region = f" ({q.region})" if q.region else ""
+    return f"; the alarms of the queue's region{region} are in {home}: add it there"
 
 
 def _action_does(arn) -> str | None:
@@ -194,7 +227,7 @@ def dlq_depth_alarm(model: Model, opts):
         verdicts = [(a, _fires_on_first_message(a, opts["max_threshold"])) for a in alarms]
         good = [a for a, v in verdicts if v is True]
         bad = next(((a, v) for a, v in verdicts if isinstance(v, Invalid)), None)
-        maybe = _maybe_alarms(q, metric)
+        maybe = _maybe_alarms(q, metric, model)
         if good:
             yield _loud(q, good, "depth alarm", opts)
         elif bad:
@@ -212,9 +245,11 @@ def dlq_depth_alarm(model: Model, opts):
         elif _elsewhere(q, metric):
             a = _elsewhere(q, metric)
             yield fail(q.address, f"DLQ has no alarm on {metric} in its own region and account ({a.address} watches a "
-                                  "queue of this name elsewhere): failed messages go unseen until they expire")
+                                  f"queue of this name elsewhere): failed messages go unseen until they expire"
+                                  f"{_where_to_add(model, q)}")
         else:
-            yield fail(q.address, f"DLQ has no alarm on {metric}: failed messages go unseen until they expire")
+            yield fail(q.address, f"DLQ has no alarm on {metric}: failed messages go unseen until they expire"
+                                  f"{_where_to_add(model, q)}")
 
 
 @rule("CW002", "queue-age-alarm", "warning", "alarms", "Every source queue has an age-of-oldest-message alarm",
@@ -255,7 +290,7 @@ def age_alarm(model: Model, opts):
                 good.append(a)
             else:
                 late.append(a)
-        maybe = _maybe_alarms(q, metric)
+        maybe = _maybe_alarms(q, metric, model)
         if good:
             yield _loud(q, good, "age alarm", opts)
         elif bad:
@@ -277,6 +312,8 @@ def age_alarm(model: Model, opts):
         elif _elsewhere(q, metric):
             a = _elsewhere(q, metric)
             yield fail(q.address, f"no alarm on {metric} in the queue's own region and account ({a.address} watches a "
-                                  "queue of this name elsewhere): a stuck consumer goes unseen until messages expire")
+                                  f"queue of this name elsewhere): a stuck consumer goes unseen until messages expire"
+                                  f"{_where_to_add(model, q)}")
         else:
-            yield fail(q.address, f"no alarm on {metric}: a stuck consumer goes unseen until messages expire")
+            yield fail(q.address, f"no alarm on {metric}: a stuck consumer goes unseen until messages expire"
+                                  f"{_where_to_add(model, q)}")

@@ -19,9 +19,9 @@ import re
 from .. import changes as _changes
 from ..changes import Change, Changes
 from ..graph import UNKNOWN
-from ..model import Bucket, Model
+from ..model import Bucket, Model, opt_in
 from . import Option, fail, ok, rule, seconds, unknown
-from .storage import TABLE_OPT, is_idempotency_table
+from .storage import CLAIM_CHECK_OPT, TABLE_OPT, is_idempotency_table
 
 DAY = 86400
 
@@ -455,9 +455,11 @@ def table_replaced(model: Model, opts, ch: Changes, qs: _Queues):
 # ------------------------------------------------------------------------------------
 # claim-check bucket
 # ------------------------------------------------------------------------------------
-def _claim_check_buckets(model: Model, ch: Changes) -> dict[str, tuple[Change, Bucket | None]]:
+def _claim_check_buckets(model: Model, ch: Changes, patterns=()) -> dict[str, tuple[Change, Bucket | None]]:
     """{address: (change, end-state bucket or None)} of the buckets that hold payloads of
-    queues, now or in the prior state."""
+    queues, now or in the prior state; ``patterns``: the buckets the configuration names as
+    claim-check buckets (option claim_check_buckets, model.opt_in)."""
+    opt_in(model.buckets, model.index, patterns)
     after = {b.address: b for b in model.buckets}
     out = {}
     prior = None
@@ -469,7 +471,9 @@ def _claim_check_buckets(model: Model, ch: Changes) -> dict[str, tuple[Change, B
             out[c.address] = (c, b)
             continue
         if prior is None:
-            prior = {x.address: x for x in ch.prior_model().buckets}
+            pm = ch.prior_model()
+            opt_in(pm.buckets, pm.index, patterns)
+            prior = {x.address: x for x in pm.buckets}
         pb = prior.get(c.address)
         if pb is not None and pb.claim_check:
             out[c.address] = (c, b)
@@ -485,10 +489,11 @@ delete a bucket that still holds objects, so the apply fails part-way instead. A
 claim-check bucket when it is linked to queues (see S3004) now or in the prior state.""",
       fix="Keep the bucket's name; to move payloads to a new bucket, create it beside the old one, switch producers, "
           "and delete the old one only after the longest DLQ retention has passed.",
-      sources=(SQS_LARGE, TF_JSON))
+      sources=(SQS_LARGE, TF_JSON),
+      options=(CLAIM_CHECK_OPT,))
 @_on_update
 def bucket_replaced(model: Model, opts, ch: Changes, qs: _Queues):
-    for addr, (c, _b) in _claim_check_buckets(model, ch).items():
+    for addr, (c, _b) in _claim_check_buckets(model, ch, opts["claim_check_buckets"]).items():
         if addr in qs.moved:
             continue
         name = c.was("bucket")
@@ -568,10 +573,10 @@ longest DLQ retention is safe and not reported; S3004 judges the end state eithe
       fix="Keep the expiry at least the longest DLQ retention (in days, rounded up) of the queues the bucket serves.",
       sources=(S3_LIFECYCLE, SQS_LARGE, SQS_DLQ),
       options=(Option("payload_prefix", "", str,
-                      "key prefix of the payloads; empty: every expiration rule of the bucket counts"),))
+                      "key prefix of the payloads; empty: every expiration rule of the bucket counts"), CLAIM_CHECK_OPT))
 @_on_update
 def expiry_shortened(model: Model, opts, ch: Changes, qs: _Queues):
-    for addr, (c, b) in _claim_check_buckets(model, ch).items():
+    for addr, (c, b) in _claim_check_buckets(model, ch, opts["claim_check_buckets"]).items():
         if not c.kept:
             continue
         for lc in _lifecycle(ch, c):
@@ -613,10 +618,11 @@ later write. Removing the payload expiry (the lifecycle configuration or its exp
 payloads in the bucket forever (cost, and data kept longer than intended). Neither deletes a payload
 now, hence a warning; S3004 reports the missing expiry in the end state as an error.""",
       fix="Keep versioning enabled and the lifecycle expiration rule on the payload prefix.",
-      sources=(S3_VERSIONING, S3_LIFECYCLE))
+      sources=(S3_VERSIONING, S3_LIFECYCLE),
+      options=(CLAIM_CHECK_OPT,))
 @_on_update
 def protection_removed(model: Model, opts, ch: Changes, qs: _Queues):
-    for addr, (c, _b) in _claim_check_buckets(model, ch).items():
+    for addr, (c, _b) in _claim_check_buckets(model, ch, opts["claim_check_buckets"]).items():
         if not c.kept:
             continue
         name = c.was("bucket")
@@ -800,6 +806,131 @@ def consumer_removed(model: Model, opts, ch: Changes, qs: _Queues):
         elif e.kept:
             yield ok(e.address, f"kept ({'/'.join(e.actions)})")
 
+
+
+# ------------------------------------------------------------------------------------
+# producers
+# ------------------------------------------------------------------------------------
+def _delivery_queue_arns(c: Change, when: str) -> list:
+    """The queue ARNs a subscription, target or notification delivers to, as it was or will be."""
+    get = c.was if when == "was" else c.will
+    if c.type == "aws_sns_topic_subscription":
+        return [get("endpoint")] if get("protocol") == "sqs" else []
+    if c.type == "aws_cloudwatch_event_target":
+        arn = get("arn")
+        return [arn] if isinstance(arn, str) and ":sqs:" in arn else []
+    blocks = get("queue")
+    return [b.get("queue_arn") for b in blocks if isinstance(b, dict)] if isinstance(blocks, list) else []
+
+
+def _producer_kept(ch: Changes, c: Change) -> tuple:
+    """(whether the producer of a delivery stays, its label): the topic, rule or bucket it was."""
+    if c.type == "aws_sns_topic_subscription":
+        typ, attr, key = "aws_sns_topic", "arn", c.was("topic_arn")
+    elif c.type == "aws_cloudwatch_event_target":
+        typ, attr, key = "aws_cloudwatch_event_rule", "name", c.was("rule")
+    else:
+        typ, attr, key = "aws_s3_bucket", "bucket", c.was("bucket")
+    for p in ch.of_type(typ):
+        if p.existed and p.was(attr) == key:
+            return p.kept, p.address
+    return True, str(key)  # not in this plan: it stays
+
+
+@rule("CHG014", "producer-delivery-removed", "error", "change",
+      "A queue that stays keeps the deliveries of the producers that stay",
+      why="""
+Deleting an SNS subscription, an EventBridge target or an S3 notification's queue configuration
+while the topic, rule or bucket and the queue both stay: the producer keeps publishing and the queue
+receives nothing; SNS drops a message no subscription takes, EventBridge an event no target takes.
+Its consumers starve silently (the queue's age alarm sees nothing: the queue is empty). An error when
+the queue still has a consumer in the plan; a warning when it has none (it may be on its way out).""",
+      fix="Keep the subscription or target (or add its replacement in the same change); to retire the path, remove "
+          "the queue and its consumers with it once drained.",
+      sources=("sns-sqs", "eventbridge-permissions"))
+@_on_update
+def producer_delivery_removed(model: Model, opts, ch: Changes, qs: _Queues):
+    live = {}  # queue ARN -> the deliveries to it in the end state, by producer label
+    for c in ch.of_type("aws_sns_topic_subscription", "aws_cloudwatch_event_target", "aws_s3_bucket_notification"):
+        if c.after is not None:
+            for arn in _delivery_queue_arns(c, "will"):
+                live.setdefault(arn, []).append(c)
+    for c in ch.of_type("aws_sns_topic_subscription", "aws_cloudwatch_event_target", "aws_s3_bucket_notification"):
+        if not c.existed:
+            continue
+        before = [a for a in _delivery_queue_arns(c, "was") if isinstance(a, str)]
+        after = set(_delivery_queue_arns(c, "will")) if not c.deleted else set()
+        gone = [a for a in before if a not in after and not any(x is not c for x in live.get(a, ()))]
+        if not before:
+            continue
+        kept, producer = _producer_kept(ch, c)
+        lost = []
+        for arn in gone:
+            q = ch.queue_for_arn(arn)
+            if q is None or not q.kept or not kept:
+                continue  # the queue or the producer goes too
+            consumed = _still_consumed(model, ch, arn, q, c)
+            lost.append((q, consumed))
+        if not lost:
+            yield ok(c.address, "its deliveries stay" if not c.deleted else
+                     "deleted with its queue or producer, or another delivery takes over")
+            continue
+        q, consumed = lost[0]
+        what = "deleted" if c.deleted else "no longer delivers to it"
+        msg = (f"{c.address} is {what}" if c.deleted else f"{c.address} {what}") + \
+              f" while {producer} and queue {q.address} stay: {producer} keeps publishing and {q.address} receives " \
+              "nothing of it"
+        if consumed:
+            yield fail(c.address, msg + ": its consumers starve and the messages are dropped")
+        else:
+            yield fail(c.address, msg + " (it has no consumer in this plan)", severity="warning")
+
+
+@rule("CHG015", "producer-statement-dropped", "error", "change",
+      "A queue policy keeps admitting the producers that still deliver to it",
+      why="""
+A queue policy change that drops the statement letting a live producer (an SNS topic, an EventBridge
+rule, an S3 bucket whose subscription, target or notification stays) send, or narrows its
+aws:SourceArn to another producer: from the apply on, every delivery is refused and lost (SNS and
+EventBridge retry, then drop it or move it to their DLQ). PRD001/PRD004/PRD007 judge the end state;
+this rule names the change that breaks a path that worked.""",
+      fix="Keep the statement that admits the producer (service principal, sqs:SendMessage, aws:SourceArn the producer) "
+          "in the queue policy, or remove the subscription, target or notification in the same change.",
+      sources=("sns-sqs", "eventbridge-permissions", "s3-notifications"))
+@_on_update
+def producer_statement_dropped(model: Model, opts, ch: Changes, qs: _Queues):
+    from ..model.producers import EXACT, NONE, OTHER, WILD, admits
+
+    changed = {c.address: c for c in ch.of_type("aws_sqs_queue", "aws_sqs_queue_policy")}
+    pm = None
+    for d in model.producers:
+        q = d.queue.one
+        dc = ch.by_address.get(d.address)
+        if q is None or dc is None or not dc.existed or not dc.kept:
+            continue
+        policies = [r.address for r, _ in q.policy_sources]
+        touched = [changed[a] for a in policies if a in changed and changed[a].existed]
+        if not touched or not any(t.kept and t.was("policy") != t.will("policy") for t in touched):
+            continue
+        if pm is None:
+            pm = ch.prior_model()
+        prior = next((x for x in pm.producers if x.address == d.address and x.at == d.at), None)
+        pq = prior.queue.one if prior is not None else None
+        if pq is None or pq.address != q.address:
+            continue
+        was = admits(pq, prior.service, prior.source, pm.documents, pm.resolve)
+        if was.verdict not in (EXACT, WILD):
+            continue  # it did not admit the producer before either (PRD001/PRD004/PRD007)
+        now = admits(q, d.service, d.source, model.documents, model.resolve)
+        if now.verdict in (NONE, OTHER):
+            yield fail(d.address, f"the policy change of {q.address} drops what let {d.service} send for "
+                                  f"{d.source.label}, which still delivers to it: from the apply on, every delivery is "
+                                  "refused and lost", attrs=tuple((a, "policy") for a in policies))
+        elif now.verdict is UNKNOWN:
+            yield unknown(d.address, f"{q.address}'s policy changes; whether it still admits {d.source.label} cannot be "
+                                     f"told: {now.why}")
+        else:
+            yield ok(d.address, f"{q.address}'s policy changes and still admits {d.source.label}")
 
 
 # ------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from resilient_sqs import facts
 
 from .. import iamdoc
 from ..graph import UNKNOWN, Resource
-from ..model import Bucket, Invalid, Model, number, show
+from ..model import Bucket, Invalid, Model, number, opt_in, show
 from . import Option, fail, invalid, ok, rule, seconds, unknown
 
 PAB_FLAGS = ("block_public_acls", "block_public_policy", "ignore_public_acls", "restrict_public_buckets")
@@ -82,6 +82,7 @@ when aws:SecureTransport is "false", on the bucket and its objects.""",
 def bucket_tls(model: Model, opts):
     for b in model.buckets:
         docs = [d for d in (model.documents.document_from(r, a) for r, a in b.policies) if d is not None]
+        docs = [_late_resources_read(model, d) for d in docs]
         if not docs:
             yield fail(b.address, "has no bucket policy, so requests without TLS are accepted")
             continue
@@ -94,6 +95,15 @@ def bucket_tls(model: Model, opts):
         known = {f"${{{b.address}.{a}}}": v for a, v in (("arn", arns[0]), ("id", name), ("bucket", name))} if name else {}
         denies = [d for d in docs if d.doc is not None and iamdoc.denies_insecure_transport(d.doc, "s3") is True]
         scope = [iamdoc.denies_insecure_transport(d.doc, "s3", arns, known) for d in denies] if name else []
+        if name is None and denies:
+            # the name only known after apply (bucket_prefix, a generated name): a Deny read from the
+            # source that names the bucket by reference ([b.arn, "${b.arn}/*"]) covers it whatever
+            # its name; a literal name or ARN cannot be told apart from it, so only a cover decides
+            token = "\x01" + b.address
+            late = [f"arn:aws:s3:::{token}", f"arn:aws:s3:::{token}/payload"]
+            by_ref = {f"${{{b.address}.{a}}}": v for a, v in (("arn", late[0]), ("id", token), ("bucket", token))}
+            if any(iamdoc.denies_insecure_transport(d.doc, "s3", late, by_ref) is True for d in denies):
+                name, scope = token, [True]
         if any(v is True for v in scope):
             yield ok(b.address, "bucket policy denies s3:* without TLS on the bucket and its objects")
         elif any((d.doc is None and d.error is None) or (d.doc is not None and d.doc.incomplete) for d in docs):
@@ -114,6 +124,20 @@ def bucket_tls(model: Model, opts):
         else:
             yield fail(b.address, "the bucket policy's TLS-only Deny covers neither the bucket nor its objects",
                        'Set the Resource of the TLS-only Deny to ["<bucket ARN>", "<bucket ARN>/*"].')
+
+
+def _late_resources_read(model: Model, d):
+    """``d`` (a PolicyDoc) with the Resource elements the plan leaves unknown read from the
+    source, when its TLS-only Deny's resources are among them (see Documents.with_late_resources)."""
+    if d.doc is None or not any(s.effect == "Deny" and (s.resources is UNKNOWN or UNKNOWN in (s.resources or ()))
+                                for s in d.doc.statements):
+        return d
+    got = model.documents.with_late_resources(d)
+    if got is None:
+        return d
+    from ..model import PolicyDoc
+
+    return PolicyDoc(d.address, got, via=d.via, ref=got.ref)
 
 
 def _text(v):
@@ -172,6 +196,15 @@ def _lifecycle_rules(b: Bucket):
     return out
 
 
+# one setting for S3004 and the claim-check change rules (rules.change): set on S3004, it reaches them all
+CLAIM_CHECK_OPT = Option(
+    "claim_check_buckets", [], list,
+    "buckets that hold message payloads whatever the plan links (globs, only * special, on a bucket's address "
+    "or name, e.g. \"*-payloads\"): for stacks that tie the bucket to their queues by a naming convention only; "
+    "such a bucket serves the queues of its module (set on S3004, it applies to CHG006, CHG007 and CHG008 too)",
+    owner="S3004")
+
+
 @rule("S3004", "claim-check-expiry", "error", "claim check",
       "Payload expiry >= the longest a message pointing at it can live",
       why="""
@@ -185,14 +218,19 @@ DLQ), the source's plus the DLQ's retention for a FIFO queue (moving to a FIFO D
 time, so the message can live that long in total). The module's claim-check bucket derives its
 default expiry the same way and refuses a shorter one. A bucket serves the queues linked to it by a
 policy document that grants access to both, by a Lambda consumer that references it, or by sharing
-the nearest enclosing module with them.""",
+the nearest enclosing module with them; a bucket that sends object notifications is the system of
+record whose objects the messages describe, not a payload store, and is judged only when it is this
+project's claim-check bucket or the option claim_check_buckets names it (which also covers stacks that
+link the bucket to their queues by a naming convention only).""",
       fix="Add an aws_s3_bucket_lifecycle_configuration rule with expiration.days >= the longest message lifetime "
           "(in days, rounded up) on the payload prefix.",
       sources=('sqs-large-messages', 'sqs-dlq-retention', 's3-lifecycle-expiration'),
       options=(Option("payload_prefix", "", str,
-                      "key prefix of the payloads; empty: every expiration rule of the bucket counts"),))
+                      "key prefix of the payloads; empty: every expiration rule of the bucket counts"),
+               CLAIM_CHECK_OPT))
 def claim_check_expiry(model: Model, opts):
     want_prefix = opts["payload_prefix"]
+    opt_in(model.buckets, model.index, opts["claim_check_buckets"])
     for b in model.buckets:
         if not b.claim_check:
             continue

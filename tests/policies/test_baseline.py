@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -42,7 +43,7 @@ def test_only_the_new_finding_counts(tmp_path):
     assert proc.returncode == 0 and proc.stdout == b"", proc.stderr
     assert "16 finding(s) recorded" in proc.stderr.decode()
     data = json.loads(base.read_text())
-    assert data["sqs-policy-baseline"] == "1.0" and sum(e["count"] for e in data["findings"]) == 16
+    assert data["sqs-policy-baseline"] == "1.1" and sum(e["count"] for e in data["findings"]) == 16
     # the same plan: everything baselined, exit 0
     rc, out = _check(Path(PLAN), "--baseline", str(base))
     assert rc == 0 and out["summary"]["errors"] == 0 and out["summary"]["baselined"] == 16
@@ -132,6 +133,8 @@ def test_related_resource_is_part_of_the_key(tmp_path, plan_files):
     ('{"sqs-policy-baseline": "1.0", "findings": [{"rule": "SQS001", "address": "a.b", "count": 0}]}',
      ["findings[0]: count 0 must be a whole number >= 1"]),
     ('{"sqs-policy-baseline": "1.0", "findings": {}}', ["findings must be a list"]),
+    ('{"sqs-policy-baseline": "1.1", "source_read": "yes", "findings": []}',
+     ["source_read 'yes' must be true or false"]),
 ])
 def test_bad_baseline_is_exit_2(tmp_path, content, needles):
     b = tmp_path / "b.json"
@@ -273,3 +276,72 @@ def test_a_move_onto_a_recorded_address(tmp_path):
     assert cli("baseline", str(p), "-o", str(base), "--no-source").returncode == 0
     rc, out = _check(p, "--baseline", str(base), "--no-source")
     assert rc == 0 and out["summary"]["baselined"] == len(out["findings"]) > 13 and out["baseline"]["fixed"] == []
+
+
+# ---- the source: a baseline made with it and a check without it (or the reverse) is said --------------
+SOURCE_PLAN = "tests/policies/plans/source-bad.json"  # 19 findings undecided without its source, 1 with it
+SOURCE_DIR = "tests/policies/configs/source-bad"
+
+
+def _notes(out: dict) -> list[str]:
+    return [n for n in out["notes"] if n.startswith("baseline ")]
+
+
+def test_the_baseline_records_whether_the_source_was_read(tmp_path):
+    without, with_ = tmp_path / "without.json", tmp_path / "with.json"
+    proc = cli("baseline", SOURCE_PLAN, "-o", str(without), "--no-source")
+    assert proc.returncode == 0 and "without the configuration source" in proc.stderr.decode()
+    assert cli("baseline", SOURCE_PLAN, "-o", str(with_), "--source-dir", SOURCE_DIR).returncode == 0
+    assert json.loads(without.read_text())["source_read"] is False
+    assert json.loads(with_.read_text())["source_read"] is True
+    # made as the check runs: nothing to say, nothing new
+    for base, mode in ((without, ["--no-source"]), (with_, ["--source-dir", SOURCE_DIR])):
+        rc, out = _check(Path(SOURCE_PLAN), "--baseline", str(base), *mode)
+        assert rc == 0 and _notes(out) == [], _notes(out)
+    # made without the source, checked with it: the findings the source decides are new; the note says why
+    rc, out = _check(Path(SOURCE_PLAN), "--baseline", str(without), "--source-dir", SOURCE_DIR)
+    new = [f for f in out["findings"] if f["baseline"] == "new"]
+    assert rc == 1 and new
+    [note] = _notes(out)
+    assert f"baseline {without} was made without the configuration source (--no-source, or a --source-dir that " \
+           "does not match the plan), and this check runs with the configuration source read" in note, note
+    assert re.search(r"of the new findings, (\d+) recorded as undecided fail here", note), note
+    assert "re-create the baseline as the check runs" in note
+    # the reverse: made with it, checked without it
+    rc, out = _check(Path(SOURCE_PLAN), "--baseline", str(with_), "--no-source")
+    [note] = _notes(out)
+    assert rc == 1 and f"baseline {with_} was made with the configuration source read" in note
+    assert "recorded as failing cannot be decided here" in note, note
+    # every format that carries notes carries it: the text report's note line, SARIF's notifications
+    text = cli("check", SOURCE_PLAN, "--baseline", str(with_), "--no-source").stdout.decode()
+    assert f"note: baseline {with_} was made with the configuration source read" in text
+    sarif = json.loads(cli("check", SOURCE_PLAN, "--baseline", str(with_), "--no-source", "--format", "sarif").stdout)
+    notes = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert any(n["message"]["text"].startswith(f"baseline {with_} was made with") for n in notes)
+
+
+def test_a_baseline_that_does_not_say_is_said_to_be_unknown(tmp_path):
+    base = tmp_path / "old.json"
+    assert cli("baseline", SOURCE_PLAN, "-o", str(base), "--no-source").returncode == 0
+    data = json.loads(base.read_text())
+    del data["source_read"]
+    data["sqs-policy-baseline"] = "1.0"
+    base.write_text(json.dumps(data))
+    rc, out = _check(Path(SOURCE_PLAN), "--baseline", str(base), "--no-source")
+    [note] = _notes(out)
+    assert rc == 0 and "does not record whether the configuration source was read" in note
+    assert "cannot be told" in note and f"sqs-policy baseline PLAN --update -o {base}" in note
+    # --update records it (and the check then has nothing to say)
+    assert cli("baseline", SOURCE_PLAN, "-o", str(base), "--update", "--no-source").returncode == 0
+    assert json.loads(base.read_text())["source_read"] is False
+    assert _notes(_check(Path(SOURCE_PLAN), "--baseline", str(base), "--no-source")[1]) == []
+
+
+def test_update_refuses_a_baseline_made_the_other_way(tmp_path):
+    base = tmp_path / "b.json"
+    assert cli("baseline", SOURCE_PLAN, "-o", str(base), "--no-source").returncode == 0
+    before = base.read_text()
+    _one_line_error(cli("baseline", SOURCE_PLAN, "-o", str(base), "--update", "--source-dir", SOURCE_DIR),
+                    f"baseline {base}: made without the configuration source", "--update would drop as fixed",
+                    "re-create the baseline without --update")
+    assert base.read_text() == before

@@ -160,3 +160,33 @@ def test_plan_names(paths, expect):
 
 def test_worst_exit_wins():
     assert batch.worst([0, 1, 0]) == 1 and batch.worst([1, 2, 0]) == 2 and batch.worst([0, 0]) == 0
+
+
+def test_the_markdown_summary_of_many_plans_fits_a_comment():
+    from resilient_sqs.policy.formats.batch_summary import render
+    from resilient_sqs.policy.formats.markdown import MAX_MARKDOWN
+
+    counts = {"errors": 0, "warnings": 0, "unknown": 0, "waived": 0, "passed": 60}
+    results = [batch.PlanResult(f"stack-{i:04d}", f"infra/stack-{i:04d}/plan.json", 0, counts, {}) for i in range(3000)]
+    results[2999] = batch.PlanResult("broken", "infra/broken/plan.json", 2, error="not a plan")
+    md = render("markdown", results, 2)
+    assert len(md) <= MAX_MARKDOWN
+    rows = markdown_rows(md)
+    assert rows[0][0] == "broken" and rows[0][2].startswith("refused")  # the refused plan is never cut
+    assert f"{3000 - len(rows)} more plan(s) not shown" in md
+
+
+def test_a_baseline_per_plan(stacks):
+    root, plans = stacks
+    (root / "baselines").mkdir()
+    for stack, path in plans.items():
+        p = sqs_policy_in_process("baseline", path, "--no-source", "-o", f"baselines/{stack}.json", cwd=root)
+        assert p.returncode == 0, p.stderr
+    rc, out, err = _run(root, *plans.values(), "--no-source", "--baseline", "baselines/{plan}.json", "--format", "json")
+    assert rc == 0, err  # every finding is in its plan's baseline
+    doc = json.loads(out)
+    assert doc["summary"]["errors"] == 0
+    assert next(p for p in doc["plans"] if p["name"] == "payments")["summary"]["baselined"] > 0
+    (root / "baselines" / "prod.json").unlink()
+    rc, out, err = _run(root, *plans.values(), "--no-source", "--baseline", "baselines/{plan}.json")
+    assert rc == 2 and "plan prod (infra/prod/plan.json): " in err and "baselines/prod.json" in err

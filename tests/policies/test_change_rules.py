@@ -47,6 +47,14 @@ EXPECTED: dict[str, set] = {
     "raw-consumer-removed": {("CHG011", FAIL, W, "aws_lambda_event_source_mapping.orders"),
                              ("CHG011", FAIL, W, "aws_lambda_event_source_mapping.billing")},
     "raw-alarm-topic-renamed": {("CHG012", FAIL, E, "aws_sns_topic.oncall")},
+    # a subscription removed from a consumed queue (error), a target from an unconsumed one
+    # (warning), a queue policy that stops admitting a topic still subscribed
+    "raw-producers-changed": {("CHG014", FAIL, E, "aws_sns_topic_subscription.orders"),
+                              ("CHG014", FAIL, W, "aws_cloudwatch_event_target.jobs"),
+                              ("CHG015", FAIL, E, "aws_sns_topic_subscription.audit")},
+    # payload buckets tied to the queue by name only: nothing without claim_check_buckets
+    # (test_claim_check_buckets_by_name_reach_the_change_rules)
+    "raw-claim-check-by-name": set(),
     "raw-safe-changes": set(),
     "raw-alarms-added": set(),
     # every rule of the catalog on update plans (tests/policies/test_update_rules.py)
@@ -301,3 +309,19 @@ def test_a_forgotten_resource_is_not_reported():
     assert _got(evaluate(doc, ONLY_CHG)) == set()
     report = evaluate(doc, Config())
     assert not {f.address for f in [*report.findings, *report.passed]} & {rc["address"] for rc in forgotten}
+
+
+def test_claim_check_buckets_by_name_reach_the_change_rules(tmp_path):
+    """A flat root that ties its payload buckets to its queue by a naming convention only: the
+    bucket deleted and the expiry cut from 20 d to 3 d (DLQ 14 d) are missed, until the
+    configuration names them (claim_check_buckets, set on S3004, reaches CHG006 and CHG007)."""
+    doc = _update_plan("raw-claim-check-by-name")
+    assert _got(_report("raw-claim-check-by-name")) == set()
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text('rules:\n  S3004: {claim_check_buckets: ["*-payloads"]}\n')
+    c = load_config(str(cfg))
+    report = evaluate(doc, Config(enabled={rid: rid in CHG for rid in RULES}, options=c.options))
+    got = {(f.rule_id, f.status, f.severity, f.address): f.message for f in report.findings}
+    assert set(got) == {("CHG006", FAIL, E, "aws_s3_bucket.docs[0]"), ("CHG007", FAIL, E, "aws_s3_bucket.blobs")}
+    assert "'raw-claim-check-by-name-docs-payloads' is deleted" in got[("CHG006", FAIL, E, "aws_s3_bucket.docs[0]")]
+    assert "from 20 d to 3 d" in got[("CHG007", FAIL, E, "aws_s3_bucket.blobs")]

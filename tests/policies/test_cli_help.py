@@ -14,7 +14,7 @@ def test_help_states_exit_codes(args):
     assert "exit codes: 0" in out and "2 input or usage error" in out
     if args[0] == "check":
         assert "1 violations" in out
-        for fmt in ("text", "json", "sarif", "junit", "github", "gitlab", "markdown"):
+        for fmt in ("text", "json", "sarif", "junit", "github", "gitlab", "markdown", "hcp-run-task", "atlantis", "spacelift"):
             assert f"{fmt}: " in out, fmt  # each format says what it is for
         assert "--report FORMAT=PATH" in out and "--baseline FILE" in out and "--changed-only" in out
 

@@ -125,7 +125,14 @@ EXPECTED = {
 # (for_each over a constant set, which the plan's configuration leaves out) are the DLQs
 # of an SNS subscription, an EventBridge target and a Lambda on-failure destination; the
 # subscriber queue has none of its own
-EXPECTED["config:service-dlq-locals"] = {("SQS002", FAIL, E, "aws_sqs_queue.subscriber")}
+EXPECTED["config:service-dlq-locals"] = {
+    ("SQS002", FAIL, E, "aws_sqs_queue.subscriber"),
+    # the subscriber queue and the subscription DLQ the source names admit no topic
+    ("PRD001", FAIL, E, "aws_sns_topic_subscription.subscriber"),
+    ("PRD003", FAIL, E, "aws_sns_topic_subscription.subscriber"),
+    # the function's on-failure destination the source names: its role may not send there
+    ("PRD010", FAIL, E, "aws_lambda_function_event_invoke_config.worker"),
+}
 
 
 # keys through locals, coalesce(), try() and `!= null`: every queue's encryption decided

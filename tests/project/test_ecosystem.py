@@ -558,7 +558,7 @@ def test_documented_pre_commit_configs_name_real_hooks():
         if not isinstance(doc, dict) or "repos" not in doc:
             continue
         for repo in doc["repos"]:
-            if "resilient-sqs" not in repo["repo"]:
+            if "resilient-sqs" not in str(repo.get("repo", "")):  # also other tools' repos: (Atlantis' repos.yaml)
                 continue
             assert repo.get("rev"), f"{where}: pin a rev"
             for h in repo["hooks"]:

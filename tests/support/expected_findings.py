@@ -106,6 +106,10 @@ EXPECTED = {
         ("CW001", FAIL, W, 'aws_sqs_queue.dlq["svc-async-failures"]'),
         ("CW001", FAIL, W, 'aws_sqs_queue.dlq["svc-events-dlq"]'),
         ("CW001", FAIL, W, 'aws_sqs_queue.dlq["svc-fn-dlq"]'),
+        # the function's role is not in the plan: whether it may send to its DLQ and
+        # destination cannot be read
+        ("PRD010", UNK, E, "aws_lambda_function.worker"),
+        ("PRD010", UNK, E, "aws_lambda_function_event_invoke_config.worker"),
     },
     # documents merged from source/override documents, decided though their JSON is unknown
     "config:iam-sources": {
@@ -142,6 +146,10 @@ EXPECTED = {
         *{("SQS002", UNK, E, f'aws_sqs_queue.dlq["{k}"]') for k in ("svcl-async-failures", "svcl-rule-dlq", "svcl-sns-dlq")},
         *{("CW002", UNK, W, f'aws_sqs_queue.dlq["{k}"]') for k in ("svcl-async-failures", "svcl-rule-dlq", "svcl-sns-dlq")},
         ("SQS002", UNK, E, "aws_sqs_queue.subscriber"),
+        # the subscriber queue's policy does not admit the topic; its subscription DLQ is named
+        # through a local value (with the source: a DLQ that does not admit the topic either)
+        ("PRD001", FAIL, E, "aws_sns_topic_subscription.subscriber"),
+        ("PRD003", UNK, E, "aws_sns_topic_subscription.subscriber"),
     },
     # SSE-KMS keys through locals, coalesce(), try() and `!= null`: encryption unknown without
     # the source (see test_source.py for the verdicts with it); one DLQ left unencrypted
@@ -303,6 +311,55 @@ EXPECTED = {
         ("SQS011", FAIL, W, "aws_sqs_queue.refunds_dlq"),
         ("SQS011", UNK, W, 'aws_sqs_queue.work_dlq["billing"]'),
         ("SQS011", UNK, W, 'aws_sqs_queue.work_dlq["shipping"]'),
+    },
+    # issue 33 §3: a KMS key policy is not judged by IAM001/IAM002, a system-of-record bucket
+    # that notifies its queue is not a claim-check store (S3004), alarms per region
+    "config:judged-scope": {
+        ("CW001", FAIL, W, 'aws_sqs_queue.eu_dlq["orders"]'),
+        ("CW002", FAIL, W, 'aws_sqs_queue.eu["orders"]'),
+        ("IAM001", UNK, E, "aws_iam_role_policy.reader"),
+        # its name is generated; the Deny naming it by reference is decided with the source
+        ("S3003", UNK, E, "aws_s3_bucket.generated"),
+    },
+    # issue 33 §1: every producer path as it must be
+    "config:producers-good": set(),
+    # ... and broken the way teams break it
+    "config:producers-bad": {
+        # the queue policy still names the topic this one replaced; no subscription DLQ;
+        # the queue on alias/aws/sqs
+        ("PRD001", FAIL, E, "aws_sns_topic_subscription.payments"),
+        ("PRD003", FAIL, E, "aws_sns_topic_subscription.payments"),
+        ("PRD008", FAIL, E, "aws_sns_topic_subscription.payments"),
+        # any topic may send (no aws:SourceArn), which SQS010 also says; a DLQ without the topic
+        ("PRD001", FAIL, E, "aws_sns_topic_subscription.audit"),
+        ("SQS010", FAIL, E, "module.audit.aws_sqs_queue.this"),
+        ("PRD003", FAIL, E, "aws_sns_topic_subscription.audit"),
+        # a standard topic subscribing a FIFO queue (whose DLQ does not admit it either)
+        ("PRD002", FAIL, E, "aws_sns_topic_subscription.ledger"),
+        ("PRD003", FAIL, E, "aws_sns_topic_subscription.ledger"),
+        # EventBridge: no statement for it, no DLQ, a key with the default key policy
+        ("PRD004", FAIL, E, "aws_cloudwatch_event_target.reports"),
+        ("PRD006", FAIL, E, "aws_cloudwatch_event_target.reports"),
+        ("PRD008", FAIL, E, "aws_cloudwatch_event_target.reports"),
+        # a FIFO target with no message group, and no retry policy
+        ("PRD005", FAIL, E, "aws_cloudwatch_event_target.ordered"),
+        ("PRD006", FAIL, W, "aws_cloudwatch_event_target.ordered"),
+        # S3: an aws:SourceArn wildcard; the queue's key is outside the plan
+        ("PRD007", FAIL, E, "aws_s3_bucket_notification.scans"),
+        ("PRD008", UNK, E, "aws_s3_bucket_notification.scans"),
+        # the alarm topic on alias/aws/sns
+        ("PRD009", FAIL, E, "aws_sns_topic.oncall"),
+        # the function's role may only write logs; the schedule's role may send to another queue
+        ("PRD010", FAIL, E, "aws_lambda_function_event_invoke_config.worker"),
+        ("PRD010", FAIL, E, "aws_scheduler_schedule.reports"),
+        # schedules: no dead_letter_config; a FIFO target without a message group whose DLQ the
+        # role may not send to (nor to the queue)
+        ("PRD006", FAIL, E, "aws_scheduler_schedule.reports"),
+        ("PRD005", FAIL, E, "aws_scheduler_schedule.ordered"),
+        ("PRD006", FAIL, E, "aws_scheduler_schedule.ordered"),
+        ("PRD010", FAIL, E, "aws_scheduler_schedule.ordered"),
+        # an HTTP API whose role may only receive from the queue it sends to
+        ("PRD010", FAIL, E, "aws_apigatewayv2_integration.ingest"),
     },
     "config:inline-waivers": {
         # evaluated without its source, the # sqs-policy:ignore comments are not read: nothing is

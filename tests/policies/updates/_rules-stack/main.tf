@@ -45,6 +45,24 @@ data "aws_iam_policy_document" "tls" {
       values   = ["false"]
     }
   }
+  # queue e and its subscription DLQ admit the topic that feeds them (PRD001, PRD003)
+  dynamic "statement" {
+    for_each = contains([local.e_src, local.e_dlq], each.key) ? [1] : []
+    content {
+      sid       = "AllowEventsTopic"
+      actions   = ["sqs:SendMessage"]
+      resources = ["${local.arn}:${each.key}"]
+      principals {
+        type        = "Service"
+        identifiers = ["sns.amazonaws.com"]
+      }
+      condition {
+        test     = "ArnEquals"
+        variable = "aws:SourceArn"
+        values   = [aws_sns_topic.events.arn]
+      }
+    }
+  }
   # broken: the DLQ of pair a lets anyone send
   dynamic "statement" {
     for_each = local.b && each.key == local.a_dlq ? [1] : []
