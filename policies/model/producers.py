@@ -248,7 +248,13 @@ def _doc_admits(pd: PolicyDoc, q: Queue, service: str, source: Source, resolve: 
     return verdict, why, names
 
 
-def _principal_is(principals, service: str):
+_ACCOUNT = re.compile(r"^(?:arn:aws[a-z-]*:iam::)?([0-9]{12})(?::root)?$")
+
+
+def _principal_is(principals, service: str, account=None):
+    """Whether the principals include ``service`` (or everyone); with ``account`` (a topic's
+    account, UNKNOWN when the plan does not show it), also that account (SNS delivers for a
+    topic of the queue's own account when the policy names the account)."""
     if principals is UNKNOWN:
         return UNKNOWN
     for t, ident in principals or ():
@@ -257,6 +263,10 @@ def _principal_is(principals, service: str):
         if (t == "Service" and isinstance(ident, str) and ident.lower() == service) or (
                 t in ("*", "AWS") and ident == "*"):
             return True
+        if account is not None and t == "AWS" and isinstance(ident, str):
+            m = _ACCOUNT.match(ident)
+            if m and (account is UNKNOWN or m.group(1) == account):
+                return True
     return False
 
 
@@ -275,7 +285,12 @@ def _statement_admits(s: iamdoc.Statement, q: Queue, service: str, source: Sourc
                       resolve: Resolver, names: list):
     if s.effect != "Allow":
         return (UNKNOWN, "a statement's effect is only known after apply") if s.effect is UNKNOWN else (NONE, None)
-    p = _principal_is(s.principals, service)
+    account = None
+    if source.kind == "sns":  # "sns.amazonaws.com or the topic's account"
+        account = source.location[1] if isinstance(source.location[1], str) else UNKNOWN
+        if isinstance(source.arn, str) and len(source.arn.split(":")) > 4 and source.arn.split(":")[4]:
+            account = source.arn.split(":")[4]
+    p = _principal_is(s.principals, service, account)
     a = _allows_action(s.actions, "sqs:SendMessage") if not s.not_actions else False
     if p is False or a is False:
         return NONE, None
@@ -287,7 +302,9 @@ def _statement_admits(s: iamdoc.Statement, q: Queue, service: str, source: Sourc
               and isinstance(op, str) and op.lower().removeprefix("forallvalues:").removeprefix("foranyvalue:")
               .removesuffix("ifexists") in _SOURCE_OPS for v in vals]
     if not values:
-        return WILD, f"{s.label} of {pd.address} has no aws:SourceArn condition"
+        by_account = any(isinstance(k, str) and k.lower() == "aws:sourceaccount" for _, k, _ in s.conditions)
+        return WILD, f"{s.label} of {pd.address} has no aws:SourceArn condition" + (
+            " (aws:SourceAccount alone admits every producer of that account)" if by_account else "")
     verdict, why = OTHER, None
     for op, v in values:
         got = _names_source(v, op, source, pd, resolve, names)

@@ -49,7 +49,7 @@ def _judge_admission(d: Delivery, q: Queue, adm: Admission, what: str, role: str
                        fix, ref=adm.ref, attrs=attrs)
     if adm.verdict == WILD:
         return fail(d.address, f"the policy of {role} {q.address} lets {d.service} send without naming {src} "
-                               f"({adm.why}): any {svc} producer, of any account, can write into it",
+                               f"({adm.why}): {svc} producers other than {src} can write into it",
                     f'Give that statement Condition {{"ArnEquals": {{"aws:SourceArn": <{what}>}}}} (the ARN itself, '
                     "no wildcard).", ref=adm.ref, attrs=attrs)
     if adm.verdict == OTHER:

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import json
 import sys
 import time
 import urllib.error
 import urllib.request
 import uuid
+import zipfile
 from dataclasses import asdict, dataclass
 from typing import Callable
 
@@ -206,6 +208,76 @@ def probe_sqs_metrics(s: _Scratch, wait: float = 90) -> tuple[bool, str]:
                    f"{wait:.0f} s: a DLQ depth alarm cannot fire here")
 
 
+_CONSUMER = """import sys
+
+
+def handler(event, context):
+    if "Records" not in event:  # invoked by the probe: which Python runs it
+        return {"python": sys.version.split()[0]}
+    return {"batchItemFailures": []}
+"""
+
+
+def _wait_for(fn: Callable[[], bool], timeout: float, step: float = 1.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not fn():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(step)
+    return True
+
+
+def probe_lambda_consumer(s: _Scratch) -> tuple[bool, str]:
+    """A Python function consumes a queue through an event source mapping, and a disabled mapping
+    leaves the queue's messages alone (what sqs-behave's pausing relies on)."""
+    lam, iam = s.clients.client("lambda"), s.clients.client("iam")
+    name = f"sqs-behave-probe-{s.tag}"
+    role = iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole",
+                                                "Principal": {"Service": "lambda.amazonaws.com"}}]}))["Role"]["Arn"]
+    s.cleanup.insert(0, lambda: iam.delete_role(RoleName=name))
+    url, arn = s.queue("consumed")
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("handler.py", _CONSUMER)
+    try:
+        lam.create_function(FunctionName=name, Runtime="python3.12", Role=role, Handler="handler.handler",
+                            Code={"ZipFile": buf.getvalue()}, Timeout=5)
+    except Exception as exc:  # noqa: BLE001 - the refusal is the finding
+        return False, f"CreateFunction (python3.12) refused: {str(exc)[:200]}"
+    s.cleanup.insert(0, lambda: lam.delete_function(FunctionName=name))
+    config: dict = {}
+
+    def settled() -> bool:
+        config.update(lam.get_function(FunctionName=name)["Configuration"])
+        return config.get("State") not in ("Pending", None)
+    _wait_for(settled, 60)
+    if config.get("State") != "Active":
+        return False, (f"a python3.12 function did not become Active within 60 s: State {config.get('State')}"
+                       f" ({config.get('StateReasonCode') or ''} {config.get('StateReason') or ''}".rstrip() + ")")
+    try:
+        ran = json.loads(lam.invoke(FunctionName=name, Payload=b"{}")["Payload"].read() or b"{}").get("python")
+    except Exception:  # noqa: BLE001 - which Python ran it is a detail; the mapping decides the finding
+        ran = None
+    on = f" (it ran on Python {ran}; the runtime asks python3.12)" if ran and not ran.startswith("3.12.") else ""
+    esm = lam.create_event_source_mapping(EventSourceArn=arn, FunctionName=name, BatchSize=1)["UUID"]
+    s.cleanup.insert(0, lambda: lam.delete_event_source_mapping(UUID=esm))
+    _wait_for(lambda: lam.get_event_source_mapping(UUID=esm).get("State") == "Enabled", 60)
+    s.sqs.send_message(QueueUrl=url, MessageBody="probe")
+    if not _wait_for(lambda: depth(s.sqs, url) == (0, 0), 60):
+        return False, ("an event source mapping did not deliver a queued message to its python3.12 function within "
+                       f"60 s ({lam.get_event_source_mapping(UUID=esm).get('LastProcessingResult')})")
+    lam.update_event_source_mapping(UUID=esm, Enabled=False)
+    _wait_for(lambda: lam.get_event_source_mapping(UUID=esm).get("State") == "Disabled", 60)
+    s.sqs.send_message(QueueUrl=url, MessageBody="probe while disabled")
+    time.sleep(5)
+    if depth(s.sqs, url)[0] != 1:
+        return False, ("a python3.12 function consumed a queue through its event source mapping, but the disabled "
+                       "mapping still took a message (sqs-behave's pausing would not hold)")
+    return True, ("a python3.12 function consumed a queue through its event source mapping; disabled, the mapping "
+                  f"left a message in the queue{on}")
+
+
 PROBES: dict[str, tuple[str, Callable[[_Scratch], tuple[bool, str]], bool]] = {
     # name: (what it shows, probe, slow)
     "redrive": ("a message moves to the DLQ after maxReceiveCount receives", probe_redrive, False),
@@ -215,6 +287,9 @@ PROBES: dict[str, tuple[str, Callable[[_Scratch], tuple[bool, str]], bool]] = {
     "alarm_dimensions": ("an alarm's dimensions read back as written through boto3 (the provider's own read-back is checked per run: state against plan)", probe_alarm_dimensions, False),
     "sns_to_sqs": ("SNS delivers to a subscribed queue (alarm notifications)", probe_sns_to_sqs, False),
     "sqs_metrics": ("SQS queue metrics reach CloudWatch (dlq-alarm-fires)", probe_sqs_metrics, True),
+    "lambda_consumer": ("a Python Lambda function consumes a queue through an event source mapping, and stops "
+                        "while the mapping is disabled (consumer stacks apply; visibility-covers-consumer runs on a "
+                        "real apply with the consumer paused)", probe_lambda_consumer, True),
 }
 
 

@@ -338,20 +338,47 @@ class BehaveRun:
                     self.progress(f"could not pause event source mapping {m['UUID']} on {m['EventSourceArn']}: {exc}; "
                                   "its function may take test messages")
         if paused:
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and any(
-                    lam.get_event_source_mapping(UUID=u).get("State") not in ("Disabled",) for u in paused):
-                time.sleep(1)
+            left = self._wait_states(lam, paused, "Disabled")
             self.progress(f"paused {len(paused)} event source mapping(s) while the scenarios run (their functions "
-                          "would take the test messages); resumed afterwards")
+                          "would take the test messages)"
+                          + (f"; still not Disabled after 60 s: {', '.join(left)}" if left else ""))
         return paused
 
+    @staticmethod
+    def _wait_states(lam, uuids: list[str], state: str, timeout: float = 60.0) -> list[str]:
+        """Wait until every mapping of ``uuids`` reads ``state``; returns "UUID (State)" of those that do not."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = []
+            for u in uuids:
+                try:
+                    got = lam.get_event_source_mapping(UUID=u).get("State")
+                except Exception as exc:  # noqa: BLE001 - reported as the state it could not read
+                    got = f"unreadable: {type(exc).__name__}"
+                if got != state:
+                    left.append(f"{u} ({got})")
+            if not left or time.monotonic() >= deadline:
+                return left
+            time.sleep(1)
+
     def _resume_consumers(self, ctx, paused: list[str]) -> None:
+        """Enable the mappings :meth:`_pause_consumers` disabled, and check they are enabled again: a
+        consumer left paused (a kept stack, a shared endpoint) would stop taking its queue's messages."""
+        if not paused:
+            return
+        lam = ctx.clients.client("lambda")
         for u in paused:
             try:
-                ctx.clients.client("lambda").update_event_source_mapping(UUID=u, Enabled=True)
-            except Exception as exc:  # noqa: BLE001 - reported; the stack is destroyed next anyway
+                lam.update_event_source_mapping(UUID=u, Enabled=True)
+            except Exception as exc:  # noqa: BLE001 - reported below with the command that enables it
                 self.progress(f"could not resume event source mapping {u}: {exc}")
+        left = self._wait_states(lam, paused, "Enabled", timeout=30.0)
+        for u in left:
+            endpoint = f" --endpoint-url {self.endpoint.url}" if self.endpoint and self.endpoint.url else ""
+            self.progress(f"event source mapping {u} paused for the scenarios is not enabled again; enable it: "
+                          f"aws lambda update-event-source-mapping{endpoint} --uuid {u.split()[0]} --enabled")
+        if len(left) < len(paused):
+            self.progress(f"resumed {len(paused) - len(left)} event source mapping(s)")
 
     def _groups(self, subjects: list[str]) -> list[list[str]]:
         """Subjects that share a queue (pairs with one DLQ; a queue that is another's DLQ) or a producer

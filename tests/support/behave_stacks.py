@@ -10,8 +10,10 @@ the same queue setup three ways, in a directory outside the repository.
 """
 from __future__ import annotations
 
+import io
 import os
 import shutil
+import zipfile
 from pathlib import Path
 
 from tests.support.helpers import REPO_ROOT
@@ -287,6 +289,97 @@ PRODUCERS = PRODUCERS.replace('''resource "aws_sqs_queue" "small" {
   max_message_size           = 2048
   visibility_timeout_seconds = 30''')
 
+# consumers (issue 35 §5): Lambda functions (Python, a local zip) consuming queues through event
+# source mappings, which ministack runs without Docker (LocalStack without Docker cannot create the
+# functions). "orders" is this module's same-stack consumer (consumer_functions; the module derives
+# the visibility timeout, 6 x 8 s); "late" is raw resources whose visibility timeout (5 s) is below
+# its function's timeout (8 s): visibility-covers-consumer must fail it, naming the setting
+CONSUMER_TIMEOUT = 8
+CONSUMER_HANDLER = """import json
+
+
+def handler(event, context):
+    for record in event.get("Records", []):
+        print(json.dumps({"consumed": record["messageId"]}))
+    return {"batchItemFailures": []}
+"""
+
+CONSUMERS = """
+data "aws_caller_identity" "me" {}
+
+resource "aws_iam_role" "consumer" {
+  name = "${var.name_prefix}-consumer"
+  assume_role_policy = jsonencode({
+    Version   = "2012-10-17"
+    Statement = [{ Effect = "Allow", Action = "sts:AssumeRole", Principal = { Service = "lambda.amazonaws.com" } }]
+  })
+}
+
+module "messaging" {
+  source = "{source}"
+
+  account_id = data.aws_caller_identity.me.account_id
+  queues = {
+    "${var.name_prefix}-orders" = { consumer = { timeout_seconds = %(timeout)d } }
+  }
+  consumer_functions = {
+    "${var.name_prefix}-orders" = {
+      function_name   = aws_lambda_function.orders.function_name
+      timeout_seconds = aws_lambda_function.orders.timeout
+    }
+  }
+  alarms = { sns_topic_arn = aws_sns_topic.alerts.arn }
+}
+
+resource "aws_lambda_function" "orders" {
+  function_name    = "${var.name_prefix}-orders-consumer"
+  role             = aws_iam_role.consumer.arn
+  runtime          = "python3.12"
+  handler          = "handler.handler"
+  filename         = "${path.module}/consumer.zip"
+  source_code_hash = filebase64sha256("${path.module}/consumer.zip")
+  timeout          = %(timeout)d
+}
+
+resource "aws_sqs_queue" "late_dlq" {
+  name = "${var.name_prefix}-late-dlq"
+}
+
+resource "aws_sqs_queue" "late" {
+  name                       = "${var.name_prefix}-late"
+  visibility_timeout_seconds = 5
+  redrive_policy = jsonencode({
+    deadLetterTargetArn = aws_sqs_queue.late_dlq.arn
+    maxReceiveCount     = 3
+  })
+}
+
+resource "aws_lambda_function" "late" {
+  function_name    = "${var.name_prefix}-late-consumer"
+  role             = aws_iam_role.consumer.arn
+  runtime          = "python3.12"
+  handler          = "handler.handler"
+  filename         = "${path.module}/consumer.zip"
+  source_code_hash = filebase64sha256("${path.module}/consumer.zip")
+  timeout          = %(timeout)d
+}
+
+resource "aws_lambda_event_source_mapping" "late" {
+  event_source_arn = aws_sqs_queue.late.arn
+  function_name    = aws_lambda_function.late.arn
+  batch_size       = 5
+}
+""" % {"timeout": CONSUMER_TIMEOUT}
+
+
+def consumer_zip() -> bytes:
+    """The consumer functions' package: handler.py in a zip, as a build step would make it."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("handler.py", CONSUMER_HANDLER)
+    return buf.getvalue()
+
+
 # (stack form, queue key) -> the scenario its defect must fail
 DEFECTS = {
     ("raw", "nodlq"): "poison-to-dlq",
@@ -313,6 +406,9 @@ def write_stack(form: str, where: Path, defects: bool = False) -> Path:
         body += ATTRIBUTES
     elif form == "producers":
         body += PRODUCERS
+    elif form == "consumers":
+        body += CONSUMERS.replace("{source}", os.path.relpath(REPO_ROOT, stack))
+        (stack / "consumer.zip").write_bytes(consumer_zip())
     elif form == "anchor":
         shutil.copytree(ANCHOR, stack / "modules" / "sqs", ignore=shutil.ignore_patterns(".git*", "*.md", "examples"))
         body += ANCHOR_STACK + (ANCHOR_DEFECTS if defects else "")

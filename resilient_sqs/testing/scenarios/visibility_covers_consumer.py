@@ -59,6 +59,7 @@ SCENARIO = Scenario(
     uses=USES_SOURCE,
     summary="a message held for the consumer's (event source mapping's function's) timeout does not reappear before it",
     needs='an event source mapping on the queue whose function (and so its timeout) is in the stack',
-    probes='',
+    probes='the stack applying with its Lambda functions (LocalStack without Docker cannot create them; ministack runs '
+           'Python ones) and disabling a mapping while the scenarios run (probe lambda_consumer)',
     run=visibility_covers_consumer,
 )

@@ -221,13 +221,14 @@ data "aws_iam_policy_document" "ledger" {
       values   = ["false"]
     }
   }
+  # the topic's account as the principal (with the topic's ARN as aws:SourceArn)
   statement {
     sid       = "AllowLedgerTopic"
     actions   = ["sqs:SendMessage"]
     resources = ["${local.prefix}:${each.key}"]
     principals {
-      type        = "Service"
-      identifiers = ["sns.amazonaws.com"]
+      type        = "AWS"
+      identifiers = ["arn:aws:iam::${local.account}:root"]
     }
     condition {
       test     = "ArnEquals"
