@@ -219,8 +219,11 @@ def parse(text: str, today_check: bool = False):
         if rid is None:
             if name.upper() in cfg:
                 raise ValueError(f"{name} is about waivers themselves and cannot be waived")
-            close = difflib.get_close_matches(name.lower(), list(by), n=1)
-            hint = f" (did you mean {by[close[0]]}?)" if close else ""
+            # every rule as close as the closest ("SQS02": SQS002 and SQS012 alike)
+            close = difflib.get_close_matches(name.lower(), list(by), n=5)
+            best = [c for c in close if difflib.SequenceMatcher(None, name.lower(), c).ratio()
+                    == difflib.SequenceMatcher(None, name.lower(), close[0]).ratio()] if close else []
+            hint = f" (did you mean {' or '.join(sorted({by[c] for c in best}))}?)" if best else ""
             raise ValueError(f"unknown rule {name!r}{hint}; `sqs-policy list-rules` shows the IDs and slugs")
         rules.append(rid)
     rest = rest[m.end():]

@@ -25,7 +25,7 @@ from ..topology import Edge, edges
 from .context import Context
 
 # rules about the link from a queue to its DLQ (reported on the source queue or on the DLQ)
-_DLQ_RULES = {"SQS003", "SQS004", "SQS005", "SQS006", "SQS011"}
+_DLQ_RULES = {"SQS003", "SQS004", "SQS005", "SQS006", "SQS011", "SQS012"}
 _CONSUMER_RULES = {"ESM001", "ESM002", "ESM003", "ESM004", "ESM005"}
 _SHAPES = {"aws_sqs_queue": ('["', '"]'), "aws_lambda_function": ('("', '")'),
            "aws_cloudwatch_metric_alarm": ('{{"', '"}}'), "aws_sns_topic": ('>"', '"]'),

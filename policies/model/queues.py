@@ -92,6 +92,10 @@ class Queue:
         v = self.res.attr("visibility_timeout_seconds")
         return number(AWS_DEFAULT_VISIBILITY if v is None else v, "visibility_timeout_seconds", 0, 43200, unit="s")
 
+    def delay(self):
+        v = self.res.attr("delay_seconds")
+        return number(0 if v is None else v, "delay_seconds", 0, 900, unit="s")
+
     def wait_time(self):
         v = self.res.attr("receive_wait_time_seconds")
         return number(0 if v is None else v, "receive_wait_time_seconds", 0, 20, unit="s")

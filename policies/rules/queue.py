@@ -649,3 +649,55 @@ def dlq_redrive_allow(model: Model, opts):
         else:
             yield fail(r.address, f"redrivePermission is {show(allow.get('redrivePermission'))}, not \"byQueue\": "
                                   "any queue in the account may use the queue as its DLQ", ref=ref)
+
+
+@rule("SQS012", "redrive-before-expiry", "error", "queue",
+      "A failing message reaches its DLQ before the retention deletes it: delay + maxReceiveCount x visibility timeout < retention",
+      why="""
+A message that fails every receive is invisible for the visibility timeout after each one, and SQS
+moves it to the DLQ only when a receive after its maxReceiveCount-th finds it: at the earliest
+delay_seconds + maxReceiveCount x visibility_timeout_seconds after it was sent (later when consumers
+poll less often). A source retention no longer than that deletes the message first: the failure never
+reaches the DLQ, no DLQ alarm fires, nothing can be redriven, and the message is lost without a trace
+(say 3 receives x 12 h against a 1-day retention). Visibility and retention left unset are the AWS
+defaults, 30 s and 345600 s (4 days).""",
+      fix="Lower maxReceiveCount or the visibility timeout, or raise message_retention_seconds above delay + "
+          "maxReceiveCount x visibility timeout (the DLQ's retention above that).",
+      attrs=("message_retention_seconds",),
+      sources=('sqs-dlq', 'sqs-visibility', 'sqs-set-attributes'))
+def redrive_before_expiry(model: Model, opts):
+    for q in _sources(model):
+        rd = q.redrive
+        if rd is None or (rd.error and not isinstance(rd.max_receive_count, Invalid)):
+            continue  # no DLQ (SQS002), or a broken redrive policy (SQS002/SQS003 say so)
+        mrc, vis, ret, delay = rd.max_receive_count, q.visibility(), q.retention(), q.delay()
+        if mrc is None or invalid_of(mrc, vis, ret, delay):
+            continue  # unreadable or invalid: SQS003 and the rules on those values report them
+        if any(v is UNKNOWN for v in (mrc, vis, ret, delay)):
+            what = [n for n, v in (("maxReceiveCount", mrc), ("visibility_timeout_seconds", vis),
+                                   ("message_retention_seconds", ret), ("delay_seconds", delay)) if v is UNKNOWN]
+            why = (f" ({rd.why})" if rd.why else " (the redrive policy embeds the DLQ's ARN)") if mrc is UNKNOWN else ""
+            hint = ("; run the check with --source-dir to read it from the configuration"
+                    if mrc is UNKNOWN and model.resolve.source is None else "")
+            yield unknown(q.address, f"{', '.join(what)} {'is' if len(what) == 1 else 'are'} only known after apply{why}, "
+                                     "so whether a failing message reaches the DLQ before the retention deletes it cannot "
+                                     f"be told{hint}",
+                          "Make sure delay + maxReceiveCount x visibility timeout stays below message_retention_seconds.",
+                          ref=rd.ref if mrc is UNKNOWN else None)
+            continue
+        lead = delay + mrc * vis
+        shown = f"{'delay ' + seconds(delay) + ' + ' if delay else ''}maxReceiveCount {mrc} x visibility timeout {seconds(vis)} = {seconds(lead)}"
+        if lead < ret:
+            yield ok(q.address, f"{shown} < retention {seconds(ret)}")
+            continue
+        fixes = []
+        if vis and (ret - 1 - delay) // vis >= facts.MAX_RECEIVE_COUNT_MIN:
+            fixes.append(f"lower maxReceiveCount to at most {(ret - 1 - delay) // vis}")
+        if ret - 1 - delay >= mrc:
+            fixes.append(f"lower visibility_timeout_seconds to at most {(ret - 1 - delay) // mrc}")
+        if lead < 1209600:
+            fixes.append(f"raise message_retention_seconds above {lead} (at most 1209600; the DLQ's retention above it)")
+        yield fail(q.address, f"{shown} >= retention {seconds(ret)}: a message that fails every receive is deleted "
+                              f"before its {mrc} receives are spent and it moves to the DLQ, and is lost without a trace",
+                   ("One of: " + "; ".join(fixes) + ".") if fixes else None,
+                   attrs=((q.address, "message_retention_seconds"),) if lead < 1209600 else ((q.address, "visibility_timeout_seconds"),))

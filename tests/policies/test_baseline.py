@@ -41,12 +41,12 @@ def test_only_the_new_finding_counts(tmp_path):
     base = tmp_path / "baseline.json"
     proc = cli("baseline", PLAN, "-o", str(base))
     assert proc.returncode == 0 and proc.stdout == b"", proc.stderr
-    assert "16 finding(s) recorded" in proc.stderr.decode()
+    assert "19 finding(s) recorded" in proc.stderr.decode()
     data = json.loads(base.read_text())
-    assert data["sqs-policy-baseline"] == "1.1" and sum(e["count"] for e in data["findings"]) == 16
+    assert data["sqs-policy-baseline"] == "1.1" and sum(e["count"] for e in data["findings"]) == 19
     # the same plan: everything baselined, exit 0
     rc, out = _check(Path(PLAN), "--baseline", str(base))
-    assert rc == 0 and out["summary"]["errors"] == 0 and out["summary"]["baselined"] == 16
+    assert rc == 0 and out["summary"]["errors"] == 0 and out["summary"]["baselined"] == 19
     assert {f["baseline"] for f in out["findings"]} == {"unchanged"}
     # one resource changes: encryption switched off on a queue that passed -> exactly one new finding
     doc = plans.load("config:queue-bad")
@@ -54,12 +54,12 @@ def test_only_the_new_finding_counts(tmp_path):
     changed.write_text(json.dumps(_edit(doc, 'aws_sqs_queue.src["ok"]', sqs_managed_sse_enabled=False)))
     rc, out = _check(changed, "--baseline", str(base))
     new = [f for f in out["findings"] if f["baseline"] == "new"]
-    assert rc == 1 and out["summary"]["errors"] == 1 and out["summary"]["baselined"] == 16
+    assert rc == 1 and out["summary"]["errors"] == 1 and out["summary"]["baselined"] == 19
     assert [(f["rule_id"], f["address"]) for f in new] == [("SQS001", 'aws_sqs_queue.src["ok"]')]
     assert out["baseline"]["fixed"] == []
-    # without the baseline all 17 count
+    # without the baseline all 20 count
     rc, out = _check(changed)
-    assert out["summary"]["errors"] + out["summary"]["warnings"] + out["summary"]["unknown"] == 17
+    assert out["summary"]["errors"] + out["summary"]["warnings"] + out["summary"]["unknown"] == 20
 
 
 def test_fixed_findings_are_reported_and_update_shrinks(tmp_path):
@@ -78,19 +78,19 @@ def test_fixed_findings_are_reported_and_update_shrinks(tmp_path):
         ("SQS001", 'aws_sqs_queue.dlq["plaindlq"]'), ("SQS006", 'aws_sqs_queue.src["plaindlq"]')]
     text = cli("check", str(p), "--baseline", str(base)).stdout.decode()
     assert 'FIXED   SQS001 queue-encryption  aws_sqs_queue.dlq["plaindlq"]' in text
-    assert "1 error(s)" in text and "14 baselined, 2 fixed" in text
+    assert "1 error(s)" in text and "17 baselined, 2 fixed" in text
     sarif = json.loads(cli("check", str(p), "--baseline", str(base), "--format", "sarif").stdout)
     from tests.support.policy_reports import SARIF
 
     SARIF.validate(sarif)  # the absent (fixed) results too
     states = [r["baselineState"] for r in sarif["runs"][0]["results"]]
-    assert states.count("new") == 1 and states.count("unchanged") == 14 and states.count("absent") == 2
+    assert states.count("new") == 1 and states.count("unchanged") == 17 and states.count("absent") == 2
     # --update drops the fixed one and does not add the new one
     proc = cli("baseline", str(p), "-o", str(base), "--update")
     assert proc.returncode == 0, proc.stderr
-    assert "14 finding(s) kept, 2 fixed one(s) removed, 1 new one(s) not added" in proc.stderr.decode()
+    assert "17 finding(s) kept, 2 fixed one(s) removed, 1 new one(s) not added" in proc.stderr.decode()
     rc, out = _check(p, "--baseline", str(base))
-    assert rc == 1 and out["baseline"]["fixed"] == [] and out["summary"]["baselined"] == 14
+    assert rc == 1 and out["baseline"]["fixed"] == [] and out["summary"]["baselined"] == 17
 
 
 def test_the_key_is_not_the_message(tmp_path):
@@ -108,7 +108,7 @@ def test_the_key_is_not_the_message(tmp_path):
     p = tmp_path / "p.json"
     p.write_text(json.dumps(doc))
     rc, out = _check(p, "--baseline", str(base))
-    assert rc == 0 and out["summary"]["baselined"] == 16, [f for f in out["findings"] if f.get("baseline") == "new"]
+    assert rc == 0 and out["summary"]["baselined"] == 19, [f for f in out["findings"] if f.get("baseline") == "new"]
 
 
 def test_related_resource_is_part_of_the_key(tmp_path, plan_files):

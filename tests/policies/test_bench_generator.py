@@ -27,7 +27,7 @@ def test_generator_reproduces_a_real_plan(plan_doc):
 # module outputs, attached to the function's role)
 PER_PAIR = Counter({
     "SQS001": 2, "SQS002": 1, "SQS003": 1, "SQS004": 1, "SQS005": 1, "SQS006": 1, "SQS007": 2, "SQS008": 1,
-    "SQS009": 2, "SQS010": 2, "SQS011": 1, "ESM001": 1, "ESM002": 1, "ESM003": 1, "ESM005": 1, "CW001": 1,
+    "SQS009": 2, "SQS010": 2, "SQS011": 1, "SQS012": 1, "ESM001": 1, "ESM002": 1, "ESM003": 1, "ESM005": 1, "CW001": 1,
     "CW002": 1,
     "IAM001": 3, "IAM002": 3,
 })

@@ -96,8 +96,9 @@ def test_strict_turns_unknown_into_failure(plan_files):
     strict = sqs_policy_in_process("check", path, "--strict", "--format", "json")
     assert strict.returncode == 1
     f = json.loads(strict.stdout)["findings"]
-    assert [(x["rule_id"], x["status"]) for x in f] == [("SQS003", "fail")]
-    assert "cannot be decided before apply" in f[0]["message"]
+    # maxReceiveCount is unknown: SQS003 and SQS012 (which reads it) cannot decide
+    assert [(x["rule_id"], x["status"]) for x in f] == [("SQS003", "fail"), ("SQS012", "fail")]
+    assert all("cannot be decided before apply" in x["message"] for x in f)
 
 
 def test_fail_on_warning(plan_files):
@@ -126,7 +127,7 @@ def test_stdin_and_output_file(plan_files, tmp_path):
     data = plan_files["config:queue-bad"].read_bytes()
     proc = cli("check", "-", "--format", "json", "-o", str(tmp_path / "r.json"), stdin=data)
     assert proc.returncode == 1 and proc.stdout == b""
-    assert json.loads((tmp_path / "r.json").read_text())["summary"]["errors"] == 12
+    assert json.loads((tmp_path / "r.json").read_text())["summary"]["errors"] == 14
 
 
 # -- SARIF -------------------------------------------------------------------------------------
@@ -144,7 +145,7 @@ def test_sarif_is_valid_for_code_scanning(plan_files):
     for r in rules:
         assert r["shortDescription"]["text"] and r["fullDescription"]["text"] and r["help"]["text"]
         assert r["defaultConfiguration"]["level"] in ("error", "warning")
-    assert len(run["results"]) == 16
+    assert len(run["results"]) == 19
     for res in run["results"]:
         assert rules[res["ruleIndex"]]["id"] == res["ruleId"]
         assert res["level"] in ("error", "warning", "note")
@@ -275,7 +276,7 @@ waivers:
     waived = {(f["rule_id"], f["address"]) for f in out["findings"] if "waiver" in f}
     assert waived == {("SQS002", "aws_sqs_queue.nodlq"), ("SQS003", 'aws_sqs_queue.src["mrc1"]'),
                       ("SQS003", 'aws_sqs_queue.src["mrc10"]')}
-    assert out["summary"]["waived"] == 3 and out["summary"]["errors"] == 10
+    assert out["summary"]["waived"] == 3 and out["summary"]["errors"] == 12
     unused = [f for f in out["findings"] if f["rule_id"] == "CFG002"]
     assert [f["address"] for f in unused] == ["aws_sqs_queue.no_such_queue"]
     sarif = json.loads(sqs_policy_in_process("check", path, "--config", cfg, "--format", "sarif").stdout)
@@ -287,8 +288,8 @@ def test_waivers_make_a_plan_pass(plan_files, tmp_path):
     cfg = _cfg(tmp_path, """
 waivers:
   - address: "*"
-    rules: [SQS003]
-    reason: "maxReceiveCount is enforced by the module's own validation"
+    rules: [SQS003, SQS012]
+    reason: "maxReceiveCount (and so SQS012, which reads it) is enforced by the module's own validation"
 """)
     proc = sqs_policy_in_process("check", str(plan_files["config:raw-good"]), "--strict", "--config", cfg)
     assert proc.returncode == 0, proc.stdout.decode()

@@ -65,7 +65,7 @@ def test_inline_waivers():
     msgs = "\n".join(m for m, _ in cfg)
     assert f"waiver at main.tf:{_line('TICKET-2')} for SQS002 expired on 2020-01-31" in msgs
     assert f"waiver at main.tf:{_line('so this waives nothing')} for SQS001" in msgs
-    assert "reason is required" in msgs and "unknown rule 'SQS02' (did you mean SQS002?)" in msgs
+    assert "reason is required" in msgs and "unknown rule 'SQS02' (did you mean SQS002 or SQS012?)" in msgs
     # each CFG finding points at the comment's line
     lines = {src["line"] for _, src in cfg}
     assert _line('reason="a typo in the rule"') in lines and _line("outside any block") in lines

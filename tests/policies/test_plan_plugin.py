@@ -396,9 +396,9 @@ def test_junitxml_holds_plan_rules_beside_the_suites_own_tests(pytester):
     unknown = cases['ESM001[module.queue["fast"].aws_sqs_queue.this]'].find("skipped")
     assert unknown is not None and "not in this plan" in unknown.get("message")
     assert cases["SQS001[module.fifo.aws_sqs_queue.this]"].find("failure") is None
-    assert len(cases) == 1 + 91  # 77, and ESM005 on the five mappings before and ESM002, ESM003, ESM005 on three more
+    assert len(cases) == 1 + 94  # 77, and ESM005 on the five mappings before and ESM002, ESM003, ESM005 on three more, SQS012 on the three source queues
     # the run's summary names the checker's own counts
-    result.stdout.fnmatch_lines(["*consumers.json: 5 error(s), 2 warning(s), 1 unknown, 0 waived, 88 passed*"])
+    result.stdout.fnmatch_lines(["*consumers.json: 5 error(s), 2 warning(s), 1 unknown, 0 waived, 91 passed*"])
 
 
 def test_items_are_selected_like_any_test(pytester):
@@ -429,9 +429,9 @@ def test_a_plain_install_plus_pytest_runs_the_plan_rules(tmp_path):
     assert plain.returncode == 0 and "1 passed" in plain.stdout, plain.stdout + plain.stderr
     proc = _run(venv, "pytest", "-q", "--sqs-plan", str(PLANS / "warnings.json"), "--junitxml=report.xml", cwd=work)
     assert proc.returncode == 0, proc.stdout + proc.stderr  # warnings only: xfailed, as sqs-policy check exits 0
-    assert "17 passed, 5 xfailed" in proc.stdout, proc.stdout
+    assert "18 passed, 5 xfailed" in proc.stdout, proc.stdout
     names = {c.get("name") for c in ET.parse(work / "report.xml").iter("testcase")}
-    assert {"test_poison_to_dlq", "CW002[aws_sqs_queue.jobs]"} <= names and len(names) == 1 + 21
+    assert {"test_poison_to_dlq", "CW002[aws_sqs_queue.jobs]"} <= names and len(names) == 1 + 22
     bad = _run(venv, "pytest", "--sqs-plan", "missing.json", cwd=work)
     assert bad.returncode == 4 and "ERROR: sqs-policy: missing.json: no such file" in bad.stderr, bad.stderr
 

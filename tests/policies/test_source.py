@@ -95,6 +95,7 @@ EXPECTED = {
         ("IAM001", FAIL, E, "aws_iam_policy.worker"),  # s3:* in a source_policy_documents document
         # undecidable before apply, with the reason
         ("SQS003", UNK, E, "aws_sqs_queue.audit"),  # a condition on the DLQ's URL
+        ("SQS012", UNK, E, "aws_sqs_queue.audit"),  # reads that maxReceiveCount
         # the rest of the stack (found without the source too)
         ("S3001", FAIL, E, "aws_s3_bucket.payloads"),
         ("S3002", FAIL, E, "aws_s3_bucket.payloads"),
@@ -282,7 +283,9 @@ def test_queue_bad_with_source_decides_the_redrive_of_defaults(plan_doc):
     from tests.support.expected_findings import EXPECTED as WITHOUT
 
     report = evaluate(plan_doc("config:queue-bad"), source_dir=str(_source_of("config:queue-bad")))
-    assert _got(report) == WITHOUT["config:queue-bad"] - {("SQS003", UNK, E, "aws_sqs_queue.defaults")}
+    # maxReceiveCount read from the source decides SQS003 and SQS012 (5 x 30 s < 4 days)
+    assert _got(report) == WITHOUT["config:queue-bad"] - {("SQS003", UNK, E, "aws_sqs_queue.defaults"),
+                                                          ("SQS012", UNK, E, "aws_sqs_queue.defaults")}
     sqs003 = next(f for f in report.passed if f.rule_id == "SQS003" and f.address == "aws_sqs_queue.defaults")
     assert sqs003.source is not None
 
@@ -325,7 +328,7 @@ def test_stale_literal_in_a_known_attribute_is_a_mismatch(plan_doc, tmp_path):
                                  'name                      = "src-good-orders-renamed"\n'))
     report = evaluate(doc, source_dir=str(d))
     assert len(report.notes) == 1 and "aws_sqs_queue.orders.name is 'src-good-orders' in the plan" in report.notes[0]
-    assert _unknowns(report) == {("SQS003", "aws_sqs_queue.orders")}
+    assert _unknowns(report) == {("SQS003", "aws_sqs_queue.orders"), ("SQS012", "aws_sqs_queue.orders")}
 
 
 def test_changed_references_are_a_mismatch(plan_doc, tmp_path):
@@ -401,10 +404,11 @@ def test_cli_without_matching_source_says_so_once_and_falls_back(plan_files, tmp
     out = json.loads(proc.stdout)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert len(out["notes"]) == 1 and "no .tf files" in out["notes"][0] and "--source-dir" in out["notes"][0]
-    # as without source: the worker policy is decided from the plan (19: refunds' SQS003 is not
+    # as without source: the worker policy is decided from the plan (25: refunds' SQS003 is not
     # unknown since SQS002 fails its redrive policy naming the DLQ by its id, the URL; refunds_dlq,
-    # judged as that DLQ, adds failures (CW001, SQS011), no unknowns)
-    assert out["summary"]["unknown"] == 19
+    # judged as that DLQ, adds failures (CW001, SQS011), no unknowns; SQS012 is unknown on the
+    # six queues whose maxReceiveCount SQS003 cannot read)
+    assert out["summary"]["unknown"] == 25
     text = cli("check", plan, cwd=tmp_path).stdout
     assert text.count("note: source not read") == 1
     # --no-source: nothing read, nothing said

@@ -10,6 +10,8 @@ EXPECTED = {
     "config:raw-good": {
         # the FIFO pair's redrive policy embeds the DLQ's real ARN
         ("SQS003", UNK, E, "aws_sqs_queue.events"),
+        # SQS012 reads maxReceiveCount: undecided where SQS003 is
+        ("SQS012", UNK, E, "aws_sqs_queue.events"),
     },
     "config:queue-bad": {
         ("SQS001", FAIL, E, 'aws_sqs_queue.src["nosse"]'),
@@ -28,6 +30,9 @@ EXPECTED = {
         ("SQS010", FAIL, E, 'aws_sqs_queue.src["public"]'),
         ("SQS011", FAIL, E, 'aws_sqs_queue.dlq["wrongallow"]'),
         ("SQS011", FAIL, W, "aws_sqs_queue.defaults_dlq"),
+        ("SQS012", FAIL, E, 'aws_sqs_queue.expiring["delayed"]'),
+        ("SQS012", FAIL, E, 'aws_sqs_queue.expiring["expiring"]'),
+        ("SQS012", UNK, E, "aws_sqs_queue.defaults"),
     },
     "config:consumers": {
         # the module's redrive policies are known at plan time (maxReceiveCount decided);
@@ -54,6 +59,12 @@ EXPECTED = {
         ("SQS005", UNK, E, "aws_sqs_queue.uses_existing"),
         ("SQS006", UNK, E, "aws_sqs_queue.uses_existing"),
         ("SQS011", UNK, W, "aws_sqs_queue.sep_dlq"),
+        # SQS012 reads maxReceiveCount: undecided where SQS003 is
+        ("SQS012", UNK, E, 'aws_sqs_queue.keyed["a"]'),
+        ("SQS012", UNK, E, 'aws_sqs_queue.keyed["b"]'),
+        ("SQS012", UNK, E, "aws_sqs_queue.sep"),
+        ("SQS012", UNK, E, 'module.pair["x"].aws_sqs_queue.this'),
+        ("SQS012", UNK, E, 'module.pair["y"].aws_sqs_queue.this'),
     },
     "config:claim-check-bad": {
         ("DDB001", FAIL, E, "aws_dynamodb_table.idempotency"),
@@ -139,6 +150,10 @@ EXPECTED = {
         *{("SQS011", FAIL, W, f"aws_sqs_queue.{q}_dlq") for q in ("cross", "eu", "maybe")},
         *{("CW001", FAIL, W, f"aws_sqs_queue.{q}_dlq") for q in ("cross", "eu", "maybe")},
         *{("CW002", FAIL, W, f"aws_sqs_queue.{q}") for q in ("cross", "eu", "maybe", "literal", "literal_here")},
+        # SQS012 reads maxReceiveCount: undecided where SQS003 is
+        ("SQS012", UNK, E, "aws_sqs_queue.cross"),
+        ("SQS012", UNK, E, "aws_sqs_queue.eu"),
+        ("SQS012", UNK, E, "aws_sqs_queue.maybe"),
     },
     # other services' DLQs named through local values: without the source any queue without
     # a DLQ of its own may be one (unknown, not "has no dead-letter queue"); see test_source.py
@@ -169,6 +184,14 @@ EXPECTED = {
                                          *(f"module.{m}.aws_sqs_queue.dlq" for m in ("audit", "leaky", "ledger", "plain")))},
         *{("CW002", FAIL, W, a) for a in ('aws_sqs_queue.q["by_alias"]', 'aws_sqs_queue.q["by_arn"]', 'aws_sqs_queue.q["by_id"]',
                                          *(f"module.{m}.aws_sqs_queue.this" for m in ("audit", "leaky", "ledger", "plain")))},
+        # SQS012 reads maxReceiveCount: undecided where SQS003 is
+        ("SQS012", UNK, E, 'aws_sqs_queue.q["by_alias"]'),
+        ("SQS012", UNK, E, 'aws_sqs_queue.q["by_arn"]'),
+        ("SQS012", UNK, E, 'aws_sqs_queue.q["by_id"]'),
+        ("SQS012", UNK, E, "module.audit.aws_sqs_queue.this"),
+        ("SQS012", UNK, E, "module.leaky.aws_sqs_queue.this"),
+        ("SQS012", UNK, E, "module.ledger.aws_sqs_queue.this"),
+        ("SQS012", UNK, E, "module.plain.aws_sqs_queue.this"),
     },
     # this project's module and its queue submodule: warnings whose fix names module inputs
     "config:module-inputs": {
@@ -235,6 +258,14 @@ EXPECTED = {
         ("SQS011", UNK, W, 'aws_sqs_queue.work_dlq["billing"]'),
         ("SQS011", UNK, W, 'aws_sqs_queue.work_dlq["shipping"]'),
         ("SQS011", UNK, W, "module.audit.aws_sqs_queue.dlq"),
+        # SQS012 reads maxReceiveCount: undecided where SQS003 is
+        ("SQS012", UNK, E, "aws_sqs_queue.batch[0]"),
+        ("SQS012", UNK, E, "aws_sqs_queue.batch[1]"),
+        ("SQS012", UNK, E, "aws_sqs_queue.orders"),
+        ("SQS012", UNK, E, "aws_sqs_queue.payments"),
+        ("SQS012", UNK, E, 'aws_sqs_queue.work["billing"]'),
+        ("SQS012", UNK, E, 'aws_sqs_queue.work["shipping"]'),
+        ("SQS012", UNK, E, "module.audit.aws_sqs_queue.this"),
     },
     # settings kept in files (yamldecode, jsondecode, fileset, templatefile): the redrive and
     # queue policies embed ARNs of new queues, so without the source all are unknown
@@ -248,6 +279,12 @@ EXPECTED = {
           for q in ("invoices", "orders", "payments", "team-billing", "team-shipping")},
         *{("IAM001", UNK, E, f'aws_sqs_queue_policy.{kind}["{q}"]') for kind in ("queue", "dlq")
           for q in ("invoices", "orders", "payments", "team-billing", "team-shipping")},
+        # SQS012 reads maxReceiveCount: undecided where SQS003 is
+        ("SQS012", UNK, E, 'aws_sqs_queue.queue["invoices"]'),
+        ("SQS012", UNK, E, 'aws_sqs_queue.queue["orders"]'),
+        ("SQS012", UNK, E, 'aws_sqs_queue.queue["payments"]'),
+        ("SQS012", UNK, E, 'aws_sqs_queue.queue["team-billing"]'),
+        ("SQS012", UNK, E, 'aws_sqs_queue.queue["team-shipping"]'),
     },
     "config:source-bad": {
         # mistakes hidden in values unknown until apply: without the source most are unknown
@@ -311,6 +348,13 @@ EXPECTED = {
         ("SQS011", FAIL, W, "aws_sqs_queue.refunds_dlq"),
         ("SQS011", UNK, W, 'aws_sqs_queue.work_dlq["billing"]'),
         ("SQS011", UNK, W, 'aws_sqs_queue.work_dlq["shipping"]'),
+        # SQS012 reads maxReceiveCount: undecided where SQS003 is
+        ("SQS012", UNK, E, "aws_sqs_queue.audit"),
+        ("SQS012", UNK, E, "aws_sqs_queue.orders"),
+        ("SQS012", UNK, E, "aws_sqs_queue.payments"),
+        ("SQS012", UNK, E, 'aws_sqs_queue.work["billing"]'),
+        ("SQS012", UNK, E, 'aws_sqs_queue.work["shipping"]'),
+        ("SQS012", UNK, E, "module.legacy.aws_sqs_queue.this"),
     },
     # issue 33 §3: a KMS key policy is not judged by IAM001/IAM002, a system-of-record bucket
     # that notifies its queue is not a claim-check store (S3004), alarms per region

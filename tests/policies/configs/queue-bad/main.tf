@@ -96,8 +96,48 @@ resource "aws_sqs_queue" "defaults" {
   })
 }
 
+# A failing message moves to the DLQ no sooner than delay + maxReceiveCount x visibility
+# timeout after it was sent: at or past the retention it is deleted first (SQS012). One
+# DLQ for three sources: 3 x 12 h against 1 day, 900 s + 4 x 6 h = exactly 1 day + 900 s,
+# and 4 x 21599 s, which reaches the DLQ with seconds to spare.
+locals {
+  expiring = {
+    expiring     = { visibility = 43200, delay = 0, mrc = 3 }
+    delayed      = { visibility = 21600, delay = 900, mrc = 4 }
+    just_in_time = { visibility = 21599, delay = 0, mrc = 4 }
+  }
+}
+
+resource "aws_sqs_queue" "expiring_dlq" {
+  name                      = "bad-expiring-dlq"
+  message_retention_seconds = 1209600
+  receive_wait_time_seconds = 20
+  sqs_managed_sse_enabled   = true
+  policy                    = local.tls_policy
+  redrive_allow_policy = jsonencode({
+    redrivePermission = "byQueue"
+    sourceQueueArns   = [for k in keys(local.expiring) : "${local.arn_prefix}:bad-${k}"]
+  })
+}
+
+resource "aws_sqs_queue" "expiring" {
+  for_each                   = local.expiring
+  name                       = "bad-${each.key}"
+  message_retention_seconds  = 86400
+  visibility_timeout_seconds = each.value.visibility
+  delay_seconds              = each.value.delay
+  receive_wait_time_seconds  = 20
+  sqs_managed_sse_enabled    = true
+  policy                     = local.tls_policy
+  redrive_policy = jsonencode({
+    deadLetterTargetArn = "${local.arn_prefix}:bad-expiring-dlq"
+    maxReceiveCount     = each.value.mrc
+  })
+  depends_on = [aws_sqs_queue.expiring_dlq]
+}
+
 resource "aws_cloudwatch_metric_alarm" "dlq_depth" {
-  for_each            = merge({ for k, q in aws_sqs_queue.dlq : k => q.name }, { defaults = aws_sqs_queue.defaults_dlq.name })
+  for_each            = merge({ for k, q in aws_sqs_queue.dlq : k => q.name }, { defaults = aws_sqs_queue.defaults_dlq.name, expiring = aws_sqs_queue.expiring_dlq.name })
   alarm_name          = "${each.value}-depth"
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateNumberOfMessagesVisible"
@@ -112,7 +152,7 @@ resource "aws_cloudwatch_metric_alarm" "dlq_depth" {
 }
 
 resource "aws_cloudwatch_metric_alarm" "age" {
-  for_each            = merge({ for k, q in aws_sqs_queue.src : k => q.name }, { nodlq = aws_sqs_queue.nodlq.name, defaults = aws_sqs_queue.defaults.name })
+  for_each            = merge({ for k, q in aws_sqs_queue.src : k => q.name }, { nodlq = aws_sqs_queue.nodlq.name, defaults = aws_sqs_queue.defaults.name }, { for k, q in aws_sqs_queue.expiring : "expiring-${k}" => q.name })
   alarm_name          = "${each.value}-age"
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateAgeOfOldestMessage"
