@@ -13,7 +13,10 @@ data "aws_partition" "current" {}
 data "aws_region" "current" {}
 
 locals {
-  account_id = var.account_id != null ? var.account_id : one(data.aws_caller_identity.current[*].account_id)
+  # format(): a value known not to be null even while the lookup is unknown (read only at
+  # apply when the module call has depends_on), so that submodules can decide at plan that
+  # they need not look it up themselves (count = var.account_id == null)
+  account_id = var.account_id != null ? var.account_id : length(var.queues) > 0 ? format("%s", one(data.aws_caller_identity.current[*].account_id)) : null
 }
 
 module "inputs" {
@@ -51,9 +54,12 @@ module "queue" {
   source   = "./modules/queue"
   for_each = local.queues
 
-  account_id  = local.account_id
-  partition   = data.aws_partition.current.partition
-  region      = data.aws_region.current.id
+  account_id = local.account_id
+  # In templates: a template's value is known not to be null even while the data source
+  # is unknown (read only at apply when the module call has depends_on), so modules/queue
+  # can decide at plan that it need not look them up itself (count = var.partition == null)
+  partition   = format("%s", data.aws_partition.current.partition)
+  region      = format("%s", data.aws_region.current.id)
   input_names = each.value.input_names
 
   # BEGIN GENERATED queue-arguments: `make plumbing` writes what follows from tooling/queue_settings.py; do not edit
@@ -206,9 +212,12 @@ locals {
     { for k, x in local.queues : "queues.${k}.dlq_kms_master_key_id" => x.input_names.dlq_kms_master_key_id },
     { "claim_check_bucket.kms_key_arn" = "claim_check_bucket.kms_key_arn" },
   )
-  kms_unresolved = [for src, id in local.kms_ids : "${local.kms_paths[src]} = \"${id}\"" if local.kms_resolved[src] == null && !local.kms_aws_managed[src]]
+  # an alias (or alias ARN): anything else that is not a key is refused by modules/queue
+  # (or claim_check_bucket) as not a KMS key, not here as an alias
+  kms_alias      = { for src, id in local.kms_ids : src => can(regex("^(arn:[a-z-]+:kms:[a-z0-9-]+:[0-9]{12}:)?alias/[A-Za-z0-9/_-]{1,250}$", id)) }
+  kms_unresolved = [for src, id in local.kms_ids : "${local.kms_paths[src]} = \"${id}\"" if local.kms_resolved[src] == null && !local.kms_aws_managed[src] && local.kms_alias[src]]
   # customer-managed keys named by alias, each alias once
-  kms_aliases = distinct([for src, id in local.kms_ids : id if local.kms_resolved[src] == null && !local.kms_aws_managed[src]])
+  kms_aliases = distinct([for src, id in local.kms_ids : id if local.kms_resolved[src] == null && !local.kms_aws_managed[src] && local.kms_alias[src]])
   # A KMS key serves resources of its own region only: SQS, S3 and DynamoDB
   # refuse a key of another region at apply. The region of a key or alias ARN:
   kms_region_of = { for src, id in local.kms_ids : src => try(regex("^arn:[a-z-]+:kms:([a-z0-9-]+):", id)[0], null) }
@@ -376,7 +385,8 @@ module "alarms" {
     # the input: the alarms leave it out rather than refuse it a second time
     # (decided at plan: a DLQ of the stack, create_dlq = false, has a name known only
     # after apply, and is not alarmed here)
-    if can(regex("^[A-Za-z0-9_-]{1,80}(\\.fifo)?$", x.queue_name)) && (x.dlq_alarms ? can(regex("^[A-Za-z0-9_-]{1,80}(\\.fifo)?$", x.dlq_final)) : true)
+    # (a name over 80 characters with .fifo is refused by modules/queue too)
+    if can(regex("^[A-Za-z0-9_-]{1,80}(\\.fifo)?$", x.queue_name)) && length(x.queue_name) <= 80 && (x.dlq_alarms ? can(regex("^[A-Za-z0-9_-]{1,80}(\\.fifo)?$", x.dlq_final)) && length(x.dlq_final) <= 80 : true)
   }
   kinds                 = local.alarms.kinds
   thresholds            = local.alarms.thresholds
@@ -423,7 +433,8 @@ module "consumer" {
   function_timeout_seconds         = each.value.function_timeout_seconds
   maximum_batching_window_seconds  = each.value.maximum_batching_window_seconds
   batch_size                       = each.value.batch_size
-  maximum_concurrency              = each.value.maximum_concurrency
+  maximum_concurrency              = each.value.provisioned_poller_config == null || each.value.maximum_concurrency_given ? each.value.maximum_concurrency : null
+  provisioned_poller_config        = each.value.provisioned_poller_config
   filter_patterns                  = each.value.filter_patterns
   report_batch_item_failures       = each.value.report_batch_item_failures
   enabled                          = each.value.enabled

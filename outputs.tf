@@ -89,6 +89,11 @@ output "idempotency_table" {
     condition     = length(local.arn_place_problems.idempotency_table) == 0
     error_message = join("\n", local.arn_place_problems.idempotency_table)
   }
+
+  precondition {
+    condition     = !module.inputs.idempotency_table.enabled || length(local.queues) > 0
+    error_message = "idempotency_table: enabled, but queues is empty: the table is for the consumers of the module's queues (each is granted item access to it), so with no queue no one could use it, yet it would cost its resources and its name. Add the queues, or set idempotency_table.enabled = false."
+  }
 }
 
 output "iam_policies" {
@@ -98,7 +103,9 @@ output "iam_policies" {
       producer_policy_json         = d.producer
       consumer_policy_json         = d.consumer
       redrive_operator_policy_json = d["redrive-operator"]
-      policy_arns                  = try(module.iam[k].policy_arns, {})
+      # not try(): try() of a value with an unknown part is wholly unknown, and the keys
+      # (producer, consumer, redrive-operator) must be known at plan for a for_each over them
+      policy_arns = local.iam_in.create_managed_policies ? module.iam[k].policy_arns : {}
     }
   }
 

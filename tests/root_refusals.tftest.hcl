@@ -182,7 +182,24 @@ run "redrive_covers_no_dlq" {
   expect_failures = [output.dlq_redrive]
 }
 
-# --- ARNs of another partition or Region: AWS refuses them at apply --------------------
+run "table_without_queues" {
+  command = plan
+  variables {
+    queues            = {}
+    idempotency_table = { enabled = true, name = "acme-idempotency" }
+  }
+  expect_failures = [output.idempotency_table]
+}
+
+run "tag_value_null" {
+  command = plan
+  variables {
+    tags = { team = null }
+  }
+  expect_failures = [var.tags]
+}
+
+# --- issue #34 §2/§3: lifecycle and apply-time limits --------------------------------
 
 run "alarm_topic_in_another_region" {
   command = plan
@@ -231,8 +248,6 @@ run "consumer_function_in_another_region" {
   }
   expect_failures = [output.consumers]
 }
-
-# --- IAM names that collide: whatever their case, or after the module's rewriting ------
 
 run "iam_policy_names_differ_only_in_case" {
   command = plan

@@ -112,7 +112,9 @@ QUEUES_DESCRIPTION = (
         ". `consumer`: `timeout_seconds` (required: the consumer function's timeout) and "
         "`maximum_batching_window_seconds` (0) derive the visibility timeout (6 x timeout + window); the event "
         "source mapping's `batch_size` (10), `maximum_concurrency` (10), `filter_patterns` ([]), "
-        "`report_batch_item_failures` (true), `enabled` (true); `function_name` names an existing function (a "
+        "`report_batch_item_failures` (true), `enabled` (true), `provisioned_poller_config` (null: standard mode; "
+        "`{ minimum_pollers, maximum_pollers }` for provisioned mode, bounded by `maximum_pollers` instead of "
+        "`maximum_concurrency`, which is then refused); `function_name` names an existing function (a "
         "function of the same stack goes in `consumer_functions`)."
     ),
 )
@@ -288,10 +290,12 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         "max_message_size", "queue",
         variable=Variable(
             (
-                "Maximum message size of both queues in bytes, 1024-262144. Default null: the AWS default (256 "
-                "KiB, 262144). SQS itself has accepted up to 1 MiB since August 2025, but the AWS provider "
-                "versions this module supports validate 1024-262144, so a larger value is refused at plan instead "
-                "of failing in the provider. Larger payloads belong in the claim-check bucket."
+                "Maximum message size of both queues in bytes, 1024-1048576. Default null: the AWS provider's "
+                "default, 262144 (256 KiB), not SQS's own default of 1 MiB: a queue created without it takes "
+                "256 KiB. SQS has accepted up to 1048576 since August 2025; the AWS provider in use decides above "
+                "262144: 6.8.0 and later accept it, 5.x and 6.0-6.7 refuse it at plan with their own error "
+                "(`expected max_message_size to be in the range (1024 - 262144)`). Larger payloads belong in the "
+                "claim-check bucket."
             ),
             type="number",
         ),

@@ -2,7 +2,8 @@
 in the four verdicts of issue #23:
 
   named     refused, naming the user's own input (the root path)
-  unnamed   refused, but naming only a submodule variable, the wrong input, or no value
+  unnamed   refused, but naming only a submodule variable, the wrong input, no value, or the
+            wrong reason (WRONG_REASON: a fragment that must not be said)
   internal  a Terraform type error naming the module's internal variables
   silent    planned green with a wrong or dropped setting
 
@@ -262,7 +263,53 @@ CASES: list[tuple[str, dict, str]] = [
     ("consumer-function-arn-other-region", q(consumer={"timeout_seconds": 30, "function_name": f"arn:aws:lambda:eu-west-1:{ACCOUNT}:function:orders"}), 'queues["orders"].consumer.function_name'),
     ("table-kms-other-region", {**q(), "idempotency_table": {"enabled": True, "name": "wi-idem", "kms_key_arn": KEY.replace("us-east-1", "eu-west-1")}}, "idempotency_table.kms_key_arn"),
     ("bucket-kms-china-partition", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check", "kms_key_arn": KEY.replace("arn:aws:", "arn:aws-cn:")}}, "claim_check_bucket.kms_key_arn"),
+    # --- 4. guards bypassed, settings dropped, nulls (issue #34) -------------------------------------
+    # a platform team's EventBridge rule, written with the principal type in lower case
+    ("svc-type-lower-case", q(queue_policy_statements=[{"sid": "FromRule", "actions": ["sqs:SendMessage"], "principals": [{"type": "service", "identifiers": ["events.amazonaws.com"]}]}]), 'queues["orders"].queue_policy_statements'),
+    # the topic's ARN not known yet, the condition left with no values "for now"
+    ("svc-source-arn-no-values", q(queue_policy_statements=[sns([{"test": "ArnEquals", "variable": "aws:SourceArn", "values": []}])]), 'queues["orders"].queue_policy_statements'),
+    ("svc-doc-source-arn-no-values", q(source_queue_policy_documents=[doc({"Effect": "Allow", "Principal": {"Service": "s3.amazonaws.com"}, "Action": "sqs:SendMessage", "Condition": {"ArnLike": {"aws:SourceArn": []}}})]), 'queues["orders"].source_queue_policy_documents'),
+    # the wrong ARN pasted from the neighbouring output, a flag, a copy with a trailing space
+    ("kms-is-a-topic-arn", q(kms_master_key_id=f"arn:aws:sns:us-east-1:{ACCOUNT}:orders-alerts"), 'queues["orders"].kms_master_key_id'),
+    ("kms-false", q(kms_master_key_id=False), 'queues["orders"].kms_master_key_id'),
+    ("kms-trailing-space", q(kms_master_key_id=KEY + " "), 'queues["orders"].kms_master_key_id'),
+    ("dlq-kms-is-a-queue-arn", q(dlq_kms_master_key_id=f"arn:aws:sqs:us-east-1:{ACCOUNT}:orders-dlq"), 'queues["orders"].dlq_kms_master_key_id'),
+    # settings for a topic the module does not create (create_sns_topic left unset)
+    ("topic-name-no-create", {**q(), "alarms": {"sns_topic_name": "orders-oncall"}}, "alarms.sns_topic_name"),
+    ("topic-kms-no-create", {**q(), "alarms": {"sns_kms_master_key_id": KEY}}, "alarms.sns_kms_master_key_id"),
+    # a stricter TLS statement under the module's own Sid
+    ("override-tls-sid", q(override_queue_policy_documents=[doc({"Sid": "DenyInsecureTransport", "Effect": "Deny", "Principal": "*", "Action": "sqs:*", "Condition": {"NumericLessThan": {"s3:TlsVersion": "1.2"}}})]), 'queues["orders"].override_queue_policy_documents'),
+    ("statement-tls-sid", q(queue_policy_statements=[{"sid": "DenyInsecureTransport", "effect": "Deny", "actions": ["sqs:*"], "principals": [{"type": "*", "identifiers": ["*"]}], "conditions": [{"test": "NumericLessThan", "variable": "s3:TlsVersion", "values": ["1.2"]}]}]), 'queues["orders"].queue_policy_statements'),
+    ("dlq-name-fifo-on-standard", q(dlq_name="orders-failed.fifo"), 'queues["orders"].dlq_name'),
+    ("short-polling-opt-in-unused", q(allow_short_polling=True), 'queues["orders"].allow_short_polling'),
+    ("topic-no-queues", {"queues": {}, "alarms": {"create_sns_topic": True}}, "alarms.create_sns_topic"),
+    ("table-no-queues", {"queues": {}, "idempotency_table": {"enabled": True, "name": "wi-idem"}}, "idempotency_table"),
+    ("dlq-name-true", q(dlq_name=True), 'queues["orders"].dlq_name'),
+    ("fifo-key-75", {"queues": {"e" * 75: {"fifo": True}}}, 'queues["' + "e" * 75 + '"]'),
+    # null where a value was meant (a lookup that found nothing, a variable left unset)
+    ("tag-value-null", q(tags={"team": None}), 'queues["orders"].tags'),
+    ("bucket-queues-null-entry", {**q(), "claim_check_bucket": {"enabled": True, "name": "wi-claim-check", "queues": ["orders", None]}}, "claim_check_bucket.queues"),
+    ("principal-identifiers-null", q(queue_policy_statements=[{"sid": "Team", "actions": ["sqs:SendMessage"], "principals": [{"type": "AWS", "identifiers": None}]}]), 'queues["orders"].queue_policy_statements'),
+    ("condition-values-null", q(queue_policy_statements=[sns([{"test": "ArnEquals", "variable": "aws:SourceArn", "values": None}])]), 'queues["orders"].queue_policy_statements'),
+    ("iam-kms-null-entry", {**q(), "iam": {"kms_key_arns": [KEY, None]}}, "iam.kms_key_arns"),
+    ("consumer-timeout-null", q(consumer={"function_name": "orders-consumer", "timeout_seconds": None}), 'queues["orders"].consumer.timeout_seconds'),
+    # --- 5. providers: message size, provisioned mode ---------------------------------------------
+    ("max-message-size-2mib", q(max_message_size=2097152), 'queues["orders"].max_message_size'),
+    ("provisioned-and-concurrency", q(consumer={"timeout_seconds": 30, "maximum_concurrency": 20, "provisioned_poller_config": {"minimum_pollers": 2, "maximum_pollers": 10}, **FN}), 'queues["orders"].consumer.provisioned_poller_config'),
+    ("provisioned-min-above-max", q(consumer={"timeout_seconds": 30, "provisioned_poller_config": {"minimum_pollers": 20, "maximum_pollers": 10}, **FN}), 'queues["orders"].consumer.provisioned_poller_config'),
+    ("provisioned-no-function", q(consumer={"timeout_seconds": 30, "provisioned_poller_config": {"maximum_pollers": 10}}), 'queues["orders"].consumer.provisioned_poller_config'),
 ]
+
+# Cases refused for the wrong reason: the refusal names the input, but what it says is
+# not the problem (a KMS value that is no key refused as "a key by alias"; a long FIFO key
+# refused as a dlq_name the user never set). {case: a fragment that must not be said}
+WRONG_REASON: dict[str, str] = {
+    "kms-is-a-topic-arn": "by alias",
+    "kms-false": "by alias",
+    "kms-trailing-space": "by alias",
+    "dlq-kms-is-a-queue-arn": "by alias",
+    "fifo-key-75": "dlq_name:",
+}
 
 # Valid inputs near the wrong ones, which must plan: a refusal of one is a failure (the
 # tool counted them as "silent" wrong inputs before; each was checked and is valid).
@@ -297,6 +344,16 @@ VALID: list[tuple[str, dict, str]] = [
      "SQS queue names are case-sensitive; without managed policies no IAM name is created"),
     ("alarm-stale-on-external-dlq", {**q(dlq_arn=f"arn:aws:sqs:us-east-1:{ACCOUNT}:shared-dlq"), "alarms": {"create_sns_topic": False, "kinds": ["dlq_depth", "dlq_stale"], "thresholds": {"dlq_stale_age_seconds": 1000000}}},
      "an existing DLQ outside the call: its retention is not known here, so the threshold is not judged against it (up to 14 days)"),
+    # beside the issue #34 refusals: what stays valid
+    ("provisioned-mode", q(consumer={"timeout_seconds": 30, "provisioned_poller_config": {"minimum_pollers": 2, "maximum_pollers": 20}, **FN}),
+     "provisioned mode bounded by maximum_pollers: maximum_concurrency is not defaulted to 10 there (Lambda refuses both)"),
+    ("short-polling-default-used-by-one", {"queues": {"orders": {"receive_wait_time_seconds": 0}, "emails": {}}, "queue_defaults": {"allow_short_polling": True}},
+     "queue_defaults.allow_short_polling serves the queue that short-polls; the other queue long-polls as it should"),
+    ("kms-alias-arn-with-key-arn", {**q(kms_master_key_id=f"arn:aws:kms:us-east-1:{ACCOUNT}:alias/orders"), "iam": {"kms_key_arns": [KEY]}},
+     "an alias ARN is a KMS key as SQS takes it; the key behind it is granted through iam.kms_key_arns"),
+    ("kms-multi-region-key-id", q(kms_master_key_id="mrk-" + "0123456789abcdef" * 2),
+     "a multi-Region key's ID (mrk-...) is a KMS key ID"),
+    ("max-message-size-256kib", q(max_message_size=262144), "262144 is accepted by every AWS provider this module allows"),
 ]
 
 INTERNAL = re.compile(r'module\.(inputs|queue\[[^\]]*\]|alarms\[0\]|claim_check_bucket\[0\]|idempotency_table\[0\]|dlq_redrive\[[^\]]*\]|consumer\[[^\]]*\]|iam\[[^\]]*\])\.var\.|var\.(switches_raw|queue_defaults_raw|consumer_functions_raw)|Invalid value for input variable|Invalid value for module argument')
@@ -306,10 +363,12 @@ def _hcl(value) -> str:
     return json.dumps(value)
 
 
-def classify(status: str, errors: list[str], path: str) -> str:
+def classify(status: str, errors: list[str], path: str, wrong_reason: str | None = None) -> str:
     if status == "pass":
         return "silent"
     text = " ".join(errors)
+    if wrong_reason and wrong_reason in text:
+        return "unnamed"
     if path in text and not INTERNAL.search(text):
         return "named"
     if INTERNAL.search(text) and ("type" in text.lower() or "required" in text.lower() or "Unsuitable value" in text):
@@ -355,7 +414,7 @@ def main(argv=None) -> int:
     out = {}
     for case, _, path in cases:
         g = got.get(case, {"status": "missing", "errors": []})
-        verdict = classify(g.get("status", "missing"), g["errors"], path)
+        verdict = classify(g.get("status", "missing"), g["errors"], path, WRONG_REASON.get(case))
         counts[verdict] += 1
         out[case] = {"verdict": verdict, "path": path, "errors": g["errors"]}
         if args.verbose and verdict != "named":

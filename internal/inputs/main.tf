@@ -20,8 +20,9 @@ locals {
     queue_defaults = local.queue_settings
     consumer = [
       "timeout_seconds", "maximum_batching_window_seconds", "function_name", "batch_size", "maximum_concurrency",
-      "filter_patterns", "report_batch_item_failures", "enabled",
+      "filter_patterns", "report_batch_item_failures", "enabled", "provisioned_poller_config",
     ]
+    poller            = ["minimum_pollers", "maximum_pollers"]
     consumer_function = ["function_name", "timeout_seconds"]
     thresholds        = local.thresholds
     redrive_allow     = ["redrivePermission", "sourceQueueArns"]
@@ -47,6 +48,13 @@ locals {
       "archive_bucket_name", "archive_prefix", "timeout_seconds", "reserved_concurrent_executions",
       "log_retention_days", "alarm_actions", "tags",
     ]
+  }
+  # what a required attribute given null must be
+  required_what = {
+    "consumer/timeout_seconds" = ": the consumer function's timeout, 1-900 s, from which the queue's visibility timeout is derived (6 x timeout + batching window); there is no default, as a guess below the function's real timeout would redeliver messages still in flight"
+    "principal/identifiers"    = ": a list of the principals, such as [\"sns.amazonaws.com\"] or [\"arn:aws:iam::123456789012:role/producer\"]"
+    "principal/type"           = ": AWS, Service, Federated, CanonicalUser or *"
+    "condition/values"         = ": the values the condition key must match (for aws:SourceArn, the ARN of your topic, bucket or rule)"
   }
   required = {
     consumer          = ["timeout_seconds"]
@@ -92,10 +100,13 @@ locals {
   # queues entries and what sits inside them
   q_objects = [for k, q in var.queues : { path = local.q_paths[k], value = q, kind = "queue" } if can(keys(q))]
   q_nested = flatten([
-    for k, q in local.q_entries : [
+    for k, q in local.q_entries : concat([
       for attr, kind in { consumer = "consumer", alarm_thresholds = "thresholds", dlq_redrive_allow_policy = "redrive_allow" } :
       { path = "${local.q_paths[k]}.${attr}", value = q[attr], kind = kind } if can(keys(q[attr]))
-    ]
+      ], [
+      for c in [try(q.consumer.provisioned_poller_config, null)] :
+      { path = "${local.q_paths[k]}.consumer.provisioned_poller_config", value = c, kind = "poller" } if can(keys(c))
+    ])
   ])
   # Lists are told by slice(x, 0, 0), which stays known when a value inside is not;
   # try() and can() of a value with an unknown part are wholly unknown.
@@ -182,7 +193,10 @@ locals {
     for group, objects in merge({ queues = local.queue_objects }, local.switch_objects) : group => concat(
       [for u in local.unknown_attributes[group] : format("%s: unknown attribute %q; %s", u.path, u.attr, local.hints["${u.kind}/${u.attr}"][0])],
       flatten([for o in objects : [
-        for a in lookup(local.required, o.kind, []) : format("%s: %q is required.", o.path, a) if !contains(keys(o.value), a)
+        for a in lookup(local.required, o.kind, []) : (
+          !contains(keys(o.value), a) ? format("%s: %q is required.", o.path, a)
+          : format("%s.%s: null, but it is required%s (a lookup that found nothing, or a variable left unset?).", o.path, a, lookup(local.required_what, "${o.kind}/${a}", ""))
+        ) if !contains(keys(o.value), a) || try(o.value[a] == null, false)
       ] if can(keys(o.value))]),
     )
   }
@@ -343,10 +357,14 @@ locals {
       maximum_batching_window_seconds = try([for v in [local.q_entries[k].consumer.maximum_batching_window_seconds, 0] : v if v != null][0], 0)
       batch_size                      = try([for v in [local.q_entries[k].consumer.batch_size, 10] : v if v != null][0], 10)
       maximum_concurrency             = try([for v in [local.q_entries[k].consumer.maximum_concurrency, 10] : v if v != null][0], 10)
-      filter_patterns                 = try([for v in [local.q_entries[k].consumer.filter_patterns, []] : v if v != null][0], [])
-      report_batch_item_failures      = try([for v in [local.q_entries[k].consumer.report_batch_item_failures, true] : v if v != null][0], true)
-      enabled                         = try([for v in [local.q_entries[k].consumer.enabled, true] : v if v != null][0], true)
-      tags                            = local.q_entries[k].tags
+      # provisioned mode is bounded by its maximum_pollers: the default above is not used
+      # there (Lambda refuses both on one mapping; one given is refused by modules/lambda-consumer)
+      maximum_concurrency_given  = try(local.q_entries[k].consumer.maximum_concurrency != null, false)
+      provisioned_poller_config  = try(local.q_entries[k].consumer.provisioned_poller_config, null)
+      filter_patterns            = try([for v in [local.q_entries[k].consumer.filter_patterns, []] : v if v != null][0], [])
+      report_batch_item_failures = try([for v in [local.q_entries[k].consumer.report_batch_item_failures, true] : v if v != null][0], true)
+      enabled                    = try([for v in [local.q_entries[k].consumer.enabled, true] : v if v != null][0], true)
+      tags                       = local.q_entries[k].tags
       input_names = merge(
         { for a in local.attributes.consumer : a => "${local.q_paths[k]}.consumer.${a}" },
         {
@@ -394,9 +412,12 @@ locals {
     flatten([for t in local.alarm_threshold_inputs : [
       for a, v in t.value : "${t.path}.${a}: ${jsonencode(v)} tunes the ${local.threshold_kind[a]} alarm, which is not created (alarms.kinds = ${jsonencode(sort(local.alarm_kinds))}): the value would do nothing. Add \"${local.threshold_kind[a]}\" to alarms.kinds, or remove it." if v != null && contains(keys(local.threshold_kind), a) && !contains(local.alarm_kinds, lookup(local.threshold_kind, a, ""))
     ] if can(keys(t.value))]),
-    var.alarms.sns_topic_name != null && (var.alarms.sns_topic_arn != null || var.alarms.create_sns_topic == false) ? ["alarms.sns_topic_name: \"${var.alarms.sns_topic_name}\" names the topic the module creates, but none is created (${var.alarms.sns_topic_arn != null ? "alarms.sns_topic_arn names an existing one" : "alarms.create_sns_topic = false"}): remove it, or set alarms.create_sns_topic = true without alarms.sns_topic_arn."] : [],
-    var.alarms.sns_kms_master_key_id != null && (var.alarms.sns_topic_arn != null || var.alarms.create_sns_topic == false) ? ["alarms.sns_kms_master_key_id: encrypts the topic the module creates, but none is created (${var.alarms.sns_topic_arn != null ? "alarms.sns_topic_arn names an existing one, encrypted by its owner" : "alarms.create_sns_topic = false"}): the key would do nothing. Remove it."] : [],
+    var.alarms.sns_topic_name != null && (var.alarms.sns_topic_arn != null || var.alarms.create_sns_topic != true) ? ["alarms.sns_topic_name: \"${var.alarms.sns_topic_name}\" names the topic the module creates, but none is created (${local.no_topic_why}): remove it, or set alarms.create_sns_topic = true without alarms.sns_topic_arn."] : [],
+    var.alarms.sns_kms_master_key_id != null && (var.alarms.sns_topic_arn != null || var.alarms.create_sns_topic != true) ? ["alarms.sns_kms_master_key_id: encrypts the topic the module creates, but none is created (${var.alarms.sns_topic_arn != null ? "alarms.sns_topic_arn names an existing one, encrypted by its owner" : local.no_topic_why}): the key would do nothing. Remove it${var.alarms.sns_topic_arn != null ? "" : ", or set alarms.create_sns_topic = true for an encrypted topic of the module's"}."] : [],
+    # the alarms, and the topic with them, are created for the queues: with none, nothing is
+    length(var.queues) == 0 && var.alarms.create_sns_topic == true ? ["alarms.create_sns_topic: true, but queues is empty: the module creates the alarms and their topic only with queues to watch, so no topic would be created (and its output would be null). Add the queues, or remove alarms.create_sns_topic until there are some."] : [],
   )
+  no_topic_why = var.alarms.sns_topic_arn != null ? "alarms.sns_topic_arn names an existing one" : var.alarms.create_sns_topic == false ? "alarms.create_sns_topic = false" : "alarms.create_sns_topic is not set: the module creates a topic only with create_sns_topic = true"
 
   # alarms.enabled = false creates no alarm and no topic: every other alarms setting, and
   # a queue's alarm_thresholds, would be dropped without a word
@@ -411,6 +432,14 @@ locals {
   iam_noop_problems = try(tobool(var.iam.create_managed_policies), false) == true ? [] : [
     for a in ["name_prefix", "path"] : "iam.${a}: ${jsonencode(var.switches_raw.iam[a])} is set, but no IAM policy is created (iam.create_managed_policies is not true: the module outputs the policy documents only, which have no ${a == "path" ? "path" : "name"}), so it would do nothing. Remove iam.${a}, or set iam.create_managed_policies = true to create the policies." if try(var.switches_raw.iam[a] != null, false)
   ]
+
+  # allow_short_polling opts in to a 0 s wait: given where no queue waits 0 s, it does nothing
+  # (queue_defaults' may serve queues that do, so it is refused only when none does)
+  short_polling = { for k, p in local.picked : k => try(p.receive_wait_time_seconds == 0, false) || (local.names[k].own && try(p.dlq_receive_wait_time_seconds == 0, false)) }
+  setting_noop_problems = concat(
+    [for k, q in local.q_entries : "${local.q_paths[k]}.allow_short_polling: true, but neither ${local.input_names[k].receive_wait_time_seconds} nor ${local.input_names[k].dlq_receive_wait_time_seconds} is 0 (they are ${coalesce(local.picked[k].receive_wait_time_seconds, 20)} s and ${coalesce(local.picked[k].dlq_receive_wait_time_seconds, 20)} s: long polling), so the opt-in to short polling would do nothing. Remove it, or set the wait to 0 if this consumer must never block." if q.allow_short_polling == true && !local.short_polling[k]],
+    try(var.queue_defaults.allow_short_polling == true, false) && length(local.q_entries) > 0 && !anytrue(values(local.short_polling)) ? ["queue_defaults.allow_short_polling: true, but no queue has receive_wait_time_seconds or dlq_receive_wait_time_seconds = 0 (every one long-polls), so the opt-in to short polling would do nothing. Remove it, or set the wait to 0 where a consumer must never block."] : [],
+  )
 
   # SSE-KMS settings without a KMS key: the queue uses SSE-SQS and drops them
   kms_noop_problems = flatten([for k, p in local.picked : concat(
@@ -429,11 +458,14 @@ locals {
     for t in keys(m.value) : "${m.path}: tag key \"${t}\" is refused by AWS: ${startswith(lower(t), "aws:") ? "the aws: prefix is reserved for AWS's own tags" : "a key must be 1-128 letters, digits, spaces or _ . : / = + - @"}. Rename it." if startswith(lower(t), "aws:") || !can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]{1,128}$", t))
   ]])
   tag_value_problems = flatten([for m in local.tag_maps : [
-    for t, v in m.value : "${m.path}: the value of tag \"${t}\" is refused by AWS: a value must be at most 256 letters, digits, spaces or _ . : / = + - @ (it has ${length(v)} characters${can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]*$", v)) ? "" : ", some outside that set"}). Shorten it or replace those characters." if !can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]{0,256}$", v))
+    for t, v in m.value : (v == null
+      ? "${m.path}: the value of tag \"${t}\" is null: a tag value must be a string (\"\" for an empty one). Give its value, or remove the tag (a lookup that found nothing, or a variable left unset?)."
+      : "${m.path}: the value of tag \"${t}\" is refused by AWS: a value must be at most 256 letters, digits, spaces or _ . : / = + - @ (it has ${length(v)} characters${can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]*$", v)) ? "" : ", some outside that set"}). Shorten it or replace those characters."
+    ) if v == null || !can(regex("^[\\p{L}\\p{Z}\\p{N}_.:/=+@-]{0,256}$", v))
   ]])
 
   # consumer settings of the event source mapping, given where no mapping is created
-  mapping_settings = ["batch_size", "maximum_concurrency", "filter_patterns", "report_batch_item_failures", "enabled"]
+  mapping_settings = ["batch_size", "maximum_concurrency", "filter_patterns", "report_batch_item_failures", "enabled", "provisioned_poller_config"]
   consumer_noop_problems = concat(
     flatten([for k, q in local.q_entries : [
       for a in local.mapping_settings : "${local.q_paths[k]}.consumer.${a}: ${jsonencode(q.consumer[a])} configures the event source mapping, but none is created for this queue: it has no consumer.function_name and no consumer_functions[\"${k}\"] entry. Name the function (consumer.function_name for an existing one, consumer_functions for one of this stack), or remove ${a}."
@@ -464,9 +496,11 @@ locals {
   attribute_types = {
     queue = local.queue_attribute_types
     consumer = {
-      timeout_seconds = "number", maximum_batching_window_seconds = "number", batch_size = "number", maximum_concurrency = "number",
-      function_name   = "string", report_batch_item_failures = "bool", enabled = "bool", filter_patterns = "list",
+      timeout_seconds           = "number", maximum_batching_window_seconds = "number", batch_size = "number", maximum_concurrency = "number",
+      function_name             = "string", report_batch_item_failures = "bool", enabled = "bool", filter_patterns = "list",
+      provisioned_poller_config = "object",
     }
+    poller            = { minimum_pollers = "number", maximum_pollers = "number" }
     consumer_function = { function_name = "string", timeout_seconds = "number" }
     thresholds        = { for a in local.thresholds : a => "number" }
     claim_check_bucket = {
@@ -495,7 +529,7 @@ locals {
   # (Terraform orders by whole locals: a local that also read consumer_functions would
   # make every output depend on them)
   typed_objects = concat(
-    [for o in local.queue_objects : o if contains(["queue", "queue_defaults", "consumer", "thresholds"], o.kind)],
+    [for o in local.queue_objects : o if contains(["queue", "queue_defaults", "consumer", "thresholds", "poller"], o.kind)],
     flatten(values(local.switch_objects)),
   )
   type_problems = { for group, objects in { others = local.typed_objects } : group => flatten([for o in objects : [
@@ -503,20 +537,26 @@ locals {
     if v != null && !(
       lookup(local.attribute_types[o.kind == "queue_defaults" ? "queue" : o.kind], a, "") == "bool" ? can(tobool(v)) :
       lookup(local.attribute_types[o.kind == "queue_defaults" ? "queue" : o.kind], a, "") == "number" ? can(tonumber(v)) :
-      lookup(local.attribute_types[o.kind == "queue_defaults" ? "queue" : o.kind], a, "") == "string" ? can(tostring(v)) :
+      lookup(local.attribute_types[o.kind == "queue_defaults" ? "queue" : o.kind], a, "") == "string" ? can(tostring(v)) && !contains(["true", "false"], jsonencode(v)) :
       lookup(local.attribute_types[o.kind == "queue_defaults" ? "queue" : o.kind], a, "") == "list" ? can([for x in tolist(v) : tostring(x)]) :
       lookup(local.attribute_types[o.kind == "queue_defaults" ? "queue" : o.kind], a, "") == "map" ? can({ for k, x in v : k => tostring(x) if can(keys(v)) }) && can(keys(v)) :
       lookup(local.attribute_types[o.kind == "queue_defaults" ? "queue" : o.kind], a, "") == "object" ? can(keys(v)) : true
     )
   ] if can(keys(o.value))]) }
+  # null inside a list or a map of strings (a lookup that found nothing): the type check
+  # above takes it (tostring(null) is null), and it would fail deep inside as a raw error
+  null_problems = flatten([for o in local.typed_objects : [
+    for a, v in o.value : "${o.path}.${a}: ${jsonencode(v)} holds null (${join(", ", can(keys(v)) ? [for i, x in v : "key \"${i}\"" if x == null] : [for i, x in tolist(v) : "entry ${i}" if x == null])}): every ${can(keys(v)) ? "value" : "entry"} must be a string (a lookup that found nothing, or a variable left unset?). Remove it or give its value."
+    if v != null && !contains(["tags", "dlq_tags"], a) && contains(["list", "map"], lookup(local.attribute_types[o.kind == "queue_defaults" ? "queue" : o.kind], a, "")) && try(anytrue([for x in(can(keys(v)) ? values(v) : tolist(v)) : x == null]), false)
+  ] if can(keys(o.value))])
   # by the output that carries them
   type_problem_groups = {
     for g in ["queues", "claim_check_bucket", "idempotency_table", "alarms", "iam", "dlq_redrive"] : g => [
-      for p in local.type_problems.others : p if startswith(p, g == "queues" ? "queue" : "${g}")
+      for p in concat(local.type_problems.others, local.null_problems) : p if startswith(p, g == "queues" ? "queue" : "${g}")
     ]
   }
   consumer_function_type_problems = flatten([for o in local.consumer_function_objects : [
     for a, v in o.value : "${o.path}.${a}: ${jsonencode(v)} is not ${a == "function_name" ? local.expected.string : local.expected.number}."
-    if v != null && !(a == "function_name" ? can(tostring(v)) : a == "timeout_seconds" ? can(tonumber(v)) : true)
+    if v != null && !(a == "function_name" ? can(tostring(v)) && !contains(["true", "false"], jsonencode(v)) : a == "timeout_seconds" ? can(tonumber(v)) : true)
   ]])
 }

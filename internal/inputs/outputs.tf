@@ -17,6 +17,12 @@ output "queues" {
     error_message = join("\n", local.value_problems)
   }
 
+  # apart: a wait may be known only after apply
+  precondition {
+    condition     = length(local.setting_noop_problems) == 0
+    error_message = join("\n", local.setting_noop_problems)
+  }
+
   precondition {
     condition     = length(local.kms_noop_problems) == 0 && length(local.tag_key_problems) == 0
     error_message = join("\n", concat(local.kms_noop_problems, local.tag_key_problems))
@@ -31,7 +37,9 @@ output "queues" {
 
 output "consumers" {
   description = "Per queue key with a consumer function (consumer_functions, or queues.<key>.consumer.function_name): what its event source mapping takes, and `input_names`."
-  value       = local.consumers
+  # a consumer without a timeout (null given) is refused by the queues output, naming it;
+  # its mapping is left out here rather than fail on the null inside lambda-consumer
+  value = { for k, c in local.consumers : k => c if c.function_timeout_seconds != null }
 
   precondition {
     condition     = length(local.consumer_function_type_problems) == 0

@@ -7,7 +7,7 @@ locals {
   # root module: queues["<key>"].consumer.<attribute>, consumer_functions["<key>"]...).
   n = { for v in [
     "function_name", "queue_arn", "queue_visibility_timeout_seconds", "function_timeout_seconds", "batch_size",
-    "maximum_batching_window_seconds", "maximum_concurrency", "filter_patterns",
+    "maximum_batching_window_seconds", "maximum_concurrency", "filter_patterns", "provisioned_poller_config",
   ] : v => lookup(var.input_names, v, v) }
 
   fifo             = var.fifo != null ? var.fifo : endswith(var.queue_arn, ".fifo")
@@ -32,6 +32,14 @@ resource "aws_lambda_event_source_mapping" "this" {
     }
   }
 
+  dynamic "provisioned_poller_config" {
+    for_each = var.provisioned_poller_config == null ? [] : [var.provisioned_poller_config]
+    content {
+      minimum_pollers = provisioned_poller_config.value.minimum_pollers
+      maximum_pollers = provisioned_poller_config.value.maximum_pollers
+    }
+  }
+
   dynamic "filter_criteria" {
     for_each = length(var.filter_patterns) > 0 ? [1] : []
     content {
@@ -50,6 +58,12 @@ resource "aws_lambda_event_source_mapping" "this" {
     precondition {
       condition     = var.queue_visibility_timeout_seconds >= local.min_visibility
       error_message = "${local.n.queue_visibility_timeout_seconds}: ${var.queue_visibility_timeout_seconds} s is below ${local.visibility_timeout_multiplier} x function timeout ${var.function_timeout_seconds} s + batching window ${var.maximum_batching_window_seconds} s = ${local.min_visibility} s. Messages would become visible again while the function still processes or retries them (duplicates, early DLQ moves). Raise the queue's visibility timeout to at least ${local.min_visibility} s, or lower the function timeout (${local.n.function_timeout_seconds}) / batching window (${local.n.maximum_batching_window_seconds})."
+    }
+
+    # AWS refuses both at apply; the provider does not check it at plan (sqs-policy: ESM005)
+    precondition {
+      condition     = var.provisioned_poller_config == null || var.maximum_concurrency == null
+      error_message = "${local.n.provisioned_poller_config}: provisioned mode together with ${local.n.maximum_concurrency} = ${coalesce(var.maximum_concurrency, 0)}: Lambda refuses a mapping that sets both (scaling_config and provisioned_poller_config are mutually exclusive; sqs-policy's ESM005), at apply. In provisioned mode bound the mapping with provisioned_poller_config.maximum_pollers and remove maximum_concurrency (set it to null); or remove provisioned_poller_config for standard mode."
     }
 
     precondition {

@@ -28,6 +28,11 @@ output "maximum_concurrency" {
   value       = var.maximum_concurrency
 }
 
+output "provisioned_poller_config" {
+  description = "Provisioned mode's `minimum_pollers` and `maximum_pollers`, or null in standard mode."
+  value       = var.provisioned_poller_config
+}
+
 output "report_batch_item_failures" {
   description = "Whether partial batch responses (ReportBatchItemFailures) are on."
   value       = var.report_batch_item_failures

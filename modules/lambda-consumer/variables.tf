@@ -86,6 +86,24 @@ variable "maximum_concurrency" {
   }
 }
 
+variable "provisioned_poller_config" {
+  description = "Provisioned mode: dedicated event pollers for the queue, between `minimum_pollers` (2-200; null: AWS's default, 2) and `maximum_pollers` (2-2000, required: it bounds the mapping's scale as `maximum_concurrency` does in standard mode; AWS's default would be 200). Null (default): standard mode. Lambda refuses a mapping in provisioned mode that also sets `maximum_concurrency` (scaling_config), so set `maximum_concurrency = null` with it. Provisioned pollers are billed while they run (event poller units)."
+  type = object({
+    minimum_pollers = optional(number)
+    maximum_pollers = optional(number)
+  })
+  default = null
+
+  validation {
+    condition = var.provisioned_poller_config == null || try(
+      (var.provisioned_poller_config.minimum_pollers == null || try(var.provisioned_poller_config.minimum_pollers >= 2 && var.provisioned_poller_config.minimum_pollers <= 200 && floor(var.provisioned_poller_config.minimum_pollers) == var.provisioned_poller_config.minimum_pollers, false))
+      && var.provisioned_poller_config.maximum_pollers >= 2 && var.provisioned_poller_config.maximum_pollers <= 2000 && floor(var.provisioned_poller_config.maximum_pollers) == var.provisioned_poller_config.maximum_pollers
+      && coalesce(var.provisioned_poller_config.minimum_pollers, 2) <= var.provisioned_poller_config.maximum_pollers,
+    false)
+    error_message = "${local.n.provisioned_poller_config}: ${jsonencode(var.provisioned_poller_config)}: ${try(var.provisioned_poller_config.maximum_pollers != null, false) ? "" : "maximum_pollers is required (it bounds the mapping's scale, as maximum_concurrency does in standard mode; AWS's default is 200 pollers). "}minimum_pollers must be a whole number from 2 to 200 (or null for 2), maximum_pollers a whole number from 2 to 2000, and minimum_pollers at most maximum_pollers (Lambda's ranges for an SQS event source in provisioned mode)."
+  }
+}
+
 variable "filter_patterns" {
   description = "Event filter patterns (JSON objects, e.g. `{\"body\":{\"type\":[\"order\"]}}`). Caution: for SQS, Lambda DELETES messages that match no pattern, without invoking the function. Empty (default): every message is delivered."
   type        = list(string)

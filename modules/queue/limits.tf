@@ -32,7 +32,7 @@ locals {
       actions    = s.actions
       not_action = s.not_actions
       principals = concat(try([for p in s.principals : p], []), try([for p in s.not_principals : p], []))
-      everyone   = anytrue([for p in try(s.principals, []) : p.type == "*" || (p.type == "AWS" && contains(try(p.identifiers, []), "*"))])
+      everyone   = anytrue([for p in try(s.principals, []) : p.type == "*" || (p.type == "AWS" && contains(p.identifiers == null ? [] : p.identifiers, "*"))])
       operators  = [for c in concat(try(s.conditions, []), try(s.condition, [])) : c.test]
     }]
   }

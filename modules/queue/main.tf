@@ -73,6 +73,18 @@ locals {
   dlq_sse_sqs   = local.dlq_kms == null
   dlq_kms_reuse = coalesce(var.dlq_kms_data_key_reuse_period_seconds, var.kms_data_key_reuse_period_seconds)
 
+  # What SQS takes as a KMS key: a key ID, a key ARN, an alias or an alias ARN (not
+  # checked here: whether the key exists, which only the apply can tell)
+  kms_key_pattern = "^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|mrk-[0-9a-f]{32}|alias/[A-Za-z0-9/_-]{1,250}|arn:[a-z-]+:kms:[a-z0-9-]+:[0-9]{12}:(key/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|mrk-[0-9a-f]{32})|alias/[A-Za-z0-9/_-]{1,250}))$"
+  # why a value is not a key, when that can be told
+  kms_why = { for which, v in { queue = var.kms_master_key_id, dlq = var.dlq_kms_master_key_id } : which => (
+    v == null ? "" :
+    contains(["true", "false"], lower(v)) ? " but a flag: encryption is always on (SSE-SQS when no key is given), there is nothing to switch" :
+    trimspace(v) != v ? " (it has leading or trailing whitespace: copied with a space or a newline?)" :
+    can(regex("^arn:[a-z-]+:([a-z0-9-]+):", v)) && !can(regex("^arn:[a-z-]+:kms:", v)) ? " but an ARN of ${upper(regex("^arn:[a-z-]+:([a-z0-9-]+):", v)[0])}, not of KMS (the ARN of another output?)" :
+    ""
+  ) }
+
   # FIFO-only settings given: local.fifo_options_given (attributes.tf, generated)
   fifo_options_set = length(local.fifo_options_given) > 0
 
@@ -112,10 +124,35 @@ locals {
   # `condition` (aws_iam_policy_document's block name) and `conditions` are both used
   statements = {
     for which, v in local.statement_inputs : which => [for s in v.list : merge(s, {
-      conditions = concat(s.conditions, s.condition)
-      # the condition keys, lower-cased (IAM compares them without case)
-      keys = [for c in concat(s.conditions, s.condition) : lower(c.variable)]
+      # null identifiers or values are refused below (statement_problems); here they are
+      # read as empty, so that the refusal, not the policy document, reports them
+      principals     = [for p in s.principals : merge(p, { identifiers = p.identifiers == null ? [] : p.identifiers })]
+      not_principals = [for p in s.not_principals : merge(p, { identifiers = p.identifiers == null ? [] : p.identifiers })]
+      conditions     = [for c in concat(s.conditions, s.condition) : merge(c, { values = c.values == null ? [] : c.values })]
+      # the condition keys, lower-cased (IAM compares them without case); a condition
+      # without values pins nothing, so its key does not count
+      keys = [for c in concat(s.conditions, s.condition) : lower(c.variable) if try(length(c.values) > 0, false)]
     })]
+  }
+  # the principal types IAM knows, spelled as IAM spells them (case-sensitive)
+  principal_types = ["AWS", "Service", "Federated", "CanonicalUser", "*"]
+  # the Sid of the module's TLS-only deny: a statement of the caller's under it would
+  # replace it or be dropped, either way without a word
+  tls_sid = "DenyInsecureTransport"
+  # what is wrong with a statement's principals and conditions, as written
+  statement_part_problems = {
+    for which, v in local.statement_inputs : which => [for s in v.list : concat(
+      flatten([for attr in ["principals", "not_principals"] : [
+        for j, p in s[attr] : concat(
+          contains(local.principal_types, p.type) ? [] : ["${attr}[${j}].type: ${jsonencode(p.type)} is not a principal type: IAM's are AWS, Service, Federated, CanonicalUser and * (case-sensitive)${length([for t in local.principal_types : t if lower(t) == lower(try(coalesce(p.type), ""))]) > 0 ? "; did you mean \"${one([for t in local.principal_types : t if lower(t) == lower(try(coalesce(p.type), ""))])}\"?" : "."}"],
+          p.identifiers != null ? [] : ["${attr}[${j}].identifiers: null; give a list such as [\"sns.amazonaws.com\"] or [\"arn:aws:iam::123456789012:role/producer\"] (a lookup that found nothing?)."],
+        )
+      ]]),
+      flatten([for attr in ["conditions", "condition"] : [
+        for j, c in s[attr] : c.values == null ? "${attr}[${j}] (${c.variable}): values is null; give the values the key must match (a lookup that found nothing?)." : "${attr}[${j}] (${c.variable}): values is empty: a condition with no values pins nothing${contains(local.source_keys, lower(c.variable)) ? ", so it does not bind the principal to your topic, bucket or rule" : ""}. Give the values it must match (for aws:SourceArn, the ARN of your topic, bucket or rule)." if c.values == null || try(length(c.values) == 0, false)
+      ]]),
+      s.sid == local.tls_sid ? ["sid \"${local.tls_sid}\" is the Sid of the module's TLS-only deny, which always stays: a statement under it would replace it or be dropped. Give the statement another Sid."] : [],
+    )]
   }
   # Condition keys that bind a service principal to the resource acting through it
   # (the topic, bucket, rule), or any principal to an account or organisation. A
@@ -135,10 +172,18 @@ locals {
           s.effect != "Allow" || length(s.not_principals) == 0 ? "" : "not_principals in an Allow grants every principal not listed, across all accounts. Name the principals in principals, or make the statement a Deny.",
           s.resources == null && s.not_resources == null ? "" : "resources/not_resources: the resource of this policy is always ${local.what[which]} itself (${local.policy_arn[which]}); remove them.",
           s.effect != "Allow" || length(setintersection(s.keys, local.restricting_keys)) > 0 || !anytrue([for p in s.principals : contains(p.identifiers, "*")]) ? "" : "an Allow to principal \"*\" without a condition that pins the caller (aws:SourceArn, aws:SourceAccount, aws:PrincipalOrgID, aws:PrincipalArn, ...) makes ${which == "queue" ? "the queue" : "the DLQ"} public${length(s.keys) > 0 ? " (${join(", ", distinct(s.keys))} can be met by a caller of any account)" : ""}. Name the principal (e.g. {type = \"Service\", identifiers = [\"sns.amazonaws.com\"]}) and add an aws:SourceArn condition (conditions or condition).",
-          s.effect != "Allow" || length(setintersection(s.keys, local.source_keys)) > 0 || !anytrue([for p in s.principals : p.type == "Service"]) ? "" : "an Allow to service principal ${join(", ", flatten([for p in s.principals : p.identifiers if p.type == "Service"]))} without an aws:SourceArn or aws:SourceAccount condition lets that service send for any account (any topic, bucket or rule anywhere): the confused deputy. Add condition = [{ test = \"ArnEquals\", variable = \"aws:SourceArn\", values = [<the ARN of your topic, bucket or rule>] }] (or aws:SourceAccount with your account ID).",
+          s.effect != "Allow" || length(setintersection(s.keys, local.source_keys)) > 0 || !anytrue([for p in s.principals : lower(p.type) == "service"]) ? "" : "an Allow to service principal ${join(", ", flatten([for p in s.principals : p.identifiers if lower(p.type) == "service"]))} without an aws:SourceArn or aws:SourceAccount condition lets that service send for any account (any topic, bucket or rule anywhere): the confused deputy. Add condition = [{ test = \"ArnEquals\", variable = \"aws:SourceArn\", values = [<the ARN of your topic, bucket or rule>] }] (or aws:SourceAccount with your account ID).",
         ] : "${v.input}[${i}]${s.sid != null ? " (sid \"${s.sid}\")" : ""}: ${p}" if p != ""
       ]
     ])
+  }
+  statement_problems_all = {
+    for which, v in local.statement_inputs : which => concat(
+      flatten([for i, parts in local.statement_part_problems[which] : [
+        for p in parts : "${v.input}[${i}]${v.list[i].sid != null ? " (sid \"${v.list[i].sid}\")" : ""}: ${p}"
+      ]]),
+      local.statement_problems[which],
+    )
   }
 
   documents = {
@@ -160,16 +205,25 @@ locals {
       ] })), d)
     ]
   }
+  # each statement's condition keys, lower-cased; a key with no values pins nothing and does not count
+  document_keys = {
+    for k, v in local.documents : k => [
+      for statements in local.document_statements[k] : [
+        for s in statements : [for c in flatten([for op, m in try(s.Condition, {}) : [for key, val in try(m, {}) : key if try(length(flatten([val])) > 0, false)]]) : lower(c)]
+      ]
+    ]
+  }
   document_problems = {
     for k, v in local.documents : k => flatten([
       for i, statements in local.document_statements[k] : [
         for j, s in statements : [
           for p in [
+            try(s.Sid, null) != local.tls_sid ? "" : "Sid \"${local.tls_sid}\" is the Sid of the module's TLS-only deny, which always stays: ${endswith(k, "override") ? "the module applies it over the override documents again, so this statement would be dropped" : "the module's statement wins over the source documents, so this statement would be dropped"}. Give the statement another Sid.",
             try(s.Effect, "Allow") != "Allow" || !can(s.NotAction) ? "" : "NotAction in an Allow grants every other action on ${local.what[v.which]}.",
             try(s.Effect, "Allow") != "Allow" || !can(s.NotPrincipal) ? "" : "NotPrincipal in an Allow grants every principal not listed.",
             try(s.Effect, "Allow") != "Allow" || alltrue([for a in flatten([try(s.Action, [])]) : can(regex("(?i)^sqs:[a-z]+$", a))]) ? "" : "Action ${jsonencode(try(s.Action, null))} in an Allow: name each SQS action; wildcards grant more than intended.",
-            try(s.Effect, "Allow") != "Allow" || length(setintersection([for c in flatten([for op, m in try(s.Condition, {}) : keys(m)]) : lower(c)], local.restricting_keys)) > 0 || !(try(s.Principal == "*", false) || contains(flatten([try(s.Principal.AWS, [])]), "*")) ? "" : "an Allow to principal \"*\" without a Condition that pins the caller (aws:SourceArn, aws:SourceAccount, aws:PrincipalOrgID, aws:PrincipalArn, ...) makes ${local.what[v.which]} public.",
-            try(s.Effect, "Allow") != "Allow" || length(setintersection([for c in flatten([for op, m in try(s.Condition, {}) : keys(m)]) : lower(c)], local.source_keys)) > 0 || length(flatten([try(s.Principal.Service, [])])) == 0 ? "" : "an Allow to service principal ${join(", ", flatten([try(s.Principal.Service, [])]))} without an aws:SourceArn or aws:SourceAccount Condition lets that service act for any account (any topic, bucket or rule anywhere): the confused deputy. Add a Condition on aws:SourceArn (the ARN of your topic, bucket or rule) or aws:SourceAccount.",
+            try(s.Effect, "Allow") != "Allow" || length(setintersection(local.document_keys[k][i][j], local.restricting_keys)) > 0 || !(try(s.Principal == "*", false) || contains(flatten([try(s.Principal.AWS, [])]), "*")) ? "" : "an Allow to principal \"*\" without a Condition that pins the caller (aws:SourceArn, aws:SourceAccount, aws:PrincipalOrgID, aws:PrincipalArn, ...) makes ${local.what[v.which]} public.",
+            try(s.Effect, "Allow") != "Allow" || length(setintersection(local.document_keys[k][i][j], local.source_keys)) > 0 || length(flatten([try(s.Principal.Service, [])])) == 0 ? "" : "an Allow to service principal ${join(", ", flatten([try(s.Principal.Service, [])]))} without an aws:SourceArn or aws:SourceAccount Condition lets that service act for any account (any topic, bucket or rule anywhere): the confused deputy. Add a Condition on aws:SourceArn (the ARN of your topic, bucket or rule) or aws:SourceAccount.",
           ] : "${v.input}[${i}] statement ${try(jsonencode(s.Sid), j)}: ${p}" if p != ""
         ]
       ]
@@ -191,7 +245,7 @@ locals {
   }
   policy_problems = {
     for which in ["queue", "dlq"] : which => concat(
-      local.statement_problems[which], local.document_problems["${which}_source"], local.document_problems["${which}_override"],
+      local.statement_problems_all[which], local.document_problems["${which}_source"], local.document_problems["${which}_override"],
       local.limit_problems[which], # limits.tf
     )
   }
@@ -382,8 +436,12 @@ resource "aws_sqs_queue" "dlq" {
 
   lifecycle {
     precondition {
-      condition     = length(local.dlq_name) <= 80
-      error_message = "${local.n.dlq_name}: the DLQ name \"${local.dlq_name}\" is ${length(local.dlq_name)} characters; SQS allows at most 80 (including .fifo). Shorten the name or set dlq_name."
+      condition = length(local.dlq_name) <= 80
+      # the name the user gave (or the key) when the DLQ's name is derived from it
+      error_message = (var.dlq_name == null
+        ? "${local.n.name}: the DLQ name derived from it, \"${local.dlq_name}\", is ${length(local.dlq_name)} characters; SQS allows at most 80 (including -dlq and .fifo). Shorten the queue name to at most ${80 - length(local.dlq_name) + length(local.base_name)} characters, or give the DLQ a shorter name of its own (dlq_name)."
+        : "${local.n.dlq_name}: the DLQ name \"${local.dlq_name}\" is ${length(local.dlq_name)} characters; SQS allows at most 80 (including .fifo). Shorten it."
+      )
     }
 
     precondition {

@@ -18,6 +18,11 @@ variable "name" {
     error_message = "${local.n.dlq_name}: \"${coalesce(var.dlq_name, "-")}\" must be 1-75 characters of letters, digits, hyphens or underscores (the .fifo suffix is added by the module)."
   }
 
+  validation { # dlq_name
+    condition     = var.name == var.name && (var.fifo || var.dlq_name == null || !endswith(coalesce(var.dlq_name, "x"), ".fifo"))
+    error_message = "${local.n.dlq_name}: \"${coalesce(var.dlq_name, "-")}\" ends with .fifo but the pair is standard (${local.n.fifo} = false): SQS refuses .fifo on a standard queue, and the module would strip it. Drop the suffix, or set ${local.n.fifo} = true for a FIFO pair."
+  }
+
   validation { # dlq_arn
     condition     = var.name == var.name && (var.dlq_arn == "" || can(regex("^arn:[a-z-]+:sqs:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,80}(\\.fifo)?$", var.dlq_arn)))
     error_message = "${local.n.dlq_arn}: \"${var.dlq_arn}\" must be an SQS queue ARN (arn:aws:sqs:<region>:<account>:<name>), not a URL or a name."
@@ -74,13 +79,18 @@ variable "name" {
   }
 
   validation { # max_message_size
-    condition     = var.name == var.name && (var.max_message_size == null || try(var.max_message_size >= 1024 && var.max_message_size <= 262144 && floor(var.max_message_size) == var.max_message_size, false))
-    error_message = "${local.n.max_message_size}: ${coalesce(var.max_message_size, -1)} bytes is outside 1024-262144 (256 KiB). SQS has accepted up to 1048576 since August 2025, but the AWS provider's aws_sqs_queue (5.x and the 6.x releases this module allows) validates 1024-262144 and would fail the plan with its own error. Put larger payloads in the claim-check bucket (claim_check_bucket.enabled) and send a pointer."
+    condition     = var.name == var.name && (var.max_message_size == null || try(var.max_message_size >= 1024 && var.max_message_size <= 1048576 && floor(var.max_message_size) == var.max_message_size, false))
+    error_message = "${local.n.max_message_size}: ${coalesce(var.max_message_size, -1)} bytes must be a whole number from 1024 to 1048576 (1 MiB, SQS's maximum since August 2025). Above 262144 the AWS provider in use decides: 6.8.0 and later accept up to 1048576; 5.x and 6.0-6.7 refuse above 262144 with their own error (expected max_message_size to be in the range (1024 - 262144)). Larger payloads belong in the claim-check bucket (claim_check_bucket.enabled), with a pointer in the message."
   }
 
   validation { # kms_master_key_id
     condition     = var.name == var.name && (var.kms_master_key_id == null || try(length(trimspace(var.kms_master_key_id)) > 0, false))
     error_message = "${local.n.kms_master_key_id}: must be a KMS key ID, ARN or alias, or null for SSE-SQS. An empty string would not turn encryption off; it is refused so the intent is clear."
+  }
+
+  validation { # kms_master_key_id
+    condition     = var.name == var.name && (var.kms_master_key_id == null || trimspace(coalesce(var.kms_master_key_id, "x")) == "" || can(regex(local.kms_key_pattern, coalesce(var.kms_master_key_id, "x"))))
+    error_message = "${local.n.kms_master_key_id}: ${jsonencode(var.kms_master_key_id)} is not a KMS key${local.kms_why.queue}. Give a key ID (1234abcd-12ab-34cd-56ef-1234567890ab, or mrk-... for a multi-Region key), a key ARN (arn:aws:kms:<region>:<account>:key/<id>), an alias (alias/<name>) or an alias ARN; or leave it null for SSE-SQS (encryption is always on)."
   }
 
   validation { # kms_data_key_reuse_period_seconds
@@ -121,6 +131,11 @@ variable "name" {
   validation { # dlq_kms_master_key_id
     condition     = var.name == var.name && (var.dlq_kms_master_key_id == null || try(length(trimspace(var.dlq_kms_master_key_id)) > 0, false))
     error_message = "${local.n.dlq_kms_master_key_id}: must be a KMS key ID, ARN or alias, or null for the source queue's encryption. An empty string would not turn encryption off."
+  }
+
+  validation { # dlq_kms_master_key_id
+    condition     = var.name == var.name && (var.dlq_kms_master_key_id == null || trimspace(coalesce(var.dlq_kms_master_key_id, "x")) == "" || can(regex(local.kms_key_pattern, coalesce(var.dlq_kms_master_key_id, "x"))))
+    error_message = "${local.n.dlq_kms_master_key_id}: ${jsonencode(var.dlq_kms_master_key_id)} is not a KMS key${local.kms_why.dlq}. Give a key ID, a key ARN (arn:aws:kms:<region>:<account>:key/<id>), an alias (alias/<name>) or an alias ARN; or leave it null for the source queue's encryption."
   }
 
   validation { # dlq_kms_data_key_reuse_period_seconds
@@ -278,7 +293,7 @@ variable "delay_seconds" {
 }
 
 variable "max_message_size" {
-  description = "Maximum message size of both queues in bytes, 1024-262144. Default null: the AWS default (256 KiB, 262144). SQS itself has accepted up to 1 MiB since August 2025, but the AWS provider versions this module supports validate 1024-262144, so a larger value is refused at plan instead of failing in the provider. Larger payloads belong in the claim-check bucket."
+  description = "Maximum message size of both queues in bytes, 1024-1048576. Default null: the AWS provider's default, 262144 (256 KiB), not SQS's own default of 1 MiB: a queue created without it takes 256 KiB. SQS has accepted up to 1048576 since August 2025; the AWS provider in use decides above 262144: 6.8.0 and later accept it, 5.x and 6.0-6.7 refuse it at plan with their own error (`expected max_message_size to be in the range (1024 - 262144)`). Larger payloads belong in the claim-check bucket."
   type        = number
   default     = null
 }

@@ -64,6 +64,15 @@ def _judge_admission(d: Delivery, q: Queue, adm: Admission, what: str, role: str
 # ------------------------------------------------------------------------------------------
 # SNS
 # ------------------------------------------------------------------------------------------
+def _queue_policy_admits(model: Model, kind: str, source_label: str):
+    """Each delivery of ``kind`` judged on whether its queue's policy admits the producer (PRD001, PRD004)."""
+    for d, q, res in _deliveries(model, kind):
+        if res is not None:
+            yield res
+            continue
+        yield _judge_admission(d, q, admits(q, d.service, d.source, model.documents, model.resolve), source_label)
+
+
 @rule("PRD001", "sns-queue-policy-admits-topic", "error", "producers",
       "The queue policy lets the subscribed SNS topic send (aws:SourceArn = that topic)",
       why="""
@@ -78,12 +87,7 @@ source.""",
           '{"ArnEquals": {"aws:SourceArn": "<topic ARN>"}} in the queue policy.',
       sources=("sns-sqs", "sqs-security"))
 def sns_queue_policy(model: Model, opts):
-    for d, q, res in _deliveries(model, "sns"):
-        if res is not None:
-            yield res
-            continue
-        adm = admits(q, d.service, d.source, model.documents, model.resolve)
-        yield _judge_admission(d, q, adm, "the topic's ARN")
+    yield from _queue_policy_admits(model, "sns", "the topic's ARN")
 
 
 @rule("PRD002", "sns-fifo-topic-fifo-queue", "error", "producers",
@@ -169,12 +173,7 @@ account may write into the queue; with another rule's ARN this rule is refused."
           '{"ArnEquals": {"aws:SourceArn": "<rule ARN>"}} in the queue policy.',
       sources=("eventbridge-permissions", "sqs-security"))
 def events_queue_policy(model: Model, opts):
-    for d, q, res in _deliveries(model, "events"):
-        if res is not None:
-            yield res
-            continue
-        adm = admits(q, d.service, d.source, model.documents, model.resolve)
-        yield _judge_admission(d, q, adm, "the rule's ARN")
+    yield from _queue_policy_admits(model, "events", "the rule's ARN")
 
 
 @rule("PRD005", "events-fifo-message-group", "error", "producers",

@@ -101,6 +101,11 @@ ROOT_LEVEL_INPUTS = {"account_id", "partition", "region"}  # root-module inputs,
 # where the root module refuses before modules/queue sees the value, with its own words
 THROUGH_ROOT = {
     "dlq_name_equal_to_queue_name": ['queue name "orders" is used by queues["orders"] and queues["orders"] (its DLQ)'],
+    # a null where a value is required is refused by the root's input checks, by path
+    "policy_null_identifiers_and_values": [
+        'queues["orders"].dlq_policy_statements[0].principals[0].identifiers: null, but it is required',
+        'queues["orders"].dlq_policy_statements[0].conditions[0].values: null, but it is required',
+    ],
 }
 _QUEUE_RUNS = split_runs(SOURCES["modules/queue"][0].read_text())[1]
 for case, fragments in QUEUE_CASES.items():

@@ -17,7 +17,8 @@ from tests.support.helpers import FIXTURES, MODULES, REPO_ROOT
 # (tests/root_module/test_consumer_stack.py), where the message must say the same after the queue's path.
 QUEUE_CASES: dict[str, list[str]] = {
     'name_with_invalid_characters': ['name:', 'letters, digits, hyphens'],
-    'name_too_long_with_suffixes': ['dlq_name:', '83 characters', 'at most 80'],
+    # the DLQ's name is derived from the queue's: the queue's name is blamed, not a dlq_name never set
+    'name_too_long_with_suffixes': ['name: the DLQ name derived from it', '83 characters', 'at most 80', 'at most 71 characters'],
     'fifo_suffix_on_standard_queue': ['"orders.fifo" ends with .fifo but fifo = false'],
     'dlq_name_with_invalid_characters': ['dlq_name:', 'letters, digits'],
     'visibility_above_12_hours': ['visibility_timeout_seconds:', '43200'],
@@ -57,8 +58,8 @@ QUEUE_CASES: dict[str, list[str]] = {
     'dlq_policy_wildcard_action': ['dlq_policy_statements[0] (sid "Any"): actions: ["sqs:Receive*"] in an Allow', 'wildcards'],
     'dlq_policy_public_principal': ['makes the DLQ public'],
     'account_id_not_12_digits': ['account_id:', '12-digit'],
-    # the provider (5.x) validates 1024-262144 itself; refused here first, with the way out
-    'max_message_size_above_provider_range': ['max_message_size: 300000 bytes', '1024-262144', 'claim-check bucket'],
+    # SQS's own maximum; between 262145 and 1048576 the provider in use decides (5.x refuses)
+    'max_message_size_above_1_mib': ['max_message_size: 1048577 bytes', 'from 1024 to 1048576', '6.8.0 and later accept', 'claim-check bucket'],
     'dlq_name_equal_to_queue_name': ['dlq_name: "orders" is the queue\'s own name', 'its own dead-letter queue'],
     'create_dlq_with_dlq_arn': ['create_dlq: true, but dlq_arn names an existing DLQ too'],
     'create_dlq_false_without_dlq_arn': ['create_dlq: false needs dlq_arn'],
@@ -152,6 +153,34 @@ QUEUE_ONLY: dict[str, list[str]] = {
     "override_document_without_statement": ["override_queue_policy_documents: every entry must be a JSON policy document with a Statement"],
     "dlq_source_document_not_json": ["source_dlq_queue_policy_documents: every entry must be a JSON policy document with a Statement"],
     "dlq_override_document_not_json": ["override_dlq_queue_policy_documents: every entry must be a JSON policy document with a Statement"],
+    # issue #34: guards that were bypassed, settings that were dropped
+    "policy_service_principal_type_lower_case": [
+        'queue_policy_statements[0] (sid "FromRule"): principals[0].type: "service" is not a principal type', 'did you mean "Service"?',
+        "an Allow to service principal events.amazonaws.com without an aws:SourceArn",
+    ],
+    "policy_source_arn_condition_without_values": [
+        'queue_policy_statements[0] (sid "Sns"): condition[0] (aws:SourceArn): values is empty', "does not bind the principal",
+        "an Allow to service principal sns.amazonaws.com without an aws:SourceArn",
+    ],
+    "policy_null_identifiers_and_values": [
+        'dlq_policy_statements[0] (sid "Team"): principals[0].identifiers: null',
+        'dlq_policy_statements[0] (sid "Team"): conditions[0] (aws:PrincipalOrgID): values is null',
+    ],
+    "document_source_arn_condition_without_values": [
+        'source_queue_policy_documents[0] statement "Uploads": an Allow to service principal s3.amazonaws.com without an aws:SourceArn or aws:SourceAccount Condition',
+    ],
+    "policy_statement_reuses_tls_sid": [
+        'queue_policy_statements[0] (sid "DenyInsecureTransport"): sid "DenyInsecureTransport" is the Sid of the module\'s TLS-only deny', "another Sid",
+    ],
+    "override_document_reuses_tls_sid": [
+        'override_dlq_queue_policy_documents[0] statement "DenyInsecureTransport": Sid "DenyInsecureTransport"',
+        "applies it over the override documents again, so this statement would be dropped",
+    ],
+    "kms_key_is_a_topic_arn": ['kms_master_key_id: "arn:aws:sns:us-east-1:123456789012:orders-alerts" is not a KMS key but an ARN of SNS', "key ARN (arn:aws:kms:"],
+    "kms_key_with_trailing_space": ["is not a KMS key (it has leading or trailing whitespace"],
+    "kms_key_is_a_flag": ['kms_master_key_id: "false" is not a KMS key but a flag: encryption is always on'],
+    "dlq_kms_key_is_a_queue_arn": ['dlq_kms_master_key_id: "arn:aws:sqs:us-east-1:123456789012:orders-dlq" is not a KMS key but an ARN of SQS'],
+    "dlq_name_with_fifo_suffix_on_standard_pair": ['dlq_name: "orders-failed.fifo" ends with .fifo but the pair is standard (fifo = false)', "Drop the suffix"],
 }
 
 # {config dir: {run name: [fragments every one of which must appear in the run's errors]}}
@@ -263,6 +292,11 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
         "fifo_with_batching_window": ["maximum_batching_window_seconds: 1 s is set for a FIFO queue", "Set it to 0"],
         "standard_large_batch_without_window": ["a batch_size of 11 (above 10) on a standard queue needs a batching window of at least 1 s"],
         "explicit_fifo_flag_batch_above_10": ["batch_size: 20 is above 10, the maximum for a FIFO queue"],
+        "provisioned_mode_with_maximum_concurrency": [
+            "provisioned_poller_config: provisioned mode together with maximum_concurrency = 20", "mutually exclusive", "ESM005",
+        ],
+        "provisioned_mode_minimum_above_maximum": ["provisioned_poller_config:", "minimum_pollers at most maximum_pollers"],
+        "provisioned_mode_without_maximum_pollers": ["provisioned_poller_config:", "maximum_pollers is required"],
     },
     "modules/dlq-redrive": {
         "name_too_long": ["name:", "1-55 letters", "<name>-schedule"],
@@ -325,6 +359,8 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
             'iam.kms_key_arns: "arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab" is a key in eu-west-1',
             "are in us-east-1",
         ],
+        "table_without_queues": ["idempotency_table: enabled, but queues is empty", "set idempotency_table.enabled = false"],
+        "tag_value_null": ['tags: the value of tag "team" is null', "Give its value, or remove the tag"],
         "redrive_covers_no_dlq": [
             "dlq_redrive: enabled, but it covers no DLQ: dlq_redrive.queues is empty", "set dlq_redrive.enabled = false",
         ],
@@ -449,8 +485,8 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
         "root_explicit_visibility_below_consumer": [
             'queues["orders"].visibility_timeout_seconds: 60 s is below 6 x consumer timeout 30 s + batching window 0 s = 180 s (queues["orders"].consumer)'
         ],
-        "root_max_message_size_above_provider_range": [
-            'queues["orders"].max_message_size: 1048576 bytes is outside 1024-262144', "claim-check bucket",
+        "root_max_message_size_above_1_mib": [
+            'queues["orders"].max_message_size: 2097152 bytes must be a whole number from 1024 to 1048576', "claim-check bucket",
         ],
         "root_encryption_turned_off": ['queues["orders"].sqs_managed_sse_enabled: false is refused: the queues are always encrypted'],
         "root_statement_condition_refused_when_public": [
@@ -490,6 +526,38 @@ FRAGMENTS: dict[str, dict[str, list[str]]] = {
         ],
         "root_redrive_archive_prefix_empty": ['dlq_redrive.archive_prefix: "" must be a key prefix', "the bucket's root"],
         "root_redrive_alarm_action_not_an_arn": ['dlq_redrive.alarm_actions: ["oncall"] is not an ARN', "leave alarm_actions unset to notify the alarms topic", "or [] if an alarm without notifications is intended"],
+        # issue #34: refused for what is wrong, by name; nothing dropped; no raw error on a null
+        "root_kms_key_is_a_topic_arn": ['queues["orders"].kms_master_key_id: "arn:aws:sns:us-east-1:123456789012:orders-alerts" is not a KMS key but an ARN of SNS'],
+        "root_kms_key_and_dlq_name_not_strings": [
+            'queues["orders"].kms_master_key_id: false is not a string.', 'queues["orders"].dlq_name: true is not a string.',
+        ],
+        "root_fifo_key_too_long_for_its_dlq": [
+            'queues["eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"] (the key is the queue name): the DLQ name derived from it',
+            "is 84 characters", "Shorten the queue name to at most 71 characters",
+        ],
+        "root_alarm_topic_settings_without_create": [
+            'alarms.sns_topic_name: "orders-oncall" names the topic the module creates, but none is created (alarms.create_sns_topic is not set',
+            "alarms.sns_kms_master_key_id: encrypts the topic the module creates, but none is created",
+        ],
+        "root_alarm_topic_without_queues": ["alarms.create_sns_topic: true, but queues is empty", "no topic would be created"],
+        "root_short_polling_opt_in_unused": [
+            'queues["orders"].allow_short_polling: true, but neither queues["orders"].receive_wait_time_seconds nor queues["orders"].dlq_receive_wait_time_seconds is 0 (they are 10 s and 20 s',
+        ],
+        "root_defaults_short_polling_opt_in_unused": ["queue_defaults.allow_short_polling: true, but no queue has receive_wait_time_seconds or dlq_receive_wait_time_seconds = 0"],
+        "root_null_tag_value_and_consumer_timeout": [
+            'queues["orders"].tags: the value of tag "team" is null',
+            'queues["orders"].consumer.timeout_seconds: null, but it is required: the consumer function\'s timeout',
+        ],
+        "root_null_list_entries": [
+            'claim_check_bucket.queues: ["orders",null] holds null (entry 1)', "iam.kms_key_arns: [null] holds null (entry 0)",
+        ],
+        "root_null_principal_identifiers": ['queues["orders"].queue_policy_statements[0].principals[0].identifiers: null, but it is required'],
+        "root_consumer_provisioned_with_concurrency": [
+            'queues["orders"].consumer.provisioned_poller_config: provisioned mode together with queues["orders"].consumer.maximum_concurrency = 20',
+        ],
+        "root_consumer_provisioned_without_function": [
+            'queues["orders"].consumer.provisioned_poller_config: unknown attribute "minimum_poller"; did you mean "minimum_pollers"?',
+        ],
         "root_content_based_deduplication_on_standard_queue": [
             'queues["orders"].content_based_deduplication = true: FIFO-only setting, but the queue is a standard queue (queues["orders"].fifo = false)',
             'set queues["orders"].fifo = true',

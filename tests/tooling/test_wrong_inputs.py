@@ -38,3 +38,14 @@ def test_a_refused_valid_input_fails_the_run(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert f"0 planned, {len(wi.VALID)} refused" in out
     assert all(f"REFUSED  {case}" in out for case, _, _ in wi.VALID)
+
+
+def test_classify_a_refusal_for_the_wrong_reason():
+    """A refusal that names the input but says what is not the problem (a KMS value that is no
+    key refused as "a key by alias") counts as unnamed."""
+    path = 'queues["orders"].kms_master_key_id'
+    alias = f'iam.kms_key_arns: {path} = "false" names a customer-managed KMS key by alias'
+    assert wi.classify("error", [alias], path) == "named"
+    assert wi.classify("error", [alias], path, wi.WRONG_REASON["kms-false"]) == "unnamed"
+    assert wi.classify("error", [f"{path}: false is not a string."], path, wi.WRONG_REASON["kms-false"]) == "named"
+    assert set(wi.WRONG_REASON) <= {c[0] for c in wi.CASES}

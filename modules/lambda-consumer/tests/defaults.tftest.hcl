@@ -109,3 +109,21 @@ run "explicit_fifo_flag" {
     error_message = "an explicit fifo = true (for an ARN unknown at plan) with batch size 10 should plan"
   }
 }
+
+run "provisioned_mode" {
+  command = plan
+
+  variables {
+    maximum_concurrency       = null
+    provisioned_poller_config = { minimum_pollers = 2, maximum_pollers = 20 }
+  }
+
+  assert {
+    condition     = one(aws_lambda_event_source_mapping.this.provisioned_poller_config).maximum_pollers == 20 && one(aws_lambda_event_source_mapping.this.provisioned_poller_config).minimum_pollers == 2
+    error_message = "provisioned_poller_config should be passed to the mapping"
+  }
+  assert {
+    condition     = length(aws_lambda_event_source_mapping.this.scaling_config) == 0
+    error_message = "provisioned mode must not set scaling_config (Lambda refuses both)"
+  }
+}

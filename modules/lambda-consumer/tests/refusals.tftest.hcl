@@ -134,3 +134,30 @@ run "explicit_fifo_flag_batch_above_10" {
   }
   expect_failures = [aws_lambda_event_source_mapping.this]
 }
+
+run "provisioned_mode_with_maximum_concurrency" {
+  command = plan
+  variables {
+    maximum_concurrency       = 20
+    provisioned_poller_config = { minimum_pollers = 2, maximum_pollers = 10 }
+  }
+  expect_failures = [aws_lambda_event_source_mapping.this]
+}
+
+run "provisioned_mode_minimum_above_maximum" {
+  command = plan
+  variables {
+    maximum_concurrency       = null
+    provisioned_poller_config = { minimum_pollers = 20, maximum_pollers = 10 }
+  }
+  expect_failures = [var.provisioned_poller_config]
+}
+
+run "provisioned_mode_without_maximum_pollers" {
+  command = plan
+  variables {
+    maximum_concurrency       = null
+    provisioned_poller_config = { minimum_pollers = 2 }
+  }
+  expect_failures = [var.provisioned_poller_config]
+}

@@ -269,8 +269,13 @@ run "whole_policy_documents" {
     })]
     override_queue_policy_documents = [jsonencode({
       Version   = "2012-10-17"
-      Statement = [{ Sid = "DenyInsecureTransport", Effect = "Deny", Principal = "*", Action = "sqs:SendMessage", Resource = "*" }]
+      Statement = [{ Sid = "DenyOutsideOrg", Effect = "Deny", Principal = "*", Action = "sqs:SendMessage", Condition = { StringNotEquals = { "aws:PrincipalOrgID" = "o-exampleorgid" } } }]
     })]
+  }
+
+  assert {
+    condition     = one([for s in jsondecode(aws_sqs_queue.this.policy).Statement : s.Effect if s.Sid == "DenyOutsideOrg"]) == "Deny"
+    error_message = "an override document's statement should be in the policy"
   }
 
   assert {
@@ -282,7 +287,7 @@ run "whole_policy_documents" {
       Sid       = "DenyInsecureTransport", Effect = "Deny", Principal = "*", Action = "sqs:*", Resource = "arn:aws:sqs:us-east-1:123456789012:orders"
       Condition = { Bool = { "aws:SecureTransport" = "false" } }
     }
-    error_message = "an override document must not replace the TLS-only deny"
+    error_message = "the TLS-only deny must stay as the module writes it beside override documents (one reusing its Sid is refused: modules/queue/tests/refusals.tftest.hcl)"
   }
 }
 

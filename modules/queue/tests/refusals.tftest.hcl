@@ -344,11 +344,11 @@ run "account_id_not_12_digits" {
   expect_failures = [var.name]
 }
 
-run "max_message_size_above_provider_range" {
+run "max_message_size_above_1_mib" {
   command = plan
 
   variables {
-    max_message_size = 300000
+    max_message_size = 1048577
   }
 
   expect_failures = [var.name]
@@ -411,16 +411,6 @@ run "dlq_arn_in_another_region" {
 
   variables {
     dlq_arn = "arn:aws:sqs:eu-west-1:123456789012:shared-dlq"
-  }
-
-  expect_failures = [aws_sqs_queue.this]
-}
-
-run "dlq_arn_in_another_partition" {
-  command = plan
-
-  variables {
-    dlq_arn = "arn:aws-cn:sqs:us-east-1:123456789012:shared-dlq"
   }
 
   expect_failures = [aws_sqs_queue.this]
@@ -857,7 +847,129 @@ run "kms_reuse_below_60_with_key" {
   expect_failures = [var.name]
 }
 
-# --- a failing message must reach its DLQ before the retention deletes it ----------
+# --- issue #34: guards that were bypassed, settings that were dropped -----------------
+
+run "policy_service_principal_type_lower_case" {
+  command = plan
+
+  variables {
+    queue_policy_statements = [{ "sid" : "FromRule", "actions" : ["sqs:SendMessage"], "principals" : [{ "type" : "service", "identifiers" : ["events.amazonaws.com"] }] }]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.queue]
+}
+
+run "policy_source_arn_condition_without_values" {
+  command = plan
+
+  variables {
+    queue_policy_statements = [{ "sid" : "Sns", "actions" : ["sqs:SendMessage"], "principals" : [{ "type" : "Service", "identifiers" : ["sns.amazonaws.com"] }], "condition" : [{ "test" : "ArnEquals", "variable" : "aws:SourceArn", "values" : [] }] }]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.queue]
+}
+
+run "policy_null_identifiers_and_values" {
+  command = plan
+
+  variables {
+    dlq_policy_statements = [{ "sid" : "Team", "actions" : ["sqs:ReceiveMessage"], "principals" : [{ "type" : "AWS", "identifiers" : null }], "conditions" : [{ "test" : "StringEquals", "variable" : "aws:PrincipalOrgID", "values" : null }] }]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.dlq]
+}
+
+run "document_source_arn_condition_without_values" {
+  command = plan
+
+  variables {
+    source_queue_policy_documents = ["{\"Version\": \"2012-10-17\", \"Statement\": [{\"Sid\": \"Uploads\", \"Effect\": \"Allow\", \"Principal\": {\"Service\": \"s3.amazonaws.com\"}, \"Action\": \"sqs:SendMessage\", \"Condition\": {\"ArnLike\": {\"aws:SourceArn\": []}}}]}"]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.queue]
+}
+
+run "policy_statement_reuses_tls_sid" {
+  command = plan
+
+  variables {
+    queue_policy_statements = [{ "sid" : "DenyInsecureTransport", "effect" : "Deny", "actions" : ["sqs:*"], "principals" : [{ "type" : "*", "identifiers" : ["*"] }], "conditions" : [{ "test" : "NumericLessThan", "variable" : "s3:TlsVersion", "values" : ["1.2"] }] }]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.queue]
+}
+
+run "override_document_reuses_tls_sid" {
+  command = plan
+
+  variables {
+    override_dlq_queue_policy_documents = ["{\"Version\": \"2012-10-17\", \"Statement\": [{\"Sid\": \"DenyInsecureTransport\", \"Effect\": \"Deny\", \"Principal\": \"*\", \"Action\": \"sqs:*\", \"Condition\": {\"NumericLessThan\": {\"s3:TlsVersion\": \"1.2\"}}}]}"]
+  }
+
+  expect_failures = [data.aws_iam_policy_document.dlq]
+}
+
+run "kms_key_is_a_topic_arn" {
+  command = plan
+
+  variables {
+    kms_master_key_id = "arn:aws:sns:us-east-1:123456789012:orders-alerts"
+  }
+
+  expect_failures = [var.name]
+}
+
+run "kms_key_with_trailing_space" {
+  command = plan
+
+  variables {
+    kms_master_key_id = "arn:aws:kms:us-east-1:123456789012:key/11111111-2222-3333-4444-555555555555 "
+  }
+
+  expect_failures = [var.name]
+}
+
+run "kms_key_is_a_flag" {
+  command = plan
+
+  variables {
+    kms_master_key_id = "false"
+  }
+
+  expect_failures = [var.name]
+}
+
+run "dlq_kms_key_is_a_queue_arn" {
+  command = plan
+
+  variables {
+    dlq_kms_master_key_id = "arn:aws:sqs:us-east-1:123456789012:orders-dlq"
+  }
+
+  expect_failures = [var.name]
+}
+
+run "dlq_name_with_fifo_suffix_on_standard_pair" {
+  command = plan
+
+  variables {
+    dlq_name = "orders-failed.fifo"
+  }
+
+  expect_failures = [var.name]
+}
+
+# --- issue #34 §2/§3: lifecycle and apply-time limits --------------------------------
+
+run "dlq_arn_in_another_partition" {
+  command = plan
+
+  variables {
+    dlq_arn = "arn:aws-cn:sqs:us-east-1:123456789012:shared-dlq"
+  }
+
+  expect_failures = [aws_sqs_queue.this]
+}
 
 run "receives_times_visibility_reach_retention" {
   command = plan
@@ -897,8 +1009,6 @@ run "receives_times_consumer_visibility_plus_delay_reach_retention" {
 
   expect_failures = [aws_sqs_queue.this]
 }
-
-# --- what SQS refuses at apply, refused at plan ---------------------------------------
 
 run "policy_above_20_statements" {
   command = plan
