@@ -210,6 +210,61 @@ def terraform_bin() -> str:
     return found
 
 
+# Terraform (1.11) keeps the provider process of every test run whose plan fails (each
+# `expect_failures` run, each refused input) alive until `terraform test` exits: about 200 MB
+# of the AWS provider each, so one command over a module's 100 refusal runs holds 20 GB and
+# a machine of 24 GB runs out of memory. Terraform.test() holds each command to this many runs.
+TEST_RUNS_PER_COMMAND = 10
+_RUN_BLOCK = re.compile(r'^run\s+"[^"]*"\s*\{', re.M)
+# what makes the runs of a file depend on each other: one reads another's outputs or state
+_RUNS_SHARE = re.compile(r"\brun\.[A-Za-z_]|^\s*command\s*=\s*apply\b", re.M)
+# files of the test directory that test files read (variables, mocks)
+_TEST_DIR_EXTRAS = ("*.tfvars", "*.tfvars.json", "*.tfmock.hcl")
+
+
+def _mkdirs(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def test_batches(config: Path, runs_per_command: int) -> list[list[tuple[str, str]]] | None:
+    """The test files of ``config/tests`` as batches of (file name, text) to run one
+    ``terraform test -test-directory`` each, every batch of at most ``runs_per_command`` runs.
+
+    A file of independent runs (none reads ``run.<name>``, none applies) longer than that is
+    cut into parts, each keeping the file's name and everything above its first run (provider
+    blocks, variables); a file whose runs depend on each other stays whole. None when the
+    files cannot be moved (test files beside the configuration, no ``tests`` folder) or
+    all fit in one command."""
+    tests = Path(config) / "tests"
+    if not tests.is_dir() or any(Path(config).glob("*.tftest.hcl")) or any(Path(config).glob("*.tftest.json")):
+        return None
+    extras = [(p.name, p.read_text()) for pattern in _TEST_DIR_EXTRAS for p in sorted(tests.glob(pattern))]
+    units: list[tuple[str, str, int]] = []  # (name, text, runs)
+    for path in sorted(tests.glob("*.tftest.hcl")):
+        text = path.read_text()
+        starts = [m.start() for m in _RUN_BLOCK.finditer(text)]
+        if len(starts) <= runs_per_command or _RUNS_SHARE.search(text):
+            units.append((path.name, text, max(len(starts), 1)))
+            continue
+        header, ends = text[: starts[0]], starts[1:] + [len(text)]
+        for k in range(0, len(starts), runs_per_command):
+            part = "".join(text[a:b] for a, b in zip(starts[k : k + runs_per_command], ends[k : k + runs_per_command]))
+            units.append((path.name, header + part, len(starts[k : k + runs_per_command])))
+    if sum(n for _, _, n in units) <= runs_per_command:
+        return None
+    batches: list[list[tuple[str, str]]] = []
+    count = runs_per_command + 1
+    for name, text, n in units:
+        # parts of one file go to different batches: they keep the file's name
+        if count + n > runs_per_command or any(name == have for have, _ in batches[-1]):
+            batches.append(list(extras))
+            count = 0
+        batches[-1].append((name, text))
+        count += n
+    return batches
+
+
 @dataclass
 class Result:
     returncode: int
@@ -371,15 +426,36 @@ class Terraform(_pt.Terraform):
         _, out, _ = self.cmd("output", json=_pt.IsFlagged, no_color=_pt.IsFlagged)
         return {k: v["value"] for k, v in json.loads(out or "{}").items()}
 
-    def test(self, *, filter: str | None = None, json_output: bool = True) -> Result:
-        """Run ``terraform test``; returns the Result (not raising) so callers can report it."""
+    def test(self, *, filter: str | None = None, json_output: bool = True,
+             runs_per_command: int | None = TEST_RUNS_PER_COMMAND) -> Result:
+        """Run ``terraform test``; returns the Result (not raising) so callers can report it.
+
+        The runs of ``tests/`` go through as many commands as it takes to hold each to
+        ``runs_per_command`` runs (see :data:`TEST_RUNS_PER_COMMAND`); the Result joins their
+        output, and fails when any of them failed. ``filter`` or ``runs_per_command=None``:
+        one command, as Terraform runs it."""
         kwargs: dict[str, Any] = {"no_color": _pt.IsFlagged, "check": False}
         if json_output:
             kwargs["json"] = _pt.IsFlagged
         if filter:
             kwargs["filter"] = filter
-        rc, out, err = self.cmd("test", **kwargs)
-        return Result(rc, out, err)
+        batches = None if filter or not runs_per_command else test_batches(self.path, runs_per_command)
+        if batches is None:
+            rc, out, err = self.cmd("test", **kwargs)
+            return Result(rc, out, err)
+        root = Path(tempfile.mkdtemp(prefix="test-batches-", dir=_mkdirs(self.path / ".terraform")))
+        results = []
+        try:
+            for i, batch in enumerate(batches):
+                where = root / f"{i:03d}"
+                where.mkdir()
+                for name, text in batch:
+                    (where / name).write_text(text)
+                results.append(self.cmd("test", test_directory=where.relative_to(self.path).as_posix(), **kwargs))
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+        return Result(next((rc for rc, _, _ in results if rc != 0), 0),
+                      "".join(out for _, out, _ in results), "".join(err for _, _, err in results))
 
     def fmt_check(self) -> list[str]:
         """Files ``terraform fmt -check -recursive`` would change (empty list: clean)."""

@@ -44,7 +44,12 @@ def test_terraform_test(tf_dir: Path):
     tf.init(backend=False)
     result = tf.test()
     events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
-    summary = next((e["test_summary"] for e in events if e.get("type") == "test_summary"), None)
+    # one summary per command: Terraform.test() holds each command to a few runs
+    summaries = [e["test_summary"] for e in events if e.get("type") == "test_summary"]
+    summary = {"status": "pass" if all(s["status"] == "pass" for s in summaries) else "fail",
+               "passed": sum(s.get("passed", 0) for s in summaries),
+               "failed": sum(s.get("failed", 0) for s in summaries),
+               "errored": sum(s.get("errored", 0) for s in summaries)} if summaries else None
     failures = [
         f"{e.get('@testfile', '')}/{e.get('@testrun', '')}: {e['diagnostic'].get('summary')} - {e['diagnostic'].get('detail', '')}"
         for e in events

@@ -131,3 +131,87 @@ def test_relative_working_dir(local_dir, monkeypatch):
     monkeypatch.chdir(local_dir.parent)
     plan = Terraform(local_dir.name, variables={"size": 2}).plan_json(out="rel.tfplan")
     assert plan["resource_changes"][0]["change"]["after"]["input"]["size"] == 2
+
+
+# --- terraform test, a few runs per command ----------------------------------------------
+# Terraform 1.11 keeps the provider process of each run whose plan fails until the command
+# exits (about 200 MB of the AWS provider each); Terraform.test() holds a command to
+# TEST_RUNS_PER_COMMAND runs so a module's hundred refusal runs cannot exhaust memory.
+CHECKED_CONFIG = """
+variable "size" {
+  type = number
+  validation {
+    condition     = var.size < 100
+    error_message = "size must be below 100."
+  }
+}
+resource "terraform_data" "x" {
+  input = var.size
+}
+"""
+
+
+def _runs(n: int, start: int = 0, *, fails: bool = True) -> str:
+    return "".join(
+        f'run "r{i}" {{\n  command = plan\n  variables {{\n    size = {100 + i if fails else i}\n  }}\n'
+        + ("  expect_failures = [var.size]\n" if fails else "") + "}\n\n"
+        for i in range(start, start + n))
+
+
+def test_test_batches_cut_independent_runs_and_keep_header_and_name(tmp_path):
+    (tmp_path / "tests").mkdir()
+    header = 'variables {\n  size = 1\n}\n\n'
+    (tmp_path / "tests" / "refusals.tftest.hcl").write_text(header + _runs(23))
+    (tmp_path / "tests" / "plans.tftest.hcl").write_text(_runs(3, fails=False))
+    (tmp_path / "tests" / "shared.tfvars").write_text("size = 2\n")
+    batches = tfmod.test_batches(tmp_path, 10)
+    assert batches is not None
+    runs = [(name, text.count('run "')) for batch in batches for name, text in batch if name.endswith(".tftest.hcl")]
+    assert sum(n for _, n in runs) == 26
+    assert all(sum(text.count('run "') for _, text in batch) <= 10 for batch in batches)
+    parts = [text for batch in batches for name, text in batch if name == "refusals.tftest.hcl"]
+    assert len(parts) == 3 and all(p.startswith(header) for p in parts)
+    # the names of the runs, in order, once each
+    assert [line for p in parts for line in p.splitlines() if line.startswith("run ")] == [f'run "r{i}" {{' for i in range(23)]
+    assert all(any(name == "shared.tfvars" for name, _ in batch) for batch in batches)
+
+
+def test_test_batches_keep_dependent_runs_together(tmp_path):
+    (tmp_path / "tests").mkdir()
+    text = _runs(12, fails=False) + 'run "after" {\n  command = plan\n  variables {\n    size = run.r0.size\n  }\n}\n'
+    (tmp_path / "tests" / "chain.tftest.hcl").write_text(text)
+    (tmp_path / "tests" / "more.tftest.hcl").write_text(_runs(4))
+    batches = tfmod.test_batches(tmp_path, 10)
+    assert [[name for name, _ in b] for b in batches] == [["chain.tftest.hcl"], ["more.tftest.hcl"]]
+    assert batches[0][0][1] == text
+
+
+def test_test_batches_leave_test_files_beside_the_configuration_alone(tmp_path):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "a.tftest.hcl").write_text(_runs(30))
+    (tmp_path / "root.tftest.hcl").write_text(_runs(1))
+    assert tfmod.test_batches(tmp_path, 10) is None
+    (tmp_path / "root.tftest.hcl").unlink()
+    (tmp_path / "tests" / "a.tftest.hcl").write_text(_runs(10))
+    assert tfmod.test_batches(tmp_path, 10) is None  # fits in one command
+
+
+@pytest.mark.plan  # runs Terraform
+def test_terraform_test_in_batches_reports_every_run_and_any_failure(tmp_path):
+    (tmp_path / "main.tf").write_text(CHECKED_CONFIG)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "refusals.tftest.hcl").write_text(_runs(23))
+    tf = Terraform(tmp_path)
+    tf.init()
+    result = tf.test(runs_per_command=10)
+    events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    done = {e["test_run"]["run"]: e["test_run"]["status"] for e in events
+            if e.get("type") == "test_run" and e["test_run"].get("progress") == "complete"}
+    assert done == {f"r{i}": "pass" for i in range(23)}
+    assert len([e for e in events if e.get("type") == "test_summary"]) == 3
+    assert result.returncode == 0
+    assert not list((tmp_path / ".terraform").glob("test-batches-*")), "the batch folders are left behind"
+    # one run that fails, in the last command, fails the whole
+    (tmp_path / "tests" / "refusals.tftest.hcl").write_text(_runs(22) + _runs(1, 22, fails=False).replace("size = 22", "size = 122"))
+    result = tf.test(runs_per_command=10)
+    assert result.returncode != 0
