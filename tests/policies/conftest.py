@@ -5,10 +5,13 @@ from __future__ import annotations
 import hashlib
 import shutil
 import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 
 from tests.policies import plans
+from resilient_sqs.testing.processes import flock
 from tests.support.helpers import REPO_ROOT
 
 
@@ -49,18 +52,25 @@ def mermaid_parser():
         pytest.skip("node and npm are needed to run mermaid's parser")
     lock = (MERMAID / "package-lock.json").read_bytes()
     work = REPO_ROOT / ".cache" / f"mermaid-check-{hashlib.sha256(lock).hexdigest()[:12]}"
-    if not (work / "node_modules" / "mermaid").is_dir():
-        tmp = work.with_name(work.name + ".tmp")
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        for f in ("package.json", "package-lock.json", "parse.mjs"):
-            shutil.copy(MERMAID / f, tmp / f)
-        proc = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=tmp,
-                              capture_output=True, text=True, timeout=600)
-        assert proc.returncode == 0, proc.stderr[-2000:]
-        shutil.rmtree(work, ignore_errors=True)
-        tmp.rename(work)
-    shutil.copy(MERMAID / "parse.mjs", work / "parse.mjs")
+    done = work / ".installed"  # written last: a folder without it is a half-done install
+    # xdist workers share .cache: one installs while the others wait for it
+    work.parent.mkdir(parents=True, exist_ok=True)
+    with flock(work.parent / f"{work.name}.lock"):
+        if not done.is_file():
+            tmp = Path(tempfile.mkdtemp(prefix=f"{work.name}.", dir=work.parent))
+            try:
+                for f in ("package.json", "package-lock.json", "parse.mjs"):
+                    shutil.copy(MERMAID / f, tmp / f)
+                proc = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=tmp,
+                                      capture_output=True, text=True, timeout=600)
+                assert proc.returncode == 0, proc.stderr[-2000:]
+                (tmp / ".installed").write_text("npm ci\n")
+                shutil.rmtree(work, ignore_errors=True)
+                tmp.rename(work)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+        if (work / "parse.mjs").read_bytes() != (MERMAID / "parse.mjs").read_bytes():
+            shutil.copy(MERMAID / "parse.mjs", work / "parse.mjs")
 
     def parse(md: str) -> str:
         proc = subprocess.run([node, str(work / "parse.mjs")], input=md, capture_output=True, text=True, timeout=120)

@@ -344,6 +344,14 @@ def _workspace(tmp_path: Path, plan: str | None, config: str | None = None, wher
     return ws
 
 
+def _json_report(installed_action, ws: Path) -> dict:
+    """The installed checker's JSON report of the workspace's plan.json."""
+    proc = subprocess.run([str(Path(installed_action[2]["install"]["bin"]) / "sqs-policy"), "check", "plan.json",
+                           "--format", "json"], cwd=ws, capture_output=True, text=True)
+    assert proc.returncode in (0, 1), proc.stderr
+    return json.loads(proc.stdout)
+
+
 def _run_checks(installed_action, ws: Path, given: dict) -> dict:
     action_path, runner_temp, install_outputs = installed_action
     steps = ACTION["runs"]["steps"]
@@ -466,16 +474,20 @@ def test_action_checks_once_annotates_and_summarises(installed_action, tmp_path)
     assert r["failed"] == "Outcome", r["log"]
     # one sqs-policy run: the text report, then the annotations, on the log
     assert r["log"].count("error(s), ") == 1
-    # 12 errors: GitHub shows 10 per level and step, so 9 annotated and a 10th saying 3 more
-    assert "12 error(s), " in r["log"]
+    # GitHub shows 10 annotations per level and step: past 10 errors, 9 annotated and a 10th
+    # saying how many more (the counts: the same checker's JSON report of the same plan)
+    want = _json_report(installed_action, ws)
+    errors = want["summary"]["errors"]
+    assert errors > 10, "the violations plan should have more errors than GitHub annotates"
+    assert f"{errors} error(s), " in r["log"]
     ann = [x for x in r["log"].splitlines() if x.startswith("::error file=")]
     assert len(ann) == 9 and any("title=SQS002 queue-has-dlq" in x for x in ann)
     more = [x for x in r["log"].splitlines() if x.startswith("::error title=sqs-policy%3A ")]
-    assert len(more) == 1 and "3 more error(s) not annotated" in more[0], more
+    assert len(more) == 1 and f"{errors - 9} more error(s) not annotated" in more[0], more
     # the job summary is the Markdown report with the topology diagram
     assert "**Violations found.**" in r["summary"] and "```mermaid" in r["summary"]
     assert (ws / "junit.xml").read_text().startswith("<?xml")
-    assert len(json.loads((ws / "cq.json").read_text())) == 16
+    assert len(json.loads((ws / "cq.json").read_text())) == len(want["findings"])
     assert json.loads((ws / "sqs-policy.sarif").read_text())["runs"][0]["results"]
 
 
@@ -488,7 +500,8 @@ def test_action_baseline_annotates_only_new_findings(installed_action, tmp_path)
     assert proc.returncode == 0, proc.stderr
     r = _run_checks(installed_action, ws, {"baseline": ".sqs-policy-baseline.json"})
     assert r["failed"] is None and r["action_outputs"]["exit-code"] == "0", r["log"]
-    assert "::error file=" not in r["log"] and "16 baselined" in r["summary"]
+    found = len(_json_report(installed_action, ws)["findings"])
+    assert "::error file=" not in r["log"] and f"{found} baselined" in r["summary"]
     # a new finding: the plan without the one queue's encryption
     doc = json.loads((ws / "plan.json").read_text())
     for rc in doc["resource_changes"]:
