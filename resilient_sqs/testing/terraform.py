@@ -215,16 +215,21 @@ def terraform_bin() -> str:
 # of the AWS provider each, so one command over a module's 100 refusal runs holds 20 GB and
 # a machine of 24 GB runs out of memory. Terraform.test() holds each command to this many runs.
 TEST_RUNS_PER_COMMAND = 10
-_RUN_BLOCK = re.compile(r'^run\s+"[^"]*"\s*\{', re.M)
+_RUN_BLOCK = re.compile(r'^run\s+"([^"]*)"\s*\{', re.M)
 # what makes the runs of a file depend on each other: one reads another's outputs or state
 _RUNS_SHARE = re.compile(r"\brun\.[A-Za-z_]|^\s*command\s*=\s*apply\b", re.M)
 # files of the test directory that test files read (variables, mocks)
 _TEST_DIR_EXTRAS = ("*.tfvars", "*.tfvars.json", "*.tfmock.hcl")
 
 
-def _mkdirs(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+def split_runs(text: str) -> tuple[str, list[tuple[str, str]]]:
+    """A test file's text as (everything above its first run block, [(run name, run block)]),
+    in the file's order; each block runs to the next top-level ``run``."""
+    found = list(_RUN_BLOCK.finditer(text))
+    if not found:
+        return text, []
+    ends = [m.start() for m in found[1:]] + [len(text)]
+    return text[: found[0].start()], [(m.group(1), text[m.start() : end]) for m, end in zip(found, ends)]
 
 
 def test_batches(config: Path, runs_per_command: int) -> list[list[tuple[str, str]]] | None:
@@ -243,14 +248,13 @@ def test_batches(config: Path, runs_per_command: int) -> list[list[tuple[str, st
     units: list[tuple[str, str, int]] = []  # (name, text, runs)
     for path in sorted(tests.glob("*.tftest.hcl")):
         text = path.read_text()
-        starts = [m.start() for m in _RUN_BLOCK.finditer(text)]
-        if len(starts) <= runs_per_command or _RUNS_SHARE.search(text):
-            units.append((path.name, text, max(len(starts), 1)))
+        header, runs = split_runs(text)
+        if len(runs) <= runs_per_command or _RUNS_SHARE.search(text):
+            units.append((path.name, text, max(len(runs), 1)))
             continue
-        header, ends = text[: starts[0]], starts[1:] + [len(text)]
-        for k in range(0, len(starts), runs_per_command):
-            part = "".join(text[a:b] for a, b in zip(starts[k : k + runs_per_command], ends[k : k + runs_per_command]))
-            units.append((path.name, header + part, len(starts[k : k + runs_per_command])))
+        for k in range(0, len(runs), runs_per_command):
+            part = runs[k : k + runs_per_command]
+            units.append((path.name, header + "".join(block for _, block in part), len(part)))
     if sum(n for _, _, n in units) <= runs_per_command:
         return None
     batches: list[list[tuple[str, str]]] = []
@@ -443,7 +447,8 @@ class Terraform(_pt.Terraform):
         if batches is None:
             rc, out, err = self.cmd("test", **kwargs)
             return Result(rc, out, err)
-        root = Path(tempfile.mkdtemp(prefix="test-batches-", dir=_mkdirs(self.path / ".terraform")))
+        (self.path / ".terraform").mkdir(parents=True, exist_ok=True)
+        root = Path(tempfile.mkdtemp(prefix="test-batches-", dir=self.path / ".terraform"))
         results = []
         try:
             for i, batch in enumerate(batches):

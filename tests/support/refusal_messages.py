@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from resilient_sqs.testing.terraform import split_runs as _split_runs
 from tests.support.helpers import FIXTURES, MODULES, REPO_ROOT
 
 # modules/queue: {run of modules/queue/tests/refusals.tftest.hcl: fragments every one of which
@@ -576,19 +577,11 @@ SOURCES = {
     ".": [REPO_ROOT / "tests" / "root_refusals.tftest.hcl", FIXTURES / "root-refusals.tftest.hcl"],
 }
 
-RUN = re.compile(r'^run "([^"]+)" \{', re.M)
-
-
 def split_runs(text: str) -> tuple[str, dict[str, str]]:
-    """(everything before the first run block, {run name: run block text})."""
-    starts = [m.start() for m in RUN.finditer(text)]
-    if not starts:
-        return text, {}
-    runs = {}
-    for i, start in enumerate(starts):
-        block = text[start : starts[i + 1] if i + 1 < len(starts) else len(text)]
-        runs[RUN.match(block).group(1)] = block
-    return text[: starts[0]], runs
+    """(everything before the first run block, {run name: run block text}): the shipped adapter's
+    splitter (the one Terraform.test() cuts long files with), keyed by name."""
+    header, runs = _split_runs(text)
+    return header, dict(runs)
 
 
 def _value_end(text: str, start: int, *, to_closing: bool = False) -> int:
