@@ -344,10 +344,15 @@ def _workspace(tmp_path: Path, plan: str | None, config: str | None = None, wher
     return ws
 
 
-def _json_report(installed_action, ws: Path) -> dict:
-    """The installed checker's JSON report of the workspace's plan.json."""
-    proc = subprocess.run([str(Path(installed_action[2]["install"]["bin"]) / "sqs-policy"), "check", "plan.json",
-                           "--format", "json"], cwd=ws, capture_output=True, text=True)
+def _sqs_policy(installed_action, ws: Path, *args: str) -> subprocess.CompletedProcess:
+    """The checker the Action installed, run in the workspace."""
+    return subprocess.run([str(Path(installed_action[2]["install"]["bin"]) / "sqs-policy"), *args], cwd=ws,
+                          capture_output=True, text=True)
+
+
+def _json_report(installed_action, ws: Path, *args: str) -> dict:
+    """The installed checker's JSON report of the workspace's plan.json (``args``: more flags)."""
+    proc = _sqs_policy(installed_action, ws, "check", "plan.json", "--format", "json", *args)
     assert proc.returncode in (0, 1), proc.stderr
     return json.loads(proc.stdout)
 
@@ -495,8 +500,7 @@ def test_action_checks_once_annotates_and_summarises(installed_action, tmp_path)
 @pytest.mark.xdist_group("action")  # one install of the checker
 def test_action_baseline_annotates_only_new_findings(installed_action, tmp_path):
     ws = _workspace(tmp_path, VIOLATIONS)
-    proc = subprocess.run([str(Path(installed_action[2]["install"]["bin"]) / "sqs-policy"), "baseline", "plan.json",
-                           "-o", ".sqs-policy-baseline.json"], cwd=ws, capture_output=True, text=True)
+    proc = _sqs_policy(installed_action, ws, "baseline", "plan.json", "-o", ".sqs-policy-baseline.json")
     assert proc.returncode == 0, proc.stderr
     r = _run_checks(installed_action, ws, {"baseline": ".sqs-policy-baseline.json"})
     assert r["failed"] is None and r["action_outputs"]["exit-code"] == "0", r["log"]
@@ -619,7 +623,5 @@ def test_action_log_summary_and_annotations_from_a_hostile_plan(installed_action
     summary = r["summary"]
     assert "**Violations found.**" in summary and "SQS002" in summary  # every rule's, in the summary
     assert not check_markdown(summary)
-    report = json.loads(subprocess.run(
-        [str(Path(installed_action[2]["install"]["bin"]) / "sqs-policy"), "check", "plan.json", "--format", "json",
-         "--config", ".sqs-policy.yaml"], cwd=ws, capture_output=True).stdout)
+    report = _json_report(installed_action, ws, "--config", ".sqs-policy.yaml")
     assert not check_markdown_cells(summary, [(f["address"], f["message"]) for f in report["findings"]])
